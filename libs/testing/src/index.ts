@@ -1,0 +1,20 @@
+/**
+ * @steward/testing — real components for Steward's tests.
+ *
+ * `startControlPlane()` runs a real etcd + kube-apiserver (+ kube-controller-manager for garbage
+ * collection) as plain processes on free loopback ports, with freshly minted certificates and RBAC
+ * on, and hands back a kubeconfig, a ready client and `stop()`. The binaries are built from Go
+ * modules by tools/control-plane/build.sh and cached outside the repository. Nothing outlives
+ * `stop()`, the test process, or a SIGINT: each process has a watchdog that ends it when its parent
+ * is gone. `installCRDs()` returns once the CRDs are Established and served. `eventually()` polls
+ * for an outcome; tests assert outcomes, never elapsed time.
+ *
+ * Tests and tools only (Nx tag `type:testing`).
+ */
+export { controlPlaneBinaries, type ControlPlaneBinaries } from './binaries.js';
+export { startControlPlane, type ControlPlane, type ControlPlaneOptions } from './control-plane.js';
+export { installCRDs, type InstalledCRD } from './crds.js';
+export { freePort } from './free-port.js';
+export { ManagedProcess } from './managed-process.js';
+export { repoRoot } from './repo-root.js';
+export { eventually, type EventuallyOptions } from './wait.js';

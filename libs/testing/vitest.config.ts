@@ -1,0 +1,3 @@
+import { stewardVitestConfig } from '../../vitest.shared';
+
+export default stewardVitestConfig('testing');
