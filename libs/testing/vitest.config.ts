@@ -1,3 +1,3 @@
-import { stewardVitestConfig } from '../../vitest.shared';
+import { stewardVitestConfig } from '../../vitest.shared.ts';
 
 export default stewardVitestConfig('testing');

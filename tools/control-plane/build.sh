@@ -59,12 +59,12 @@ build_entry() {
     cd "$here/$mod"
     CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tmp/bin/" "$@"
   ) >"$log" 2>&1 &
-  local pid=$!
+  local pid=$! next_report=$((start + 30))
   while kill -0 "$pid" 2>/dev/null; do
     sleep 1
-    if (( (SECONDS - start) % 30 == 0 )); then
+    if (( SECONDS >= next_report )); then
       say "control-plane: still building $step... $((SECONDS - start))s"
-      sleep 1
+      next_report=$((SECONDS + 30))
     fi
   done
   if ! wait "$pid"; then

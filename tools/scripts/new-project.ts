@@ -1,0 +1,78 @@
+// Scaffolds a workspace project with the targets, tsconfigs and vitest config every project shares,
+// and registers its import alias in tsconfig.base.json (the one place aliases are declared).
+//
+//   npx tsx tools/scripts/new-project.ts lib workqueue type:runtime
+//   npx tsx tools/scripts/new-project.ts app kafka-topic-controller type:app
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+export type Kind = 'lib' | 'app' | 'e2e';
+const folders: Record<Kind, string> = { lib: 'libs', app: 'apps', e2e: 'e2e' };
+
+export function projectFiles(kind: Kind, name: string, tag: string): Record<string, string> {
+  const root = `${folders[kind]}/${name}`;
+  const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
+  return {
+    'package.json': json({
+      name: `@steward/${name}`,
+      version: '0.0.0',
+      private: true,
+      type: 'module',
+      main: './src/index.ts',
+      types: './src/index.ts',
+    }),
+    'project.json': json({
+      $schema: '../../node_modules/nx/schemas/project-schema.json',
+      name,
+      projectType: kind === 'lib' ? 'library' : 'application',
+      sourceRoot: `${root}/src`,
+      tags: [tag],
+      targets: { build: {}, typecheck: {}, lint: {}, test: {} },
+    }),
+    'tsconfig.json': json({
+      extends: '../../tsconfig.base.json',
+      compilerOptions: { noEmit: true, allowImportingTsExtensions: true },
+      include: ['src/**/*.ts', 'tests/**/*.ts', 'vitest.config.ts'],
+    }),
+    'tsconfig.lib.json': json({
+      extends: '../../tsconfig.base.json',
+      compilerOptions: { outDir: `../../dist/${root}`, rootDir: '../..' },
+      include: ['src/**/*.ts'],
+      exclude: ['src/**/*.test.ts'],
+    }),
+    'vitest.config.ts': `import { stewardVitestConfig } from '../../vitest.shared.ts';\n\nexport default stewardVitestConfig('${name}');\n`,
+  };
+}
+
+async function main(kind: Kind, name: string, tag: string): Promise<void> {
+  const root = join(import.meta.dirname, '..', '..');
+  const dir = join(root, folders[kind], name);
+  if (existsSync(dir)) throw new Error(`${dir} exists already`);
+  await mkdir(join(dir, 'src'), { recursive: true });
+  for (const [file, text] of Object.entries(projectFiles(kind, name, tag))) {
+    await writeFile(join(dir, file), text);
+  }
+  if (kind === 'lib') {
+    const basePath = join(root, 'tsconfig.base.json');
+    const base = JSON.parse(await readFile(basePath, 'utf8')) as {
+      compilerOptions: { paths: Record<string, string[]> };
+    };
+    base.compilerOptions.paths[`@steward/${name}`] = [`${folders[kind]}/${name}/src/index.ts`];
+    base.compilerOptions.paths = Object.fromEntries(
+      Object.entries(base.compilerOptions.paths).sort(([a], [b]) => a.localeCompare(b)),
+    );
+    await writeFile(basePath, `${JSON.stringify(base, null, 2)}\n`);
+  }
+  process.stdout.write(`created ${folders[kind]}/${name} (${tag}); run npm install to link it\n`);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const [kind, name, tag] = process.argv.slice(2);
+  if (!kind || !(kind in folders) || !name || !tag?.startsWith('type:')) {
+    process.stderr.write('usage: new-project.ts lib|app|e2e <name> type:<tag>\n');
+    process.exit(2);
+  }
+  await main(kind as Kind, name, tag);
+}
