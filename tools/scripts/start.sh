@@ -5,4 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash tools/scripts/ensure-node-deps.sh
 bash tools/control-plane/build.sh
+eval "$(bash tools/control-plane/build.sh --print-env 2>/dev/null)"
+export STEWARD_ETCD_BIN STEWARD_KUBE_APISERVER_BIN STEWARD_KUBE_CONTROLLER_MANAGER_BIN STEWARD_KUBECTL_BIN STEWARD_HELM_BIN
 exec node --import tsx tools/scripts/start-platform.ts

@@ -54,6 +54,16 @@ export interface ControlPlane {
   kubeConfigFor(user: { name: string; groups?: string[] }): Promise<KubeConfig>;
   /** Installs CRDs after start; resolves when they are Established. */
   installCRDs(...paths: string[]): Promise<InstalledCRD[]>;
+  /**
+   * Stops kube-apiserver alone (etcd keeps the data); clients see connection errors until
+   * `startApiServer()` brings it back on the same port. For fault-injection tests. By default it
+   * is killed at once, like a crash; `graceMs` gives it that long to shut down after SIGTERM.
+   */
+  stopApiServer(options?: { graceMs?: number }): Promise<void>;
+  /** Starts kube-apiserver again after `stopApiServer()`; resolves when `/readyz` answers 200. */
+  startApiServer(): Promise<void>;
+  /** `stopApiServer()` then `startApiServer()`. */
+  restartApiServer(): Promise<void>;
   /** Stops every process (controller-manager, API server, etcd) and removes the data directory. */
   stop(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
@@ -96,16 +106,18 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     };
 
     let server = '';
+    let apiServerConfig: Parameters<typeof startApiServer>[4] | undefined;
     for (let attempt = 1; ; attempt++) {
       try {
         const etcdUrl = await startEtcd(binaries, dataDir, processes, readyTimeoutMs);
-        server = await startApiServer(binaries, dataDir, processes, readyTimeoutMs, {
-          etcdUrl,
-          caFile: ca.certFile,
-          serving,
-          saKey,
-          adminTls,
-        });
+        apiServerConfig = { etcdUrl, caFile: ca.certFile, serving, saKey, adminTls };
+        server = await startApiServer(
+          binaries,
+          dataDir,
+          processes,
+          readyTimeoutMs,
+          apiServerConfig,
+        );
         break;
       } catch (error) {
         await stopAll();
@@ -141,6 +153,25 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       );
     }
 
+    const apiServerPort = Number(new URL(server).port);
+    const stopApiServer = async (options: { graceMs?: number } = {}): Promise<void> => {
+      const apiserver = processes.find((p) => p.name === 'kube-apiserver' && p.running);
+      if (!apiserver) return;
+      await apiserver.stop(options.graceMs ?? 0);
+      processes.splice(processes.indexOf(apiserver), 1);
+    };
+    const startApiServerAgain = async (): Promise<void> => {
+      if (processes.some((p) => p.name === 'kube-apiserver' && p.running)) return;
+      await startApiServer(
+        binaries,
+        dataDir,
+        processes,
+        readyTimeoutMs,
+        apiServerConfig!,
+        apiServerPort,
+      );
+    };
+
     let stopped = false;
     const stop = async (): Promise<void> => {
       if (stopped) return;
@@ -158,6 +189,12 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       binaries,
       kubeConfigFor: (user) => userKubeConfig(ca, server, user),
       installCRDs: (...paths) => installCRDs(kubeConfig, ...paths),
+      stopApiServer,
+      startApiServer: startApiServerAgain,
+      restartApiServer: async () => {
+        await stopApiServer();
+        await startApiServerAgain();
+      },
       stop,
       [Symbol.asyncDispose]: stop,
     };
@@ -236,8 +273,9 @@ async function startApiServer(
     saKey: string;
     adminTls: TlsMaterial;
   },
+  fixedPort?: number,
 ): Promise<string> {
-  const port = await freePort();
+  const port = fixedPort ?? (await freePort());
   const server = `https://127.0.0.1:${port}`;
   const apiserver = ManagedProcess.start(
     'kube-apiserver',

@@ -310,4 +310,15 @@ describe('the control plane harness runs a real API server', () => {
     const stillRefused = await rejection(aliceCore.listNamespacedSecret({ namespace }));
     expect(stillRefused.code).toBe(403);
   });
+  it('restarts the API server on the same address with the data intact', async () => {
+    await core.createNamespacedConfigMap({
+      namespace,
+      body: { metadata: { name: 'survivor' }, data: { k: 'v' } },
+    });
+    await plane.stopApiServer();
+    await expect(core.readNamespacedConfigMap({ namespace, name: 'survivor' })).rejects.toThrow();
+    await plane.startApiServer();
+    const back = await core.readNamespacedConfigMap({ namespace, name: 'survivor' });
+    expect(back.data).toEqual({ k: 'v' });
+  });
 });
