@@ -1,1 +1,54 @@
-export {};
+/**
+ * @steward/controller — controllers and the manager that runs them, with controller-runtime's
+ * semantics.
+ *
+ * - A reconciler is one async function over a key (`Reconciler`): it re-reads the object from the
+ *   cache, converges the world, and returns `{ requeueAfter? }`. A thrown `TerminalError` means the
+ *   user must change something: no retry, `Ready=False` + `Stalled=True` with its reason, a Warning
+ *   Event. Any other exception retries with per-key exponential backoff (5 ms → 1000 s, max'd with
+ *   a 10 qps / burst 100 bucket). A key is never reconciled twice at once.
+ * - `controllerFor(mgr, T).owns(C).watches(X, map).withEventFilter(generationChanged).complete(r)`:
+ *   `owns(C)` is exactly `watches(C, enqueueForOwner(T))`. Every kind + selection has one shared
+ *   informer per manager.
+ * - `Manager` runs informers on every replica and controllers only while holding the Lease
+ *   (15 s / 10 s / 2 s); a leader that cannot renew for the renew deadline stops reconciling before
+ *   its lease could be taken, and `start()` rejects with `LeaderElectionLostError`. `/healthz` and
+ *   `/readyz` (informers synced) and `/metrics` share one port. `stop()` (SIGTERM) drains in-flight
+ *   reconciles, then stops informers and releases the lease.
+ */
+export { controllerFor, ControllerBuilder } from './builder.js';
+export {
+  Controller,
+  type ControllerDeps,
+  type ControllerOptions,
+  type EventSink,
+  type WatchSpec,
+} from './controller.js';
+export { enqueueForObject, enqueueForOwner, mappingHandler, type MapFunc } from './handlers.js';
+export { startHealthServer, type Check, type HealthServerOptions } from './health-server.js';
+export {
+  LeaderElector,
+  microTime,
+  type LeaderElectionOptions,
+  type LeadershipEnd,
+} from './leader-election.js';
+export { LeaderElectionLostError, Manager, type ManagerOptions } from './manager.js';
+export {
+  and,
+  annotationsChanged,
+  generationChanged,
+  labelsChanged,
+  or,
+  resourceVersionChanged,
+  type Meta,
+  type Predicate,
+} from './predicates.js';
+export {
+  requestFromKey,
+  type ReconcileContext,
+  type Reconciler,
+  type Request,
+  type Result,
+} from './reconciler.js';
+export { clearStalled, recordTerminalFailure, StalledCondition } from './terminal-status.js';
+export { isTerminalError, TerminalError } from './terminal-error.js';

@@ -50,3 +50,9 @@ export {
   type Keyed,
   type ObjectKey,
 } from './store.js';
+export {
+  InformerFactory,
+  listerWatcherFor,
+  type InformerFactoryOptions,
+  type Selection,
+} from './informer-factory.js';

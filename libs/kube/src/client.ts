@@ -95,9 +95,8 @@ const mergePatchType = 'application/merge-patch+json';
 const jsonPatchType = 'application/json-patch+json';
 
 /** A watch may be quiet for longer than undici's default 300 s body timeout; its owner decides. */
-const noBodyTimeout: Dispatcher.DispatcherComposeInterceptor =
-  (dispatch) => (options, handler) =>
-    dispatch({ ...options, bodyTimeout: 0 }, handler);
+const noBodyTimeout: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (options, handler) =>
+  dispatch({ ...options, bodyTimeout: 0 }, handler);
 
 interface Answer {
   code: number;

@@ -121,7 +121,10 @@ export class ConnectionError extends Error {
   readonly path: string;
 
   constructor(target: { method: string; path: string }, options: ErrorOptions) {
-    super(`steward/kube: connection to the API server failed: ${target.method} ${target.path}`, options);
+    super(
+      `steward/kube: connection to the API server failed: ${target.method} ${target.path}`,
+      options,
+    );
     this.method = target.method;
     this.path = target.path;
   }
@@ -220,5 +223,4 @@ export const isInvalid = (e: unknown): e is InvalidError => e instanceof Invalid
 export const isTooManyRequests = (e: unknown): e is TooManyRequestsError =>
   e instanceof TooManyRequestsError;
 export const isServerError = (e: unknown): e is ServerError => e instanceof ServerError;
-export const isConnectionError = (e: unknown): e is ConnectionError =>
-  e instanceof ConnectionError;
+export const isConnectionError = (e: unknown): e is ConnectionError => e instanceof ConnectionError;

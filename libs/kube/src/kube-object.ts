@@ -73,8 +73,11 @@ export type DeepPartial<T> = T extends (infer U)[]
 
 /**
  * What `apply` sends: only the fields the field manager owns, plus the identity of the object.
- * It must not carry `metadata.managedFields`; a `metadata.resourceVersion` becomes a precondition.
+ * Fields `T` declares are type-checked; other top-level fields (`spec`, `data`, … of the default
+ * `KubeObject`) are allowed. It must not carry `metadata.managedFields`; a
+ * `metadata.resourceVersion` becomes a precondition.
  */
 export type ApplyConfiguration<T extends KubeObject = KubeObject> = DeepPartial<T> & {
   metadata: { name: string; namespace?: string };
+  [field: string]: unknown;
 };

@@ -15,7 +15,8 @@ export interface ExternalMetrics {
 /** Records {@link ExternalMetrics} on `meter`. */
 export function externalMetrics(meter: Meter): ExternalMetrics {
   const requests = meter.createCounter('steward_external_requests_total', {
-    description: 'Number of calls to external systems, partitioned by provider, operation and result.',
+    description:
+      'Number of calls to external systems, partitioned by provider, operation and result.',
   });
   return {
     request(provider, operation, result) {

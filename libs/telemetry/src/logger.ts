@@ -46,7 +46,14 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     },
   };
   // Without a destination pino writes to standard output synchronously: no line is lost on a crash.
-  return options.destination ? pino(pinoOptions, options.destination) : pino(pinoOptions);
+  const logger = options.destination ? pino(pinoOptions, options.destination) : pino(pinoOptions);
+  // pino applies `formatters.bindings` to the root's bindings only, so child bindings are redacted
+  // here; children inherit this `child` through their prototype, so grandchildren are covered too.
+  const child = logger.child;
+  logger.child = function (this: Logger, bindings, childOptions) {
+    return child.call(this, redactSecrets(bindings, keys), childOptions);
+  } as typeof child;
+  return logger;
 }
 
 function activeSpanFields(): Record<string, string> {

@@ -38,7 +38,9 @@ export function prometheusMetricsHandler(
       (error: unknown) => {
         response
           .writeHead(503, { 'content-type': 'text/plain; charset=utf-8' })
-          .end(`metrics collection failed: ${error instanceof Error ? error.message : 'unknown'}\n`);
+          .end(
+            `metrics collection failed: ${error instanceof Error ? error.message : 'unknown'}\n`,
+          );
       },
     );
   };

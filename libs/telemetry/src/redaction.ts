@@ -94,8 +94,8 @@ function ownKeys(value: object): string[] {
 function shallowCopy(value: object): Record<string, unknown> {
   const prototype: unknown = Object.getPrototypeOf(value);
   if (prototype === Object.prototype || prototype === null) return { ...value };
-  return Object.create(
-    prototype as object,
-    Object.getOwnPropertyDescriptors(value),
-  ) as Record<string, unknown>;
+  return Object.create(prototype as object, Object.getOwnPropertyDescriptors(value)) as Record<
+    string,
+    unknown
+  >;
 }

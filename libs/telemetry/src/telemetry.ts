@@ -9,6 +9,8 @@ import {
 } from '@opentelemetry/api';
 import {
   CompositePropagator,
+  loggingErrorHandler,
+  setGlobalErrorHandler,
   W3CBaggagePropagator,
   W3CTraceContextPropagator,
 } from '@opentelemetry/core';
@@ -76,8 +78,9 @@ export interface Telemetry {
   readonly metricsHandler: MetricsHandler;
   /**
    * Flushes pending spans and metrics to their exporters, then releases everything: providers,
-   * exporters, the context manager and any globals this instance registered. Idempotent; never
-   * rejects — failures are logged as warnings. Afterwards `metricsHandler` answers 503.
+   * exporters, the context manager and any globals this instance registered. Takes at most about
+   * the OTLP timeout (`OTEL_EXPORTER_OTLP_TIMEOUT`, default 10 s) when a receiver is unreachable.
+   * Idempotent; never rejects — failures are logged. Afterwards `metricsHandler` answers 503.
    */
   shutdown(): Promise<void>;
 }
@@ -156,7 +159,10 @@ function metricExportInterval(): number {
   return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : 60_000;
 }
 
-/** Registers what is still free among the OTel globals; returns the release of exactly those. */
+/**
+ * Registers what is still free among the OTel globals (tracer provider, and with it diagnostics,
+ * the SDK's error handler and propagators; meter provider); returns the release of exactly those.
+ */
 function registerGlobals(
   tracerProvider: BasicTracerProvider,
   meterProvider: MeterProvider,
@@ -170,6 +176,9 @@ function registerGlobals(
       suppressOverrideMessage: true,
     });
     releases.push(() => diag.disable());
+    // The SDK reports failed exports here; by default they reach diag as a JSON-encoded string.
+    setGlobalErrorHandler((err) => logger.error({ err }, 'opentelemetry: export failed'));
+    releases.push(() => setGlobalErrorHandler(loggingErrorHandler()));
     const propagator = new CompositePropagator({
       propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()],
     });

@@ -18,3 +18,5 @@ export { freePort } from './free-port.js';
 export { ManagedProcess } from './managed-process.js';
 export { repoRoot } from './repo-root.js';
 export { eventually, type EventuallyOptions } from './wait.js';
+export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+export { kubeConfigWithServer } from './kubeconfig-with-server.js';

@@ -99,7 +99,7 @@ class DelayingQueueImpl implements DelayingQueue {
       return;
     }
     const now = this.clock.now();
-    for (let head = this.waiting.peek(); head !== undefined && head.readyAt <= now; ) {
+    for (let head = this.waiting.peek(); head !== undefined && head.readyAt <= now;) {
       this.waiting.pop();
       this.queue.add(head.item);
       head = this.waiting.peek();

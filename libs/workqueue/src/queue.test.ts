@@ -127,20 +127,17 @@ describe.each(implementations)('%s', (_name, create) => {
   });
 
   describe('re-added while processing', () => {
-    it.each([1, 3])(
-      'is handed out exactly once more after done (re-added %i times)',
-      (readds) => {
-        const queue = create();
-        queue.add('a');
-        queue.add('b');
-        expect(queue.tryGet()).toBe('a');
-        for (let i = 0; i < readds; i++) queue.add('a');
-        queue.done('a');
-        // 'a' goes to the back, behind 'b' which waited longer.
-        expect(takeAll(queue)).toEqual(['b', 'a']);
-        expect(queue.tryGet()).toBeUndefined();
-      },
-    );
+    it.each([1, 3])('is handed out exactly once more after done (re-added %i times)', (readds) => {
+      const queue = create();
+      queue.add('a');
+      queue.add('b');
+      expect(queue.tryGet()).toBe('a');
+      for (let i = 0; i < readds; i++) queue.add('a');
+      queue.done('a');
+      // 'a' goes to the back, behind 'b' which waited longer.
+      expect(takeAll(queue)).toEqual(['b', 'a']);
+      expect(queue.tryGet()).toBeUndefined();
+    });
 
     it('is handed straight to a waiting worker when done', async () => {
       const queue = create();
@@ -200,10 +197,7 @@ describe.each(implementations)('%s', (_name, create) => {
       const queue = create();
       const waiting = [queue.get(), queue.get()];
       queue.shutDown();
-      await expect(Promise.all(waiting)).resolves.toEqual([
-        { shutdown: true },
-        { shutdown: true },
-      ]);
+      await expect(Promise.all(waiting)).resolves.toEqual([{ shutdown: true }, { shutdown: true }]);
       expect(queue.shuttingDown()).toBe(true);
     });
 

@@ -206,24 +206,30 @@ describe('maxOf', () => {
 
   it('equals the maximum of its parts on any failure sequence (property)', () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom('a', 'b', 'c', '-a', '-b'), { maxLength: 60 }), (ops) => {
-        const parts = () => [itemExponentialFailureRateLimiter(3, 500), itemFastSlowRateLimiter(7, 90, 4)];
-        const separate = parts();
-        const combined = maxOf(...parts());
-        for (const op of ops) {
-          if (op.startsWith('-')) {
-            const item = op.slice(1);
-            combined.forget(item);
-            separate.forEach((l) => l.forget(item));
-          } else {
-            const expected = Math.max(...separate.map((l) => l.when(op)));
-            expect(combined.when(op)).toBe(expected);
-            expect(combined.numRequeues(op)).toBe(
-              Math.max(...separate.map((l) => l.numRequeues(op))),
-            );
+      fc.property(
+        fc.array(fc.constantFrom('a', 'b', 'c', '-a', '-b'), { maxLength: 60 }),
+        (ops) => {
+          const parts = () => [
+            itemExponentialFailureRateLimiter(3, 500),
+            itemFastSlowRateLimiter(7, 90, 4),
+          ];
+          const separate = parts();
+          const combined = maxOf(...parts());
+          for (const op of ops) {
+            if (op.startsWith('-')) {
+              const item = op.slice(1);
+              combined.forget(item);
+              separate.forEach((l) => l.forget(item));
+            } else {
+              const expected = Math.max(...separate.map((l) => l.when(op)));
+              expect(combined.when(op)).toBe(expected);
+              expect(combined.numRequeues(op)).toBe(
+                Math.max(...separate.map((l) => l.numRequeues(op))),
+              );
+            }
           }
-        }
-      }),
+        },
+      ),
     );
   });
 });

@@ -6,7 +6,12 @@ describe('WaitingHeap', () => {
   it('pops by ready time then scheduling order, one entry per item, earliest time kept (property)', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.tuple(fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g'), fc.integer({ min: 0, max: 20 }))),
+        fc.array(
+          fc.tuple(
+            fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g'),
+            fc.integer({ min: 0, max: 20 }),
+          ),
+        ),
         (schedules) => {
           const heap = new WaitingHeap();
           const model = new Map<string, { readyAt: number; seq: number }>();
@@ -20,7 +25,8 @@ describe('WaitingHeap', () => {
             .sort(([, x], [, y]) => x.readyAt - y.readyAt || x.seq - y.seq)
             .map(([item, e]) => `${item}@${e.readyAt}`);
           const popped: string[] = [];
-          for (let e = heap.pop(); e !== undefined; e = heap.pop()) popped.push(`${e.item}@${e.readyAt}`);
+          for (let e = heap.pop(); e !== undefined; e = heap.pop())
+            popped.push(`${e.item}@${e.readyAt}`);
           expect(popped).toEqual(expected);
           expect(heap.size).toBe(0);
         },

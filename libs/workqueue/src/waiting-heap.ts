@@ -90,7 +90,10 @@ export class WaitingHeap {
       if (left >= n) break;
       const right = left + 1;
       let child = left;
-      if (right < n && this.before(this.heap[right] as WaitingEntry, this.heap[left] as WaitingEntry))
+      if (
+        right < n &&
+        this.before(this.heap[right] as WaitingEntry, this.heap[left] as WaitingEntry)
+      )
         child = right;
       const childEntry = this.heap[child] as WaitingEntry;
       if (!this.before(childEntry, entry)) break;

@@ -1,0 +1,115 @@
+import { type KubeObject, type ResourceType } from '@steward/kube';
+import { type Selection } from '@steward/informer';
+import { type RateLimiter } from '@steward/workqueue';
+import { type Controller, type WatchSpec } from './controller.js';
+import { enqueueForObject, enqueueForOwner, type MapFunc } from './handlers.js';
+import { type Manager } from './manager.js';
+import { type Predicate } from './predicates.js';
+import { type Reconciler } from './reconciler.js';
+
+interface Source {
+  rt: ResourceType;
+  selection: Selection;
+  map: MapFunc;
+  predicates: Predicate<KubeObject>[];
+}
+
+/**
+ * Builds a controller for one kind (controller-runtime's builder). Sugar over `Controller`:
+ * - `controllerFor(mgr, T)` ≡ watch T's informer, mapping each object to its own key;
+ * - `.owns(C)` ≡ `.watches(C, enqueueForOwner(T))` — keys of C's controller owner of kind T;
+ * - `.watches(X, map)` — any kind, any mapping;
+ * - `.withEventFilter(p)` — predicates for every source; per-source predicates add to them.
+ * `.complete(reconciler)` creates the controller and adds it to the manager.
+ */
+export class ControllerBuilder {
+  private controllerName: string;
+  private readonly sources: Source[] = [];
+  private readonly globalPredicates: Predicate<KubeObject>[] = [];
+  private maxConcurrentReconciles = 1;
+  private rateLimiter: RateLimiter | undefined;
+
+  constructor(
+    private readonly manager: Manager,
+    private readonly forType: ResourceType,
+    forOptions: { selection?: Selection; predicates?: Predicate<KubeObject>[] } = {},
+  ) {
+    this.controllerName = forType.kind.toLowerCase();
+    this.sources.push({
+      rt: forType,
+      selection: forOptions.selection ?? {},
+      map: enqueueForObject,
+      predicates: forOptions.predicates ?? [],
+    });
+  }
+
+  /** The controller's name (default: the kind, lowercased). */
+  named(name: string): this {
+    this.controllerName = name;
+    return this;
+  }
+
+  /** Reconcile the owner when an object of `child` it controls changes. */
+  owns(
+    child: ResourceType,
+    options: { selection?: Selection; predicates?: Predicate<KubeObject>[] } = {},
+  ): this {
+    return this.watches(child, enqueueForOwner(this.forType), options);
+  }
+
+  /** Reconcile the keys `map` yields when an object of `rt` changes. */
+  watches(
+    rt: ResourceType,
+    map: MapFunc,
+    options: { selection?: Selection; predicates?: Predicate<KubeObject>[] } = {},
+  ): this {
+    this.sources.push({
+      rt,
+      selection: options.selection ?? {},
+      map,
+      predicates: options.predicates ?? [],
+    });
+    return this;
+  }
+
+  withEventFilter(...predicates: Predicate<KubeObject>[]): this {
+    this.globalPredicates.push(...predicates);
+    return this;
+  }
+
+  withOptions(options: { maxConcurrentReconciles?: number; rateLimiter?: RateLimiter }): this {
+    if (options.maxConcurrentReconciles !== undefined)
+      this.maxConcurrentReconciles = options.maxConcurrentReconciles;
+    if (options.rateLimiter) this.rateLimiter = options.rateLimiter;
+    return this;
+  }
+
+  complete(reconciler: Reconciler): Controller {
+    const watches: WatchSpec[] = this.sources.map((s) => ({
+      informer: this.manager.informers.informerFor(s.rt, s.selection),
+      map: s.map,
+      predicates: [...this.globalPredicates, ...s.predicates],
+    }));
+    const controller = this.manager.createController(
+      {
+        name: this.controllerName,
+        forType: this.forType,
+        forInformer: watches[0]!.informer,
+        watches,
+        maxConcurrentReconciles: this.maxConcurrentReconciles,
+        ...(this.rateLimiter ? { rateLimiter: this.rateLimiter } : {}),
+      },
+      reconciler,
+    );
+    return controller;
+  }
+}
+
+/** Starts building a controller for `forType` on `manager`. */
+export function controllerFor(
+  manager: Manager,
+  forType: ResourceType,
+  options: { selection?: Selection; predicates?: Predicate<KubeObject>[] } = {},
+): ControllerBuilder {
+  return new ControllerBuilder(manager, forType, options);
+}

@@ -1,0 +1,216 @@
+import { trace, type Tracer } from '@opentelemetry/api';
+import { type Informer } from '@steward/informer';
+import { type KubeClient, type KubeObject, type ResourceType } from '@steward/kube';
+import {
+  noopControllerMetrics,
+  noopWorkqueueMetricsProvider,
+  withReconcileSpan,
+  type ControllerMetrics,
+  type Logger,
+  type ReconcileResult,
+  type WorkqueueMetricsProvider,
+} from '@steward/telemetry';
+import {
+  defaultControllerRateLimiter,
+  newRateLimitingQueue,
+  type RateLimiter,
+  type RateLimitingQueue,
+} from '@steward/workqueue';
+import { mappingHandler, type MapFunc } from './handlers.js';
+import { type Predicate } from './predicates.js';
+import { requestFromKey, type Reconciler, type Result } from './reconciler.js';
+import { clearStalled, recordTerminalFailure } from './terminal-status.js';
+import { isTerminalError } from './terminal-error.js';
+
+/** Receives Warning Events about an object (structurally `@steward/events`' recorder). */
+export interface EventSink {
+  event(regarding: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string): void;
+}
+
+/** One source of keys: an informer, how its objects map to keys, and which events count. */
+export interface WatchSpec {
+  informer: Informer<KubeObject>;
+  map: MapFunc;
+  predicates: readonly Predicate<KubeObject>[];
+}
+
+export interface ControllerOptions {
+  /** Unique per manager: the `controller` label of metrics, the queue's name, log field. */
+  name: string;
+  /** The kind this controller reconciles. */
+  forType: ResourceType;
+  /** The informer of `forType`; reconcilers read objects from its store. */
+  forInformer: Informer<KubeObject>;
+  watches: readonly WatchSpec[];
+  /** Default 1. Keys are never reconciled concurrently whatever this is. */
+  maxConcurrentReconciles?: number;
+  /** Default: per-key exponential 5 ms → 1000 s, max'd with a 10 qps / burst 100 bucket. */
+  rateLimiter?: RateLimiter;
+}
+
+export interface ControllerDeps {
+  client: KubeClient;
+  logger: Logger;
+  tracer?: Tracer;
+  metrics?: ControllerMetrics;
+  queueMetrics?: WorkqueueMetricsProvider;
+  events?: EventSink;
+}
+
+/**
+ * A controller: event sources feed a rate-limited work queue of keys; `maxConcurrentReconciles`
+ * workers take keys and call the reconciler. The queue guarantees that one key is never reconciled
+ * twice at once and that a key changed during its reconcile is reconciled again after it. Results:
+ * resolve → forget the key's backoff (and `requeueAfter` schedules it again); `TerminalError` →
+ * no retry, `Ready=False`/`Stalled=True` with its reason, a Warning Event; any other exception →
+ * retry with backoff. Nothing a reconciler does — throwing synchronously included — can stop the
+ * workers; every outcome is counted in controller-runtime's metrics and traced.
+ */
+export class Controller {
+  readonly name: string;
+  readonly queue: RateLimitingQueue;
+  private active = 0;
+  private readonly tracer: Tracer;
+  private readonly metrics: ControllerMetrics;
+  private readonly unsubscribes: (() => void)[] = [];
+
+  constructor(
+    private readonly options: ControllerOptions,
+    private readonly deps: ControllerDeps,
+    private readonly reconciler: Reconciler,
+  ) {
+    this.name = options.name;
+    this.tracer = deps.tracer ?? trace.getTracer('steward-controller');
+    this.metrics = deps.metrics ?? noopControllerMetrics;
+    this.queue = newRateLimitingQueue(options.rateLimiter ?? defaultControllerRateLimiter(), {
+      name: options.name,
+      metricsProvider: deps.queueMetrics ?? noopWorkqueueMetricsProvider,
+    });
+  }
+
+  /** Adds a key by hand (e.g. from a periodic trigger). */
+  enqueue(key: string): void {
+    this.queue.add(key);
+  }
+
+  /**
+   * Runs the controller: connects its sources, waits for their caches, then runs the workers until
+   * `stop` aborts; then takes no new keys and resolves once the reconciles in flight have finished.
+   * `abort` (leadership lost, shutdown deadline) is handed to reconciles as their signal.
+   */
+  async run(stop: AbortSignal, abort: AbortSignal = stop): Promise<void> {
+    const log = this.deps.logger.child({ controller: this.name });
+    const workers = Math.max(1, this.options.maxConcurrentReconciles ?? 1);
+    for (const source of this.options.watches) {
+      this.unsubscribes.push(
+        source.informer.addEventHandler(
+          mappingHandler(source.map, source.predicates, (key) => this.queue.add(key)),
+        ),
+      );
+    }
+    try {
+      await Promise.all(this.options.watches.map((s) => s.informer.waitForSync(stop)));
+    } catch {
+      this.detach();
+      return;
+    }
+    this.metrics.controllerStarted(this.name, workers);
+    log.info({ workers }, 'starting workers');
+    const onStop = (): void => void this.queue.shutDownWithDrain();
+    stop.addEventListener('abort', onStop, { once: true });
+    if (stop.aborted) onStop();
+    await Promise.all(Array.from({ length: workers }, () => this.worker(stop, abort, log)));
+    stop.removeEventListener('abort', onStop);
+    this.detach();
+    log.info('workers stopped');
+  }
+
+  private detach(): void {
+    for (const unsubscribe of this.unsubscribes.splice(0)) unsubscribe();
+  }
+
+  private async worker(stop: AbortSignal, abort: AbortSignal, log: Logger): Promise<void> {
+    for (;;) {
+      const next = await this.queue.get();
+      if (next.shutdown) return;
+      if (stop.aborted) {
+        // Shutting down: the queue still hands out what was waiting; start nothing new. Whoever
+        // runs next lists every object and reconciles it anyway (level-based).
+        this.queue.done(next.item);
+        continue;
+      }
+      try {
+        await this.reconcileKey(next.item, abort, log);
+      } catch (error) {
+        // reconcileKey handles every reconciler outcome; this is a bug in the runtime itself.
+        log.error({ err: error, key: next.item }, 'unexpected failure in the controller runtime');
+      } finally {
+        this.queue.done(next.item);
+      }
+    }
+  }
+
+  private async reconcileKey(key: string, abort: AbortSignal, log: Logger): Promise<void> {
+    const request = requestFromKey(key);
+    const { forType, forInformer } = this.options;
+    this.metrics.setActiveWorkers(this.name, ++this.active);
+    const started = performance.now();
+    let result: ReconcileResult = 'success';
+    let terminal = false;
+    try {
+      const outcome = await withReconcileSpan(
+        this.tracer,
+        {
+          controller: this.name,
+          kind: forType.kind,
+          name: request.name,
+          ...(request.namespace ? { namespace: request.namespace } : {}),
+        },
+        async () =>
+          (await this.reconciler({ signal: abort, controller: this.name }, request)) ?? undefined,
+      );
+      const requeueAfter = (outcome as Result | undefined)?.requeueAfter ?? 0;
+      this.queue.forget(key);
+      if (requeueAfter > 0) {
+        result = 'requeue_after';
+        this.queue.addAfter(key, requeueAfter);
+      }
+      const obj = forInformer.store.get(key);
+      if (obj) await clearStalled(this.deps.client, forType, obj).catch(() => false);
+    } catch (error) {
+      result = 'error';
+      if (isTerminalError(error)) {
+        terminal = true;
+        this.queue.forget(key);
+        log.warn(
+          { key, reason: error.reason, msg2: error.message },
+          'reconcile failed terminally; not retrying',
+        );
+        const obj = forInformer.store.get(key);
+        if (obj) {
+          this.deps.events?.event(obj, 'Warning', error.reason, error.message);
+          await recordTerminalFailure(
+            this.deps.client,
+            forType,
+            obj,
+            error.reason,
+            error.message,
+          ).catch((e: unknown) =>
+            log.error({ err: e, key }, 'could not record the terminal failure on the object'),
+          );
+        }
+      } else {
+        this.queue.addRateLimited(key);
+        log.error(
+          { err: error, key, requeues: this.queue.numRequeues(key) },
+          'reconcile failed; retrying with backoff',
+        );
+      }
+    } finally {
+      this.metrics.setActiveWorkers(this.name, --this.active);
+      this.metrics.reconcileFinished(this.name, result, (performance.now() - started) / 1000, {
+        terminal,
+      });
+    }
+  }
+}

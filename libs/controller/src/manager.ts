@@ -1,0 +1,258 @@
+import { type KubeConfig } from '@kubernetes/client-node';
+import { InformerFactory } from '@steward/informer';
+import { KubeClient, type KubeClientOptions } from '@steward/kube';
+import {
+  controllerMetrics,
+  createLogger,
+  leaderElectionMetrics,
+  noopControllerMetrics,
+  noopLeaderElectionMetrics,
+  restClientMetrics,
+  workqueueMetricsProvider,
+  type Logger,
+  type Telemetry,
+} from '@steward/telemetry';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Controller, type ControllerOptions, type EventSink } from './controller.js';
+import { startHealthServer } from './health-server.js';
+import { LeaderElector } from './leader-election.js';
+import { type Reconciler } from './reconciler.js';
+
+export interface ManagerOptions {
+  kubeConfig: KubeConfig;
+  /** The application's name: field manager of its writes, default Lease name, log field. */
+  name: string;
+  /** Unique per process; default `<hostname>_<uuid>`. */
+  identity?: string;
+  /** Lease-based leader election; only the leader runs controllers. Default off. */
+  leaderElection?:
+    | false
+    | {
+        namespace: string;
+        /** Default `<name>-leader`. */
+        leaseName?: string;
+        leaseDurationMs?: number;
+        renewDeadlineMs?: number;
+        retryPeriodMs?: number;
+      };
+  /** Metrics, traces and logs; without it the manager logs nothing and records no metrics. */
+  telemetry?: Telemetry;
+  /** Serves `/healthz`, `/readyz` (and `/metrics` with telemetry) on this port; 0 picks one. */
+  probePort?: number | false;
+  probeHost?: string;
+  /** Options of the manager's API client (QPS, burst, request observer…). */
+  client?: Omit<KubeClientOptions, 'fieldManager'>;
+  /** How long `stop()` lets in-flight reconciles finish before aborting them. Default 30 s. */
+  gracefulShutdownTimeoutMs?: number;
+  /** Receives Warning Events for terminal failures. */
+  events?: EventSink;
+}
+
+/** Thrown by `start()` when this process lost its leader lease: exit and let it be restarted. */
+export class LeaderElectionLostError extends Error {
+  override readonly name = 'LeaderElectionLostError';
+}
+
+/**
+ * Owns everything a controller process runs: one API client, the shared informers, the
+ * controllers, leader election, and the probe/metrics server. Informers run on every replica (a
+ * warm cache for a fast failover); controllers run only while leading. `stop()` — what SIGTERM
+ * should call — stops taking new work, lets in-flight reconciles finish (up to
+ * `gracefulShutdownTimeoutMs`, then aborts their signal), stops the informers, releases the lease
+ * and closes the server.
+ */
+export class Manager {
+  readonly client: KubeClient;
+  readonly informers: InformerFactory;
+  readonly logger: Logger;
+  readonly identity: string;
+  private readonly controllers: Controller[] = [];
+  private readonly stopController = new AbortController();
+  private running: Promise<void> | undefined;
+  private server: Awaited<ReturnType<typeof startHealthServer>> | undefined;
+  private leading = false;
+
+  constructor(private readonly options: ManagerOptions) {
+    this.identity = options.identity ?? `${hostname()}_${randomUUID()}`;
+    this.logger = (options.telemetry?.logger ?? createLogger({ level: 'silent' })).child({
+      manager: options.name,
+    });
+    const rest = options.telemetry ? restClientMetrics(options.telemetry.meter) : undefined;
+    const host = new URL(options.kubeConfig.getCurrentCluster()?.server ?? 'https://unknown').host;
+    const userOnRequest = options.client?.onRequest;
+    this.client = new KubeClient(options.kubeConfig, {
+      ...options.client,
+      fieldManager: options.name,
+      onRequest: (info) => {
+        rest?.request(info.method, info.code, host);
+        userOnRequest?.(info);
+      },
+    });
+    this.informers = new InformerFactory(this.client, {
+      informerOptions: {
+        onEvent: (event) => {
+          if (event.type === 'error')
+            this.logger.warn(
+              { phase: event.phase, err: event.error, retryInMs: event.retryInMs },
+              'informer list/watch failed; retrying',
+            );
+        },
+      },
+    });
+  }
+
+  /** Used by the builder; adds a controller that runs when the manager leads. */
+  createController(options: ControllerOptions, reconciler: Reconciler): Controller {
+    if (this.running) throw new Error('steward: add controllers before starting the manager');
+    const telemetry = this.options.telemetry;
+    const controller = new Controller(
+      options,
+      {
+        client: this.client,
+        logger: this.logger,
+        ...(telemetry
+          ? {
+              tracer: telemetry.tracer,
+              metrics: controllerMetrics(telemetry.meter),
+              queueMetrics: workqueueMetricsProvider(telemetry.meter, options.name),
+            }
+          : { metrics: noopControllerMetrics }),
+        ...(this.options.events ? { events: this.options.events } : {}),
+      },
+      reconciler,
+    );
+    this.controllers.push(controller);
+    return controller;
+  }
+
+  /** The probe server's port, once started. */
+  get probePort(): number | undefined {
+    return this.server?.port;
+  }
+
+  isLeader(): boolean {
+    return this.leading;
+  }
+
+  /**
+   * Runs until `stop()`; resolves after a clean shutdown, rejects with `LeaderElectionLostError`
+   * when leadership was lost (the controllers have stopped by then).
+   */
+  start(): Promise<void> {
+    this.running ??= this.run();
+    return this.running;
+  }
+
+  /**
+   * Makes SIGTERM and SIGINT call `stop()` (what a Deployment's pod termination needs). Returns a
+   * function that removes the handlers.
+   */
+  stopOnSignals(signals: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT']): () => void {
+    const handler = (signal: NodeJS.Signals): void => {
+      this.logger.info({ signal }, 'signal received; shutting down gracefully');
+      void this.stop();
+    };
+    for (const s of signals) process.on(s, handler);
+    return () => {
+      for (const s of signals) process.removeListener(s, handler);
+    };
+  }
+
+  /** Graceful shutdown; resolves when `start()` has settled. Idempotent. */
+  async stop(): Promise<void> {
+    this.stopController.abort();
+    await this.running?.catch(() => undefined);
+  }
+
+  private async run(): Promise<void> {
+    const stop = this.stopController.signal;
+    const telemetry = this.options.telemetry;
+    if (this.options.probePort !== false && this.options.probePort !== undefined) {
+      this.server = await startHealthServer({
+        port: this.options.probePort,
+        ...(this.options.probeHost ? { host: this.options.probeHost } : {}),
+        readiness: { informers: () => this.informers.hasSynced() },
+        routes: telemetry ? { '/metrics': telemetry.metricsHandler } : {},
+      });
+      this.logger.info({ port: this.server.port }, 'probe server listening');
+    }
+    this.informers.start();
+    let lost = false;
+    try {
+      const election = this.options.leaderElection;
+      if (election) {
+        const metrics = telemetry
+          ? leaderElectionMetrics(telemetry.meter)
+          : noopLeaderElectionMetrics;
+        const leaseName = election.leaseName ?? `${this.options.name}-leader`;
+        const elector = new LeaderElector(this.client, {
+          name: leaseName,
+          namespace: election.namespace,
+          identity: this.identity,
+          ...(election.leaseDurationMs ? { leaseDurationMs: election.leaseDurationMs } : {}),
+          ...(election.renewDeadlineMs ? { renewDeadlineMs: election.renewDeadlineMs } : {}),
+          ...(election.retryPeriodMs ? { retryPeriodMs: election.retryPeriodMs } : {}),
+          onNewLeader: (identity) =>
+            this.logger.info(
+              { leader: identity, self: identity === this.identity },
+              'new leader observed',
+            ),
+          onAttemptError: (error) =>
+            this.logger.warn({ err: error }, 'leader election attempt failed'),
+        });
+        const end = await elector.run(stop, async (leaderSignal) => {
+          this.leading = true;
+          metrics.setMaster(leaseName, true);
+          this.logger.info('became leader; starting controllers');
+          try {
+            await this.runControllers(leaderSignal, () => !stop.aborted);
+          } finally {
+            this.leading = false;
+            metrics.setMaster(leaseName, false);
+          }
+        });
+        lost = end === 'lost';
+      } else {
+        this.leading = true;
+        await this.runControllers(stop, () => false);
+        this.leading = false;
+      }
+    } finally {
+      await this.informers.stop();
+      await this.server?.close();
+      this.server = undefined;
+    }
+    if (lost) {
+      this.logger.error('leader election lost; controllers stopped');
+      throw new LeaderElectionLostError('steward: leader election lost');
+    }
+    this.logger.info('stopped cleanly');
+  }
+
+  /**
+   * Runs every controller until `stop` aborts. In-flight reconciles get an abort signal at once when
+   * `isLoss()` says leadership was lost, otherwise after the graceful shutdown timeout.
+   */
+  private async runControllers(stop: AbortSignal, isLoss: () => boolean): Promise<void> {
+    const abort = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const onStop = (): void => {
+      if (isLoss()) abort.abort(new LeaderElectionLostError('steward: leader election lost'));
+      else {
+        timer = setTimeout(
+          () => abort.abort(new Error('steward: graceful shutdown timed out')),
+          this.options.gracefulShutdownTimeoutMs ?? 30_000,
+        );
+        timer.unref?.();
+      }
+    };
+    stop.addEventListener('abort', onStop, { once: true });
+    try {
+      await Promise.all(this.controllers.map((c) => c.run(stop, abort.signal)));
+    } finally {
+      clearTimeout(timer);
+      stop.removeEventListener('abort', onStop);
+    }
+  }
+}

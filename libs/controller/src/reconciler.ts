@@ -1,0 +1,38 @@
+/** What a reconcile asks of the controller once it returns. */
+export interface Result {
+  /** Reconcile this key again after this many milliseconds (e.g. to poll an external system). */
+  requeueAfter?: number;
+}
+
+/** The identity of the object to reconcile — only that; reconcilers re-read from the cache. */
+export interface Request {
+  namespace?: string;
+  name: string;
+  /** `namespace/name`, or `name` for cluster-scoped objects. */
+  key: string;
+}
+
+/** Context handed to every reconcile. */
+export interface ReconcileContext {
+  /** Aborted when the manager shuts down or loses leadership: stop early, nothing is lost. */
+  signal: AbortSignal;
+  /** The controller's name, as in metrics and logs. */
+  controller: string;
+}
+
+/**
+ * A level-based reconciler: one async function over a key. Read the object's current state from
+ * the cache (never trust an event), converge the world toward it, and return.
+ * - resolve (with an optional `requeueAfter`) → done; the key's backoff is forgotten;
+ * - throw a `TerminalError` → the user must change something: no retry, reported on the object;
+ * - throw anything else → retried with per-key exponential backoff.
+ * Never runs twice at once for one key.
+ */
+export type Reconciler = (ctx: ReconcileContext, request: Request) => Promise<Result | void>;
+
+export function requestFromKey(key: string): Request {
+  const slash = key.indexOf('/');
+  return slash < 0
+    ? { name: key, key }
+    : { namespace: key.slice(0, slash), name: key.slice(slash + 1), key };
+}

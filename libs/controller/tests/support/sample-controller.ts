@@ -1,0 +1,118 @@
+import { jsonEqual, setCondition, type Condition } from '@steward/conditions';
+import { ConfigMaps, type KubeObject, type ResourceType } from '@steward/kube';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  controllerFor,
+  generationChanged,
+  TerminalError,
+  type Controller,
+  type Manager,
+  type Request,
+} from '../../src/index.js';
+
+export const Gizmos: ResourceType = {
+  group: 'sample.steward.dev',
+  version: 'v1alpha1',
+  kind: 'Gizmo',
+  plural: 'gizmos',
+  namespaced: true,
+};
+
+export interface Gizmo extends KubeObject {
+  spec?: {
+    message?: string;
+    behaviour?: 'normal' | 'fail' | 'terminal' | 'throw-sync' | 'requeue' | 'slow';
+  };
+  status?: { observedGeneration?: number; conditions?: Condition[] };
+}
+
+interface ConfigMap extends KubeObject {
+  data?: Record<string, string>;
+}
+
+export interface SampleControllerHooks {
+  /** Called at the start of every reconcile. */
+  onReconcile?: (request: Request) => void | Promise<void>;
+  maxConcurrentReconciles?: number;
+  /** Milliseconds a `slow` Gizmo's reconcile takes. */
+  slowMs?: number;
+}
+
+/**
+ * The sample controller of the runtime's tests and benchmarks: for each Gizmo, server-side apply a
+ * ConfigMap child holding `spec.message`, then set `Ready=True` in status. It writes only what
+ * differs from the cache, so a converged Gizmo costs no API writes. `spec.behaviour` makes it fail
+ * on purpose.
+ */
+export function sampleController(manager: Manager, hooks: SampleControllerHooks = {}): Controller {
+  const gizmos = manager.informers.informerFor<Gizmo>(Gizmos);
+  const configMaps = manager.informers.informerFor<ConfigMap>(ConfigMaps);
+  return controllerFor(manager, Gizmos, { predicates: [generationChanged] })
+    .named('gizmo')
+    .owns(ConfigMaps)
+    .withOptions({ maxConcurrentReconciles: hooks.maxConcurrentReconciles ?? 2 })
+    .complete(async (_ctx, request) => {
+      await hooks.onReconcile?.(request);
+      const gizmo = gizmos.store.get(request.key);
+      if (!gizmo || gizmo.metadata.deletionTimestamp) return;
+      switch (gizmo.spec?.behaviour) {
+        case 'fail':
+          throw new Error('sample failure');
+        case 'terminal':
+          throw new TerminalError(
+            'InvalidBehaviour',
+            'spec.behaviour=terminal cannot be reconciled; change it',
+          );
+        case 'throw-sync':
+          throw new TypeError('synchronous-looking failure');
+        case 'slow':
+          await sleep(hooks.slowMs ?? 500);
+          break;
+        default:
+          break;
+      }
+
+      const desired = {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: {
+          name: `${request.name}-gizmo`,
+          namespace: request.namespace,
+          ownerReferences: [
+            {
+              apiVersion: `${Gizmos.group}/${Gizmos.version}`,
+              kind: Gizmos.kind,
+              name: request.name,
+              uid: gizmo.metadata.uid!,
+              controller: true,
+              blockOwnerDeletion: true,
+            },
+          ],
+        },
+        data: { message: gizmo.spec?.message ?? '' },
+      } satisfies ConfigMap;
+      const child = configMaps.store.get(`${request.namespace}/${desired.metadata.name}`);
+      if (!child || !jsonEqual(child.data, desired.data)) {
+        await manager.client.apply(ConfigMaps, desired, { force: true });
+      }
+
+      const generation = gizmo.metadata.generation ?? 0;
+      const { conditions, changed } = setCondition(gizmo.status?.conditions, {
+        type: 'Ready',
+        status: 'True',
+        reason: 'Reconciled',
+        message: 'the ConfigMap holds the message',
+        observedGeneration: generation,
+      });
+      if (changed || gizmo.status?.observedGeneration !== generation) {
+        await manager.client.mergePatch(
+          Gizmos,
+          request.name,
+          request.namespace,
+          { status: { observedGeneration: generation, conditions } },
+          { subresource: 'status' },
+        );
+      }
+      return gizmo.spec?.behaviour === 'requeue' ? { requeueAfter: 300 } : undefined;
+    });
+}
