@@ -89,6 +89,7 @@ export class LeaderElector {
     const leadership = new AbortController();
     const onOuterAbort = (): void => leadership.abort(signal.reason);
     signal.addEventListener('abort', onOuterAbort, { once: true });
+    if (signal.aborted) onOuterAbort(); // aborted while acquiring: the listener never fires
     let lost = false;
     let deadline = this.armDeadline(() => {
       lost = true;

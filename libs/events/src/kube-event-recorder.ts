@@ -237,9 +237,9 @@ export class KubeEventRecorder implements EventRecorder {
 
   private enqueueUpdate(series: EventSeries): void {
     if (series.queued || series.state !== 'created' || series.count <= series.writtenCount) return;
-    if (this.queue.push({ kind: 'update', series, attempt: 0 })) {
-      series.queued = true;
-    } else {
+    series.queued = true;
+    if (!this.queue.push({ kind: 'update', series, attempt: 0 })) {
+      series.queued = false;
       this.drop(series.recorded, 'QueueFull');
     }
   }
@@ -301,10 +301,10 @@ export class KubeEventRecorder implements EventRecorder {
     const { series } = write;
     if (write.attempt < this.maxRetries && isTransient(error)) {
       const retry = { ...write, attempt: write.attempt + 1 };
-      if (this.queue.pushAfter(retry, this.retryDelayMs * 2 ** write.attempt)) {
-        if (write.kind === 'update') series.queued = true;
-        return;
-      }
+      const delay = this.flushing ? 0 : this.retryDelayMs * 2 ** write.attempt;
+      if (write.kind === 'update') series.queued = true;
+      if (delay === 0 ? this.queue.push(retry) : this.queue.pushAfter(retry, delay)) return;
+      series.queued = false;
     }
     // A series whose Event was never created is forgotten, so a repeat tries a fresh create.
     if (write.kind === 'create') this.cache.delete(series);

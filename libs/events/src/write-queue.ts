@@ -63,10 +63,14 @@ export class WriteQueue<T> {
     return !this.running && this.items.length === 0 && this.delayed.size === 0;
   }
 
+  /**
+   * Starts the worker in a microtask, so that the calls a caller makes in one synchronous stretch
+   * are all queued (and repeats folded) before the first write is sent.
+   */
   private pump(): void {
     if (this.running) return;
     this.running = true;
-    void this.drain();
+    queueMicrotask(() => void this.drain());
   }
 
   private async drain(): Promise<void> {

@@ -116,6 +116,7 @@ export class Reflector<T extends { metadata?: { resourceVersion?: string } }> {
     const controller = new AbortController();
     const onOuterAbort = (): void => controller.abort(outer.reason);
     outer.addEventListener('abort', onOuterAbort, { once: true });
+    if (outer.aborted) onOuterAbort(); // aborted before we listened: the listener never fires
     let inactive = false;
     let timer: NodeJS.Timeout | undefined;
     const arm = (): void => {
@@ -145,6 +146,7 @@ export class Reflector<T extends { metadata?: { resourceVersion?: string } }> {
         if (rv) this.lastResourceVersion = rv;
       }
       if (inactive) throw new WatchInactive('watch inactive');
+      if (outer.aborted) return delivered;
       if (!delivered && Date.now() - startedAt < 1000) {
         // A stream the server closes at once, again and again, must not become a hot loop.
         throw new Error('steward: the watch ended immediately without any event');

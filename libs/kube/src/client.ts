@@ -125,6 +125,10 @@ export class KubeClient {
   private readonly maxRetries: number;
   private readonly onRequest: ((info: RequestInfo) => void) | undefined;
 
+  /**
+   * Talks to the current context's cluster as its user. Sends nothing yet. Throws a `TypeError`
+   * when the KubeConfig has no current cluster, a `RangeError` for qps ≤ 0 or burst < 1.
+   */
   constructor(kubeConfig: KubeConfig, options: KubeClientOptions = {}) {
     this.connection = new Connection(kubeConfig);
     this.clock = options.clock ?? systemClock;

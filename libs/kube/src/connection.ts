@@ -1,6 +1,6 @@
-import { type KubeConfig, RequestContext } from '@kubernetes/client-node';
+import { type HttpMethod, type KubeConfig, RequestContext } from '@kubernetes/client-node';
 import { type Dispatcher, getGlobalDispatcher } from 'undici';
-import { type QueryValue } from './request.js';
+import { type KubeRequest, type QueryValue } from './request.js';
 
 /** Headers and the undici dispatcher (TLS client identity, CA, proxy) for one request. */
 export interface PreparedRequest {
@@ -37,8 +37,8 @@ export class Connection {
     return url;
   }
 
-  async prepare(url: URL, method: string): Promise<PreparedRequest> {
-    const context = new RequestContext(url.toString(), method as never);
+  async prepare(url: URL, method: KubeRequest['method']): Promise<PreparedRequest> {
+    const context = new RequestContext(url.toString(), method as HttpMethod);
     await this.kubeConfig.applySecurityAuthentication(context);
     const fresh = context.getDispatcher() ?? getGlobalDispatcher();
     if (this.dispatcher === undefined || this.renewing) {

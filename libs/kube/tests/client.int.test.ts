@@ -14,6 +14,7 @@ import {
   Namespaces,
   NotFoundError,
   RoleBindings,
+  Roles,
   type KubeObject,
   type RequestInfo,
   type ResourceType,
@@ -593,11 +594,18 @@ describe('KubeClient against a real API server', () => {
           ],
         },
       });
+      // Not the built-in `view` ClusterRole: its rules are aggregated by kube-controller-manager.
+      await client.create(Roles, {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: 'configmap-lister', namespace },
+        rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['list'] }],
+      });
       await client.create(RoleBindings, {
         apiVersion: 'rbac.authorization.k8s.io/v1',
         kind: 'RoleBinding',
-        metadata: { name: 'throttled-view', namespace },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+        metadata: { name: 'throttled-lists-configmaps', namespace },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'configmap-lister' },
         subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'throttled' }],
       });
 

@@ -32,6 +32,11 @@ export interface ControlPlaneOptions {
   keepDataDir?: boolean;
   /** How long to wait for each component to become ready. Default 120 s. */
   readyTimeoutMs?: number;
+  /**
+   * Extra kube-apiserver flags, e.g. `--watch-cache=false` and `--etcd-compaction-interval=2s`
+   * so that a watch from an old resourceVersion meets a real 410 Gone.
+   */
+  apiServerArgs?: string[];
 }
 
 /** A running etcd + kube-apiserver (+ kube-controller-manager) on loopback, owned by one test suite. */
@@ -110,7 +115,14 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     for (let attempt = 1; ; attempt++) {
       try {
         const etcdUrl = await startEtcd(binaries, dataDir, processes, readyTimeoutMs);
-        apiServerConfig = { etcdUrl, caFile: ca.certFile, serving, saKey, adminTls };
+        apiServerConfig = {
+          etcdUrl,
+          caFile: ca.certFile,
+          serving,
+          saKey,
+          adminTls,
+          extraArgs: options.apiServerArgs ?? [],
+        };
         server = await startApiServer(
           binaries,
           dataDir,
@@ -272,6 +284,7 @@ async function startApiServer(
     serving: { certFile: string; keyFile: string };
     saKey: string;
     adminTls: TlsMaterial;
+    extraArgs?: string[];
   },
   fixedPort?: number,
 ): Promise<string> {
@@ -297,6 +310,7 @@ async function startApiServer(
       `--service-account-key-file=${config.saKey}`,
       `--service-account-signing-key-file=${config.saKey}`,
       '--v=1',
+      ...(config.extraArgs ?? []),
     ],
     join(dataDir, 'kube-apiserver.log'),
   );

@@ -69,4 +69,23 @@ describe('startTcpProxy', () => {
     again.socket.write('back');
     await eventually(() => again.received() === 'back', { description: 'echo after heal' });
   });
+  it('stalls the connections open now while new ones still work', async () => {
+    const echo = await echoServer();
+    cleanup.push(() => new Promise((r) => echo.server.close(r)));
+    const proxy = await startTcpProxy({ port: echo.port });
+    cleanup.push(() => proxy.close());
+
+    const stalled = await client(proxy.port);
+    cleanup.push(() => stalled.socket.destroy());
+    proxy.stall();
+    stalled.socket.write('lost');
+    const fresh = await client(proxy.port);
+    cleanup.push(() => fresh.socket.destroy());
+    fresh.socket.write('fine');
+    await eventually(() => fresh.received() === 'fine', {
+      description: 'a new connection to work',
+    });
+    expect(stalled.received()).toBe('');
+    expect(stalled.socket.destroyed).toBe(false);
+  });
 });

@@ -11,6 +11,11 @@ export interface TcpProxy {
   readonly port: number;
   /** Stops forwarding bytes on open and new connections, without closing them. */
   pause(): void;
+  /**
+   * Freezes the connections open now — they stay open and silent forever, a stalled stream — while
+   * new connections work normally.
+   */
+  stall(): void;
   resume(): void;
   /** Destroys every open connection and refuses new ones until `heal()`. */
   cut(): void;
@@ -64,6 +69,14 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
     port: address.port,
     pause() {
       paused = true;
+      for (const [client, upstream] of pairs) {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        client.pause();
+        upstream.pause();
+      }
+    },
+    stall() {
       for (const [client, upstream] of pairs) {
         client.unpipe(upstream);
         upstream.unpipe(client);

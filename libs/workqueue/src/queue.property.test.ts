@@ -118,6 +118,7 @@ describe('WorkQueue invariants (property)', () => {
           let step = 0;
           let cursor = 0;
           let overlaps = 0;
+          let readds = 0;
           const yieldTimes = async (n: number) => {
             for (let i = 0; i < n; i++) await Promise.resolve();
           };
@@ -132,7 +133,7 @@ describe('WorkQueue invariants (property)', () => {
               processedAt.set(item, step++);
               const [, hold, readd] = script[cursor++ % script.length]!;
               await yieldTimes(hold);
-              if (readd) {
+              if (readd && readds++ < script.length && !queue.shuttingDown()) {
                 addedAt.set(item, step++);
                 queue.add(item);
               }
@@ -147,9 +148,9 @@ describe('WorkQueue invariants (property)', () => {
             await yieldTimes(pause);
           }
           // Wait for quiescence, then stop the workers.
-          for (let i = 0; i < 10_000 && (queue.len() > 0 || inFlight.size > 0); i++) {
-            await new Promise<void>((resolve) => setImmediate(resolve));
-          }
+          const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+          do await turn();
+          while (queue.len() > 0 || inFlight.size > 0);
           await queue.shutDownWithDrain();
           await Promise.all(workers);
 
