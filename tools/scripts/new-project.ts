@@ -3,6 +3,7 @@
 //
 //   npx tsx tools/scripts/new-project.ts lib workqueue type:runtime
 //   npx tsx tools/scripts/new-project.ts app kafka-topic-controller type:app
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -65,6 +66,15 @@ async function main(kind: Kind, name: string, tag: string): Promise<void> {
     );
     await writeFile(basePath, `${JSON.stringify(base, null, 2)}\n`);
   }
+  // match the repository's formatting (prettier folds short arrays onto one line)
+  execFileSync(
+    'npx',
+    ['prettier', '--write', '--log-level', 'warn', dir, join(root, 'tsconfig.base.json')],
+    {
+      cwd: root,
+      stdio: 'inherit',
+    },
+  );
   process.stdout.write(`created ${folders[kind]}/${name} (${tag}); run npm install to link it\n`);
 }
 

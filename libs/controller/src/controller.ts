@@ -20,7 +20,7 @@ import { mappingHandler, type MapFunc } from './handlers.js';
 import { type Predicate } from './predicates.js';
 import { requestFromKey, type Reconciler, type Result } from './reconciler.js';
 import { clearStalled, recordTerminalFailure } from './terminal-status.js';
-import { isTerminalError } from './terminal-error.js';
+import { terminalCause } from './terminal-error.js';
 
 /** Receives Warning Events about an object (structurally `@steward/events`' recorder). */
 export interface EventSink {
@@ -179,7 +179,9 @@ export class Controller {
       if (obj) await clearStalled(this.deps.client, forType, obj).catch(() => false);
     } catch (error) {
       result = 'error';
-      if (isTerminalError(error)) {
+      const terminalError = terminalCause(error);
+      if (terminalError) {
+        const error = terminalError;
         terminal = true;
         this.queue.forget(key);
         log.warn(

@@ -51,4 +51,4 @@ export {
   type Result,
 } from './reconciler.js';
 export { clearStalled, recordTerminalFailure, StalledCondition } from './terminal-status.js';
-export { isTerminalError, TerminalError } from './terminal-error.js';
+export { isTerminalError, terminalCause, TerminalError } from './terminal-error.js';

@@ -21,3 +21,16 @@ export class TerminalError extends Error {
 export function isTerminalError(error: unknown): error is TerminalError {
   return error instanceof TerminalError;
 }
+
+/**
+ * The `TerminalError` that `error` is or wraps through its `cause` chain (e.g. a finalizer's
+ * `CleanupError` around a cleanup that found the user must act), if any.
+ */
+export function terminalCause(error: unknown): TerminalError | undefined {
+  const seen = new Set<unknown>();
+  for (let e = error; e && !seen.has(e); e = (e as { cause?: unknown }).cause) {
+    if (e instanceof TerminalError) return e;
+    seen.add(e);
+  }
+  return undefined;
+}
