@@ -47,6 +47,11 @@ export interface ManagerOptions {
   gracefulShutdownTimeoutMs?: number;
   /** Receives Warning Events for terminal failures. */
   events?: EventSink;
+  /**
+   * Every this many ms, informers re-deliver every cached object as an update (client-go resync).
+   * Default 0 (off): level-based reconcilers with `requeueAfter` rarely need it.
+   */
+  resyncPeriodMs?: number;
 }
 
 /** Thrown by `start()` when this process lost its leader lease: exit and let it be restarted. */
@@ -91,6 +96,7 @@ export class Manager {
     });
     this.informers = new InformerFactory(this.client, {
       informerOptions: {
+        ...(options.resyncPeriodMs ? { resyncPeriodMs: options.resyncPeriodMs } : {}),
         onEvent: (event) => {
           if (event.type === 'error')
             this.logger.warn(
