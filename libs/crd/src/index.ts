@@ -1,0 +1,27 @@
+/**
+ * @steward/crd — one source of truth per kind.
+ *
+ * `defineKind({ group, version, kind, plural, scope, spec, status, … })` takes TypeBox schemas and
+ * yields the kind's TypeScript types (`Static<typeof spec>`, `typeof kind.$object`), its
+ * `ResourceType` for `@steward/kube`, and its CustomResourceDefinition: a structural
+ * `openAPIV3Schema` (see `toStructural` for what is rewritten or refused), the status
+ * subresource, printer columns (+ Age) and CEL `x-kubernetes-validations`, so that what the
+ * schema or CEL can know is rejected at admission, by the API server, with its own message.
+ * CRD YAML under `charts/*\/crds/` is generated from these definitions, never written by hand.
+ */
+export {
+  defineKind,
+  type Kind,
+  type KindDefinition,
+  type KindObject,
+  type PrinterColumn,
+} from './define-kind.js';
+export {
+  ConditionsSchema,
+  immutable,
+  StringEnum,
+  StringMap,
+  withValidations,
+  type CelRule,
+} from './schema-helpers.js';
+export { toStructural } from './structural.js';
