@@ -27,7 +27,7 @@ const depConstraints = [
   },
 ];
 
-const testFiles = ['**/*.test.ts', '**/tests/**/*.ts'];
+const testFiles = ['**/*.test.ts', '**/tests/**/*.ts', '**/bench/**/*.ts'];
 
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', '**/coverage/**', 'reports/**', '.nx/**'] },

@@ -17,6 +17,11 @@ bash tools/control-plane/build.sh || exit 1
 eval "$(bash tools/control-plane/build.sh --print-env 2>/dev/null)"
 export STEWARD_ETCD_BIN STEWARD_KUBE_APISERVER_BIN STEWARD_KUBE_CONTROLLER_MANAGER_BIN STEWARD_KUBECTL_BIN STEWARD_HELM_BIN
 
+step "backends: moto (the AWS RDS API) in a venv"
+bash tools/backends/moto/install.sh || exit 1
+eval "$(bash tools/backends/moto/install.sh --print-env 2>/dev/null)"
+export STEWARD_MOTO_SERVER_BIN
+
 rm -rf reports/vitest
 
 step "format, lint, typecheck, build"

@@ -20,3 +20,5 @@ export { repoRoot } from './repo-root.js';
 export { eventually, type EventuallyOptions } from './wait.js';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 export { kubeConfigWithServer } from './kubeconfig-with-server.js';
+export { startMoto, type Moto } from './moto.js';
+export { startCloudSqlApi, type CloudSqlApi } from './cloudsql/index.js';

@@ -1,0 +1,22 @@
+/**
+ * A local Cloud SQL Admin API v1 for tests, spoken to by the real `@google-cloud/sql` client.
+ * See server.ts for what it serves and routes.ts for the REST paths.
+ */
+export {
+  startCloudSqlApi,
+  type CloudSqlApi,
+  type CloudSqlApiOptions,
+  type CloudSqlClientOptions,
+  type CloudSqlRequestRecord,
+} from './server.js';
+export type {
+  CloudSqlFault,
+  CloudSqlMethod,
+  CloudSqlOperationFault,
+  CloudSqlOperationMethod,
+} from './faults.js';
+export type {
+  CloudSqlBackupSnapshot,
+  CloudSqlInstanceSnapshot,
+  CloudSqlOperationSnapshot,
+} from './snapshots.js';

@@ -1,0 +1,201 @@
+import { RDSClient, type RDSClientConfig } from '@aws-sdk/client-rds';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from './free-port.js';
+import { ManagedProcess } from './managed-process.js';
+import { repoRoot } from './repo-root.js';
+
+export interface MotoOptions {
+  /** The AWS region the clients use. Moto serves every region. Default `us-east-1`. */
+  region?: string;
+  /** How long to wait for moto_server to answer HTTP. Default 60 s. */
+  readyTimeoutMs?: number;
+  /** Keep the temporary directory (moto_server's log) after `stop()`. Default false. */
+  keepDataDir?: boolean;
+}
+
+/** A moto_server on loopback (a real AWS API that keeps its state in memory), owned by one test suite. */
+export interface Moto {
+  /** `http://127.0.0.1:<port>` */
+  readonly endpoint: string;
+  readonly region: string;
+  /** Static credentials; moto accepts any. */
+  readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string };
+  /** moto_server's pid (also its process group id). */
+  readonly pid: number;
+  /** moto_server's output, inside a temporary directory removed by `stop()`. */
+  readonly logFile: string;
+  /**
+   * A real `@aws-sdk/client-rds` client pointed at this server; `stop()` destroys it. `config`
+   * adds to or overrides the endpoint, region and credentials.
+   */
+  rdsClient(config?: RDSClientConfig): RDSClient;
+  /** Forgets every resource in every service and region (`POST /moto-api/reset`). */
+  reset(): Promise<void>;
+  /** Stops moto_server, destroys the clients and removes the temporary directory. Idempotent. */
+  stop(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+const maxStartAttempts = 3;
+const credentials = { accessKeyId: 'testing', secretAccessKey: 'testing' } as const;
+
+/**
+ * Starts moto_server (installed on first use by tools/backends/moto/install.sh into a venv cached
+ * outside the repository) on a free loopback port, and returns once it answers HTTP. Two suites
+ * can run side by side; nothing outlives `stop()`, the test process, or a SIGINT.
+ */
+export async function startMoto(options: MotoOptions = {}): Promise<Moto> {
+  const server = await motoServerBinary();
+  const region = options.region ?? 'us-east-1';
+  const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
+  const dataDir = await mkdtemp(join(tmpdir(), 'steward-moto-'));
+  let logFile = '';
+  let proc: ManagedProcess | undefined;
+  let endpoint = '';
+  try {
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort();
+      endpoint = `http://127.0.0.1:${port}`;
+      logFile = join(dataDir, `moto_server-${port}.log`);
+      proc = ManagedProcess.start(
+        'moto_server',
+        server,
+        ['-H', '127.0.0.1', '-p', String(port)],
+        logFile,
+      );
+      try {
+        await waitReady(proc, endpoint, readyTimeoutMs);
+        break;
+      } catch (error) {
+        await proc.stop();
+        if (!(error instanceof PortInUseError) || attempt >= maxStartAttempts) throw error;
+      }
+    }
+  } catch (error) {
+    if (!options.keepDataDir) await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+
+  const running = proc;
+  const clients: RDSClient[] = [];
+  let stopped = false;
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    for (const client of clients.splice(0)) client.destroy();
+    await running.stop();
+    if (!options.keepDataDir) await rm(dataDir, { recursive: true, force: true });
+  };
+
+  return {
+    endpoint,
+    region,
+    credentials,
+    pid: running.pid!,
+    logFile,
+    rdsClient: (config = {}) => {
+      const client = new RDSClient({
+        endpoint,
+        region,
+        credentials: { ...credentials },
+        ...config,
+      });
+      clients.push(client);
+      return client;
+    },
+    reset: async () => {
+      const response = await fetch(`${endpoint}/moto-api/reset`, {
+        method: 'POST',
+        signal: AbortSignal.timeout(10_000),
+      });
+      await response.text();
+      if (!response.ok) {
+        throw new Error(`steward: POST ${endpoint}/moto-api/reset answered ${response.status}`);
+      }
+    },
+    stop,
+    [Symbol.asyncDispose]: stop,
+  };
+}
+
+/** moto_server could not bind its port: start again on another. */
+export class PortInUseError extends Error {}
+
+/** Whether moto_server's output says its port was taken (werkzeug's words). */
+export function isPortClash(log: string): boolean {
+  return /address already in use|is in use by another program/i.test(log);
+}
+
+/** The path in a `STEWARD_MOTO_SERVER_BIN=path` line of install.sh's `--print-env` output. */
+export function parseMotoServerPath(output: string): string | undefined {
+  for (const line of output.split('\n')) {
+    const match = /^STEWARD_MOTO_SERVER_BIN=(.+)$/.exec(line.trim());
+    if (match?.[1]) return match[1];
+  }
+  return undefined;
+}
+
+async function waitReady(proc: ManagedProcess, endpoint: string, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (!proc.running) {
+      const tail = proc.logTail();
+      const message = `steward: moto_server exited during start-up; log ${proc.logFile}:\n${tail}`;
+      throw isPortClash(tail) ? new PortInUseError(message) : new Error(message);
+    }
+    // Moto's own API path, so that another server that took the port does not pass for moto.
+    const ok = await fetch(`${endpoint}/moto-api/data.json`, { signal: AbortSignal.timeout(5_000) })
+      .then(async (response) => (await response.text(), response.ok))
+      .catch(() => false);
+    if (ok && proc.running) return;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `steward: moto_server did not answer ${endpoint} after ${timeoutMs} ms; log ${proc.logFile}:\n${proc.logTail()}`,
+      );
+    }
+    await sleep(100);
+  }
+}
+
+let pending: Promise<string> | undefined;
+
+/**
+ * The path of moto_server, installed on first use by `tools/backends/moto/install.sh` (instant
+ * when cached, about a minute cold, progress on stderr). `STEWARD_MOTO_SERVER_BIN` wins.
+ */
+export function motoServerBinary(): Promise<string> {
+  pending ??= resolveBinary().catch((error: unknown) => {
+    pending = undefined;
+    throw error;
+  });
+  return pending;
+}
+
+async function resolveBinary(): Promise<string> {
+  const fromEnv = process.env['STEWARD_MOTO_SERVER_BIN'];
+  if (fromEnv) return fromEnv;
+  const script = join(repoRoot(), 'tools', 'backends', 'moto', 'install.sh');
+  const output = await new Promise<string>((resolve, reject) => {
+    const child = spawn('bash', [script, '--print-env'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0
+        ? resolve(stdout)
+        : reject(
+            new Error(
+              `steward: ${script} failed with exit code ${code}; its output above names the failed step and its log`,
+            ),
+          ),
+    );
+  });
+  const path = parseMotoServerPath(output);
+  if (!path)
+    throw new Error(`steward: ${script} --print-env did not print STEWARD_MOTO_SERVER_BIN`);
+  return path;
+}
