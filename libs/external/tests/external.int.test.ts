@@ -1,0 +1,297 @@
+import { findCondition } from '@steward/conditions';
+import {
+  controllerFor,
+  annotationsChanged,
+  generationChanged,
+  Manager,
+  or,
+} from '@steward/controller';
+import { KubeEventRecorder } from '@steward/events';
+import {
+  Events,
+  KubeClient,
+  Namespaces,
+  NotFoundError,
+  type KubeObject,
+  type ResourceType,
+} from '@steward/kube';
+import { eventually, startControlPlane, type ControlPlane } from '@steward/testing';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { TerminalError } from '@steward/controller';
+import {
+  ExternalAnnotations as A,
+  managedReconciler,
+  type ExternalProvider,
+  type ManagedObject,
+} from '../src/index.js';
+
+const Buckets: ResourceType = {
+  group: 'external.steward.dev',
+  version: 'v1alpha1',
+  kind: 'Bucket',
+  plural: 'buckets',
+  namespaced: true,
+};
+interface Bucket extends ManagedObject {
+  spec: ManagedObject['spec'] & { size: number };
+}
+
+/** The provider's world: our own ExternalProvider interface over an in-memory store (unit double). */
+class World {
+  resources = new Map<string, { owner?: string; size: number }>();
+  creates: string[] = [];
+  deletes: string[] = [];
+  /** Names created under an unrecorded attempt that observe cannot see (non-deterministic names). */
+  hidden = new Set<string>();
+  failAfterCreate = false;
+  failCreateTerminal = false;
+}
+
+function provider(world: World, deterministicNames: boolean): ExternalProvider<Bucket> {
+  return {
+    name: 'test-provider',
+    deterministicNames,
+    externalName: (obj) => `${obj.metadata.namespace}-${obj.metadata.name}`,
+    connect: async () => ({
+      observe: async (obj, name) => {
+        const r = world.resources.get(name);
+        if (!r || world.hidden.has(name)) return { exists: false };
+        return {
+          exists: true,
+          ready: true,
+          state: 'available',
+          upToDate: r.size === obj.spec.size,
+          ownedByThisObject: r.owner === obj.metadata.uid,
+          status: { size: r.size },
+        };
+      },
+      create: async (obj, name) => {
+        if (world.failCreateTerminal)
+          throw new TerminalError('InvalidParameter', 'size is not allowed by the provider');
+        world.creates.push(name);
+        world.resources.set(name, { owner: obj.metadata.uid, size: obj.spec.size });
+        if (!deterministicNames) world.hidden.add(name);
+        if (world.failAfterCreate)
+          throw new Error('connection reset after the create call (outcome unknown)');
+      },
+      update: async (obj, name) => {
+        world.resources.get(name)!.size = obj.spec.size;
+      },
+      delete: async (_obj, name) => {
+        world.deletes.push(name);
+        world.resources.delete(name);
+        return { done: true };
+      },
+    }),
+  };
+}
+
+let plane: ControlPlane;
+let admin: KubeClient;
+const running: { manager: Manager; started: Promise<void>; recorder: KubeEventRecorder }[] = [];
+/** Each test works in its own namespace, watched by its own manager: no test sees another's objects. */
+let ns = 'ext';
+let testNumber = 0;
+
+beforeAll(async () => {
+  plane = await startControlPlane({ crds: [join(import.meta.dirname, 'fixtures/crds')] });
+  admin = new KubeClient(plane.kubeConfig, { fieldManager: 'test-admin' });
+});
+beforeEach(async () => {
+  ns = `ext-${++testNumber}`;
+  await admin.create(Namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+});
+afterEach(async () => {
+  for (const r of running.splice(0)) {
+    await r.manager.stop();
+    await r.recorder.shutdown();
+  }
+});
+afterAll(async () => {
+  await admin?.close();
+  await plane?.stop();
+});
+
+function run(world: World, deterministicNames = true): void {
+  const manager = new Manager({ kubeConfig: plane.kubeConfig, name: 'bucket-controller' });
+  const recorder = new KubeEventRecorder(manager.client, {
+    reportingController: 'steward.dev/bucket-controller',
+  });
+  controllerFor(manager, Buckets, {
+    selection: { namespace: ns },
+    predicates: [or(generationChanged, annotationsChanged)],
+  })
+    .named('bucket')
+    .complete(
+      managedReconciler<Bucket>({
+        client: manager.client,
+        resourceType: Buckets,
+        informer: manager.informers.informerFor<Bucket>(Buckets, { namespace: ns }),
+        provider: provider(world, deterministicNames),
+        finalizer: 'external.steward.dev/bucket',
+        busyPollIntervalMs: 200,
+        pollIntervalMs: 500,
+        events: recorder,
+      }),
+    );
+  const started = manager.start();
+  started.catch(() => undefined);
+  running.push({ manager, started, recorder });
+}
+
+const create = (name: string, spec: Partial<Bucket['spec']> = {}) =>
+  admin.create<Bucket>(Buckets, {
+    apiVersion: 'external.steward.dev/v1alpha1',
+    kind: 'Bucket',
+    metadata: { name, namespace: ns },
+    spec: { size: 1, ...spec },
+  });
+const read = (name: string) => admin.get<Bucket>(Buckets, name, ns);
+const condition = async (name: string, type: string) =>
+  findCondition((await read(name)).status?.conditions, type);
+
+describe('the managed reconciler on a real API server', () => {
+  it('records the external name before creating, creates once, and reports Synced and Ready', async () => {
+    const world = new World();
+    run(world);
+    await create('plain');
+    await eventually(async () => (await condition('plain', 'Ready'))?.status === 'True', {
+      description: 'Ready',
+    });
+    const b = await read('plain');
+    expect(b.metadata.annotations?.[A.externalName]).toBe(`${ns}-plain`);
+    expect(b.metadata.annotations?.[A.createPending]).toBeDefined();
+    const succeeded = b.metadata.annotations?.[A.createSucceeded] ?? '';
+    expect(succeeded >= (b.metadata.annotations?.[A.createPending] ?? '~')).toBe(true);
+    expect((await condition('plain', 'Synced'))?.status).toBe('True');
+    expect(world.creates).toEqual([`${ns}-plain`]);
+    // a spec change is an update, not a second create
+    await admin.update<Bucket>(Buckets, { ...b, spec: { ...b.spec, size: 5 } });
+    await eventually(() => world.resources.get(`${ns}-plain`)?.size === 5, {
+      description: 'updated',
+    });
+    expect(world.creates).toEqual([`${ns}-plain`]);
+  });
+
+  it('after a create whose outcome was lost, finds the resource and never creates twice (deterministic names)', async () => {
+    const world = new World();
+    world.failAfterCreate = true;
+    run(world);
+    await create('lost-outcome');
+    await eventually(() => world.creates.length === 1, { description: 'the first create' });
+    world.failAfterCreate = false;
+    await eventually(async () => (await condition('lost-outcome', 'Ready'))?.status === 'True', {
+      description: 'Ready after retry',
+    });
+    expect(world.creates).toEqual([`${ns}-lost-outcome`]);
+    expect(world.resources.size).toBe(1);
+  });
+
+  it('stops with CreateOutcomeUnknown — no second create — when names are not deterministic', async () => {
+    const world = new World();
+    world.failAfterCreate = true;
+    run(world, false);
+    await create('unknown-outcome');
+    await eventually(
+      async () => (await condition('unknown-outcome', 'Ready'))?.reason === 'CreateOutcomeUnknown',
+      {
+        description: 'the unknown-outcome condition',
+      },
+    );
+    const stalled = await condition('unknown-outcome', 'Ready');
+    expect(stalled?.message).toContain('remove the steward.dev/external-create-pending annotation');
+    await sleep(1_500);
+    expect(world.creates).toEqual([`${ns}-unknown-outcome`]);
+  });
+
+  it('records a definite create failure and reports it without retrying', async () => {
+    const world = new World();
+    world.failCreateTerminal = true;
+    run(world);
+    await create('invalid');
+    await eventually(
+      async () => (await condition('invalid', 'Stalled'))?.reason === 'InvalidParameter',
+      { description: 'Stalled' },
+    );
+    expect((await read('invalid')).metadata.annotations?.[A.createFailed]).toBeDefined();
+    expect(world.creates).toEqual([]);
+  });
+
+  it('refuses to take over a resource it did not create, unless spec.adopt', async () => {
+    const world = new World();
+    world.resources.set(`${ns}-taken`, { owner: 'someone-else', size: 1 });
+    run(world);
+    await create('taken');
+    await eventually(async () => (await condition('taken', 'Ready'))?.reason === 'AlreadyExists', {
+      description: 'AlreadyExists',
+    });
+    const b = await read('taken');
+    await admin.update<Bucket>(Buckets, { ...b, spec: { ...b.spec, adopt: true } });
+    await eventually(async () => (await condition('taken', 'Ready'))?.status === 'True', {
+      description: 'adopted',
+    });
+    expect(world.creates).toEqual([]);
+  });
+
+  it('retains the external resource by default when the object is deleted, and says so in an Event', async () => {
+    const world = new World();
+    run(world);
+    await create('kept');
+    await eventually(async () => (await condition('kept', 'Ready'))?.status === 'True');
+    await admin.delete(Buckets, 'kept', ns);
+    await eventually(
+      () =>
+        read('kept').then(
+          () => false,
+          (e) => e instanceof NotFoundError,
+        ),
+      { description: 'object gone' },
+    );
+    expect(world.resources.has(`${ns}-kept`)).toBe(true);
+    expect(world.deletes).toEqual([]);
+    await running[0]!.recorder.flush();
+    const events = await admin.list<KubeObject & { reason?: string; note?: string }>(Events, {
+      namespace: ns,
+    });
+    expect(events.items.find((e) => e.reason === 'ExternalResourceRetained')?.note).toContain(
+      `${ns}-kept stays at test-provider`,
+    );
+  });
+
+  it('deletes the external resource with deletionPolicy Delete, then lets the object go', async () => {
+    const world = new World();
+    run(world);
+    await create('doomed', { deletionPolicy: 'Delete' });
+    await eventually(async () => (await condition('doomed', 'Ready'))?.status === 'True');
+    await admin.delete(Buckets, 'doomed', ns);
+    await eventually(
+      () =>
+        read('doomed').then(
+          () => false,
+          (e) => e instanceof NotFoundError,
+        ),
+      { description: 'object gone' },
+    );
+    expect(world.deletes).toEqual([`${ns}-doomed`]);
+    expect(world.resources.has(`${ns}-doomed`)).toBe(false);
+  });
+
+  it('touches nothing while paused and says so', async () => {
+    const world = new World();
+    run(world);
+    await admin.create<Bucket>(Buckets, {
+      apiVersion: 'external.steward.dev/v1alpha1',
+      kind: 'Bucket',
+      metadata: { name: 'paused', namespace: ns, annotations: { [A.paused]: 'true' } },
+      spec: { size: 1 },
+    });
+    await eventually(
+      async () => (await condition('paused', 'Synced'))?.reason === 'ReconcilePaused',
+      { description: 'paused condition' },
+    );
+    expect(world.creates).toEqual([]);
+    expect((await read('paused')).metadata.finalizers ?? []).toEqual([]);
+  });
+});
