@@ -26,6 +26,7 @@ rm -rf reports/vitest
 
 step "format, lint, typecheck, build"
 npx prettier --check . --log-level warn || status=1
+npx tsx tools/scripts/generate-crds.ts --check || status=1
 npx nx run-many -t lint typecheck build --outputStyle=stream || status=1
 
 step "tests: unit, integration and e2e, every project"
