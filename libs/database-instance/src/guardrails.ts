@@ -1,0 +1,67 @@
+import { type DatabaseInstance } from '@steward/database-instance-api';
+import { type ProviderProfile } from '@steward/provider-profile-api';
+
+/** Why a DatabaseInstance may not be reconciled against a profile; undefined when it may. */
+export interface GuardrailViolation {
+  reason:
+    | 'WrongProvider'
+    | 'DeletionPolicyNotAllowed'
+    | 'FinalSnapshotRequired'
+    | 'SizeNotAllowed'
+    | 'UnknownSize';
+  message: string;
+}
+
+/**
+ * The platform team's guardrails, applied to one DatabaseInstance (pure). Checked on every
+ * reconcile, before anything is created, changed or deleted at the provider, so a forbidden
+ * deletion policy stops the Delete path too: nothing is deleted that a guardrail forbids.
+ */
+export function checkGuardrails(
+  profile: ProviderProfile,
+  obj: DatabaseInstance,
+): GuardrailViolation | undefined {
+  const name = profile.metadata.name;
+  if (profile.spec.provider !== 'aws' && profile.spec.provider !== 'gcp') {
+    return {
+      reason: 'WrongProvider',
+      message: `ProviderProfile ${name} is for ${profile.spec.provider}; a DatabaseInstance needs an aws or gcp profile`,
+    };
+  }
+  const guardrails = profile.spec.guardrails ?? {};
+  const policy = obj.spec.deletionPolicy ?? 'Retain';
+  const allowedPolicies = guardrails.allowedDeletionPolicies ?? ['Retain', 'Delete'];
+  if (!allowedPolicies.includes(policy)) {
+    return {
+      reason: 'DeletionPolicyNotAllowed',
+      message: `spec.deletionPolicy ${policy} is not allowed by ProviderProfile ${name} (allowed: ${allowedPolicies.join(', ')})`,
+    };
+  }
+  if (guardrails.requireFinalSnapshot && obj.spec.finalSnapshot === false) {
+    return {
+      reason: 'FinalSnapshotRequired',
+      message: `ProviderProfile ${name} requires a final snapshot: remove spec.finalSnapshot: false`,
+    };
+  }
+  const size = obj.spec.size;
+  const override =
+    profile.spec.provider === 'aws'
+      ? obj.spec.providerOverrides?.aws?.instanceClass
+      : obj.spec.providerOverrides?.gcp?.tier;
+  if (size && !override) {
+    if (!profile.spec.sizeClasses?.[size]) {
+      const known = Object.keys(profile.spec.sizeClasses ?? {});
+      return {
+        reason: 'UnknownSize',
+        message: `spec.size ${size} is not a size class of ProviderProfile ${name} (known: ${known.join(', ') || 'none'})`,
+      };
+    }
+  }
+  if (size && guardrails.allowedSizes && !guardrails.allowedSizes.includes(size)) {
+    return {
+      reason: 'SizeNotAllowed',
+      message: `spec.size ${size} is not allowed by ProviderProfile ${name} (allowed: ${guardrails.allowedSizes.join(', ')})`,
+    };
+  }
+  return undefined;
+}
