@@ -18,3 +18,5 @@ export {
 } from './connection-secret.js';
 export { checkGuardrails, type GuardrailViolation } from './guardrails.js';
 export { type AwsConfig, type GcpConfig } from './provider-config.js';
+export * from './aws/index.js';
+export * from './gcp/index.js';

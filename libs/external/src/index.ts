@@ -23,4 +23,5 @@ export {
   type ManagedObject,
   type ManagedReconcilerOptions,
 } from './managed-reconciler.js';
+export { externalChanges } from './predicates.js';
 export { type ExternalClient, type ExternalProvider, type Observation } from './provider.js';

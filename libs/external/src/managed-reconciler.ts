@@ -1,4 +1,5 @@
 import {
+  findCondition,
   jsonEqual,
   setConditions,
   type Condition,
@@ -161,6 +162,16 @@ export function managedReconciler<T extends ManagedObject>(
           const ledger = ledgerState(obj.metadata.annotations);
 
           if (!observation.exists) {
+            // A create the provider refused for this very generation is not tried again: only a
+            // change to the spec (a new generation) can make it succeed.
+            const stalled = findCondition(obj.status?.conditions, 'Stalled');
+            if (
+              ledger === 'failed' &&
+              stalled?.status === 'True' &&
+              stalled.observedGeneration === obj.metadata.generation
+            ) {
+              throw new TerminalError(stalled.reason, stalled.message);
+            }
             if (
               decideMissing(ledger, provider.deterministicNames).action === 'stop-unknown-outcome'
             ) {

@@ -1,11 +1,5 @@
 import { findCondition } from '@steward/conditions';
-import {
-  controllerFor,
-  annotationsChanged,
-  generationChanged,
-  Manager,
-  or,
-} from '@steward/controller';
+import { controllerFor, Manager } from '@steward/controller';
 import { KubeEventRecorder } from '@steward/events';
 import {
   Events,
@@ -22,6 +16,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { TerminalError } from '@steward/controller';
 import {
   ExternalAnnotations as A,
+  externalChanges,
   managedReconciler,
   type ExternalProvider,
   type ManagedObject,
@@ -47,6 +42,7 @@ class World {
   hidden = new Set<string>();
   failAfterCreate = false;
   failCreateTerminal = false;
+  createAttempts = 0;
 }
 
 function provider(world: World, deterministicNames: boolean): ExternalProvider<Bucket> {
@@ -68,6 +64,7 @@ function provider(world: World, deterministicNames: boolean): ExternalProvider<B
         };
       },
       create: async (obj, name) => {
+        world.createAttempts++;
         if (world.failCreateTerminal)
           throw new TerminalError('InvalidParameter', 'size is not allowed by the provider');
         world.creates.push(name);
@@ -121,7 +118,7 @@ function run(world: World, deterministicNames = true): void {
   });
   controllerFor(manager, Buckets, {
     selection: { namespace: ns },
-    predicates: [or(generationChanged, annotationsChanged)],
+    predicates: [externalChanges],
   })
     .named('bucket')
     .complete(
@@ -217,6 +214,8 @@ describe('the managed reconciler on a real API server', () => {
     );
     expect((await read('invalid')).metadata.annotations?.[A.createFailed]).toBeDefined();
     expect(world.creates).toEqual([]);
+    await sleep(1_500);
+    expect(world.createAttempts).toBe(1); // refused once: never asked again for the same generation
   });
 
   it('refuses to take over a resource it did not create, unless spec.adopt', async () => {

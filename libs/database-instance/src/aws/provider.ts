@@ -1,0 +1,365 @@
+import {
+  AddTagsToResourceCommand,
+  CreateDBInstanceCommand,
+  DeleteDBInstanceCommand,
+  DescribeDBInstancesCommand,
+  ModifyDBInstanceCommand,
+  RDSClient,
+  type DBInstance,
+  type Tag,
+} from '@aws-sdk/client-rds';
+import { TerminalError } from '@steward/controller';
+import { type DatabaseInstance } from '@steward/database-instance-api';
+import { type ExternalClient, type ExternalProvider, type Observation } from '@steward/external';
+import { type AwsConfig } from '../provider-config.js';
+import { DefaultEngineVersions, desiredRdsInstance, type DesiredRdsInstance } from './desired.js';
+import { RdsError, RdsReasons, rdsCall } from './errors.js';
+import { rdsIdentifier } from './identifier.js';
+import { checkModification, planModification } from './plan.js';
+import { isUsable, observedStatus, providerState } from './state.js';
+
+/** Tags every instance this provider creates carries; the first is the ownership mark. */
+export const RdsTags = {
+  ownerUid: 'steward.dev/owner-uid',
+  namespace: 'steward.dev/namespace',
+  name: 'steward.dev/name',
+} as const;
+
+export interface RdsProviderOptions {
+  /**
+   * The AWS configuration for one object (its ProviderProfile and credentials Secret, resolved by
+   * the controller). Called by `connect`, once per reconcile; may throw `TerminalError`.
+   */
+  resolveConfig(obj: DatabaseInstance, signal: AbortSignal): Promise<AwsConfig>;
+  /**
+   * The master password to create the instance with. The controller generates and stores it (in
+   * the connection Secret) before the first create, and must return the same one on every call.
+   * Called only by `create`; the password is sent to RDS and nowhere else.
+   */
+  passwordFor(obj: DatabaseInstance, signal: AbortSignal): Promise<string>;
+  /** The master user name. Default `steward`. */
+  masterUsername?: string;
+  /** Engine versions RDS offers; default `DefaultEngineVersions`. */
+  engineVersions?: Record<'postgres' | 'mysql', readonly string[]>;
+  /**
+   * Makes the RDS client for a config (tests wrap it, e.g. with middleware). The provider owns the
+   * client and destroys it on `close`. Default: a `RDSClient` with the config's region, endpoint
+   * and credentials.
+   */
+  clientFor?(config: AwsConfig): RDSClient;
+}
+
+const PROVIDER_NAME = 'aws-rds';
+/** How many refused creates the provider remembers (one per object; oldest forgotten first). */
+const MAX_REMEMBERED_REFUSALS = 1000;
+
+/**
+ * Creates refused for good (a `TerminalError`), by object uid, with the generation they were for.
+ * `observe` repeats the refusal instead of letting the reconciler try again: the reconciler's own
+ * ledger writes (pending, failed) would otherwise trigger another reconcile, and another create
+ * call, for a spec nobody has changed. A new generation tries again.
+ */
+class Refusals {
+  private readonly byUid = new Map<string, { generation: number; error: TerminalError }>();
+  get(obj: DatabaseInstance): TerminalError | undefined {
+    const entry = this.byUid.get(obj.metadata.uid ?? '');
+    return entry && entry.generation === (obj.metadata.generation ?? 0) ? entry.error : undefined;
+  }
+  set(obj: DatabaseInstance, error: TerminalError): void {
+    const uid = obj.metadata.uid ?? '';
+    this.byUid.delete(uid);
+    this.byUid.set(uid, { generation: obj.metadata.generation ?? 0, error });
+    if (this.byUid.size > MAX_REMEMBERED_REFUSALS)
+      this.byUid.delete(this.byUid.keys().next().value!);
+  }
+  clear(obj: DatabaseInstance): void {
+    this.byUid.delete(obj.metadata.uid ?? '');
+  }
+}
+
+/**
+ * The `DatabaseInstance` provider for AWS RDS (`@aws-sdk/client-rds`). External names are
+ * deterministic (`rdsIdentifier(namespace, name)`) and RDS refuses a second instance of an
+ * identifier, so a create retried after a crash cannot duplicate a database. Ownership is the
+ * `steward.dev/owner-uid` tag (= metadata.uid). Every SDK call goes through `rdsCall`, which maps
+ * errors by name.
+ */
+export function rdsExternalProvider(
+  options: RdsProviderOptions,
+): ExternalProvider<DatabaseInstance> {
+  const clientFor =
+    options.clientFor ??
+    ((config: AwsConfig) =>
+      new RDSClient({
+        region: config.region,
+        credentials: { ...config.credentials },
+        ...(config.endpoint ? { endpoint: config.endpoint } : {}),
+      }));
+  const refusals = new Refusals();
+  return {
+    name: PROVIDER_NAME,
+    deterministicNames: true,
+    externalName: (obj) => rdsIdentifier(obj.metadata.namespace ?? '', obj.metadata.name ?? ''),
+    connect: async (obj, signal) => {
+      const config = await options.resolveConfig(obj, signal);
+      return new RdsExternalClient(clientFor(config), config, options, refusals);
+    },
+  };
+}
+
+/** One reconcile's conversation with RDS about one object's instance. */
+class RdsExternalClient implements ExternalClient<DatabaseInstance> {
+  /** The raw instance behind each observation, for `update` and `delete`. */
+  private readonly observed = new WeakMap<Observation, DBInstance>();
+
+  constructor(
+    private readonly rds: RDSClient,
+    private readonly config: AwsConfig,
+    private readonly options: RdsProviderOptions,
+    private readonly refusals: Refusals,
+  ) {}
+
+  private desired(obj: DatabaseInstance): DesiredRdsInstance {
+    return desiredRdsInstance(
+      obj,
+      this.config,
+      this.options.engineVersions ?? DefaultEngineVersions,
+    );
+  }
+
+  private async describe(id: string, signal: AbortSignal): Promise<DBInstance | undefined> {
+    try {
+      const out = await rdsCall('DescribeDBInstances', () =>
+        this.rds.send(new DescribeDBInstancesCommand({ DBInstanceIdentifier: id }), {
+          abortSignal: signal,
+        }),
+      );
+      return out.DBInstances?.find((i) => i.DBInstanceIdentifier === id);
+    } catch (error) {
+      if (error instanceof RdsError && error.kind === 'not-found') return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Describes the instance; never mutates. For an instance still to be created, an invalid spec
+   * (or one RDS already refused at this generation) is a `TerminalError` here, before the
+   * reconciler marks a create as pending; for an existing one it surfaces from `update`.
+   */
+  async observe(obj: DatabaseInstance, id: string, signal: AbortSignal): Promise<Observation> {
+    const instance = await this.describe(id, signal);
+    if (!instance) {
+      if (!obj.metadata.deletionTimestamp) {
+        const refused = this.refusals.get(obj);
+        if (refused) throw refused;
+        this.desired(obj);
+      }
+      return { exists: false };
+    }
+    const owned = ownerUid(instance) === obj.metadata.uid;
+    let upToDate: boolean;
+    try {
+      upToDate =
+        Object.keys(planModification(this.desired(obj), instance)).length === 0 &&
+        (owned || !obj.spec.adopt);
+    } catch {
+      upToDate = false; // the spec is invalid: `update` reports why
+    }
+    const observation: Observation = {
+      exists: true,
+      upToDate,
+      ready: isUsable(instance.DBInstanceStatus),
+      state: providerState(instance.DBInstanceStatus),
+      ownedByThisObject: owned,
+      status: observedStatus(instance),
+    };
+    this.observed.set(observation, instance);
+    return observation;
+  }
+
+  /**
+   * CreateDBInstance. Idempotent: an existing instance with our owner tag (a create whose response
+   * was lost) counts as success; one without it is `AlreadyExists`.
+   */
+  async create(obj: DatabaseInstance, id: string, signal: AbortSignal): Promise<void> {
+    try {
+      await this.createOnce(obj, id, signal);
+      this.refusals.clear(obj);
+    } catch (error) {
+      if (error instanceof TerminalError) this.refusals.set(obj, error);
+      throw error;
+    }
+  }
+
+  private async createOnce(obj: DatabaseInstance, id: string, signal: AbortSignal): Promise<void> {
+    const desired = this.desired(obj);
+    const username = this.options.masterUsername ?? 'steward';
+    checkMasterUser(desired.engine, username);
+    const password = await this.options.passwordFor(obj, signal);
+    checkMasterPassword(desired.engine, password);
+    const tags: Tag[] = [
+      { Key: RdsTags.ownerUid, Value: obj.metadata.uid ?? '' },
+      { Key: RdsTags.namespace, Value: obj.metadata.namespace ?? '' },
+      { Key: RdsTags.name, Value: obj.metadata.name ?? '' },
+    ];
+    try {
+      await rdsCall(
+        'CreateDBInstance',
+        () =>
+          this.rds.send(
+            new CreateDBInstanceCommand({
+              DBInstanceIdentifier: id,
+              Engine: desired.engine,
+              EngineVersion: desired.engineVersion,
+              DBInstanceClass: desired.instanceClass,
+              AllocatedStorage: desired.allocatedStorage,
+              StorageType: desired.storageType,
+              ...(desired.iops !== undefined ? { Iops: desired.iops } : {}),
+              MultiAZ: desired.multiAZ,
+              BackupRetentionPeriod: desired.backupRetentionPeriod,
+              ...(desired.dbSubnetGroupName
+                ? { DBSubnetGroupName: desired.dbSubnetGroupName }
+                : {}),
+              ...(desired.vpcSecurityGroupIds
+                ? { VpcSecurityGroupIds: desired.vpcSecurityGroupIds }
+                : {}),
+              MasterUsername: username,
+              MasterUserPassword: password,
+              CopyTagsToSnapshot: true,
+              Tags: tags,
+            }),
+            { abortSignal: signal },
+          ),
+        [password],
+      );
+    } catch (error) {
+      if (!(error instanceof RdsError && error.kind === 'already-exists')) throw error;
+      const existing = await this.describe(id, signal);
+      if (!existing) throw error; // deleted in between: retry
+      if (ownerUid(existing) !== obj.metadata.uid) {
+        throw new TerminalError(
+          RdsReasons.AlreadyExists,
+          `RDS instance ${id} already exists and was not created by this object; set spec.adopt: true to manage it`,
+          { cause: error },
+        );
+      }
+    }
+  }
+
+  /**
+   * ModifyDBInstance (ApplyImmediately) for class, storage (grow only), storage type, IOPS,
+   * Multi-AZ, backup retention and security groups; tags an adopted instance as ours. Does nothing
+   * while the instance is busy (RDS refuses to modify it then); the next observe decides again.
+   */
+  async update(
+    obj: DatabaseInstance,
+    id: string,
+    observation: Observation,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const desired = this.desired(obj);
+    const instance = this.observed.get(observation) ?? (await this.describe(id, signal));
+    if (!instance || instance.DBInstanceStatus !== 'available') return;
+    if (ownerUid(instance) !== obj.metadata.uid && obj.spec.adopt && instance.DBInstanceArn) {
+      await rdsCall('AddTagsToResource', () =>
+        this.rds.send(
+          new AddTagsToResourceCommand({
+            ResourceName: instance.DBInstanceArn,
+            Tags: [
+              { Key: RdsTags.ownerUid, Value: obj.metadata.uid ?? '' },
+              { Key: RdsTags.namespace, Value: obj.metadata.namespace ?? '' },
+              { Key: RdsTags.name, Value: obj.metadata.name ?? '' },
+            ],
+          }),
+          { abortSignal: signal },
+        ),
+      );
+    }
+    const plan = planModification(desired, instance);
+    if (Object.keys(plan).length === 0) return;
+    checkModification(plan, instance);
+    await rdsCall('ModifyDBInstance', () =>
+      this.rds.send(
+        new ModifyDBInstanceCommand({ DBInstanceIdentifier: id, ApplyImmediately: true, ...plan }),
+        { abortSignal: signal },
+      ),
+    );
+  }
+
+  /**
+   * DeleteDBInstance with a final snapshot `<id>-final-<deletion time>` (stable across retries),
+   * or `SkipFinalSnapshot` when `spec.finalSnapshot` is false. Never deletes an instance that is
+   * not ours. Done once DescribeDBInstances no longer finds it.
+   */
+  async delete(
+    obj: DatabaseInstance,
+    id: string,
+    observation: Observation,
+    signal: AbortSignal,
+  ): Promise<{ done: boolean }> {
+    if (observation.ownedByThisObject === false && !obj.spec.adopt) return { done: true };
+    const instance = this.observed.get(observation) ?? (await this.describe(id, signal));
+    if (!instance) return { done: true };
+    if (instance.DBInstanceStatus !== 'deleting') {
+      const snapshot =
+        obj.spec.finalSnapshot === false
+          ? { SkipFinalSnapshot: true }
+          : { FinalDBSnapshotIdentifier: finalSnapshotIdentifier(id, obj) };
+      try {
+        await rdsCall('DeleteDBInstance', () =>
+          this.rds.send(new DeleteDBInstanceCommand({ DBInstanceIdentifier: id, ...snapshot }), {
+            abortSignal: signal,
+          }),
+        );
+      } catch (error) {
+        if (error instanceof RdsError && error.kind === 'not-found') return { done: true };
+        if (error instanceof RdsError && error.kind === 'snapshot-already-exists') {
+          throw new TerminalError(
+            RdsReasons.AlreadyExists,
+            `the final snapshot ${snapshot.FinalDBSnapshotIdentifier} of ${id} already exists; delete or rename it, or set spec.finalSnapshot: false`,
+            { cause: error },
+          );
+        }
+        throw error;
+      }
+    }
+    return { done: !(await this.describe(id, signal)) };
+  }
+
+  async close(): Promise<void> {
+    this.rds.destroy();
+  }
+}
+
+function ownerUid(instance: DBInstance): string | undefined {
+  return instance.TagList?.find((t) => t.Key === RdsTags.ownerUid)?.Value;
+}
+
+/** `<id>-final-<yyyymmddhhmmss>` of the deletion time: the same on every retry of one deletion. */
+export function finalSnapshotIdentifier(id: string, obj: DatabaseInstance): string {
+  const stamp = obj.metadata.deletionTimestamp
+    ? String(obj.metadata.deletionTimestamp).replace(/\D/g, '').slice(0, 14)
+    : `g${obj.metadata.generation ?? 0}`;
+  return `${id}-final-${stamp}`;
+}
+
+function checkMasterUser(engine: 'postgres' | 'mysql', username: string): void {
+  const max = engine === 'mysql' ? 32 : 63;
+  if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(username) || username.length > max) {
+    throw new TerminalError(
+      RdsReasons.InvalidParameter,
+      `master user name "${username}" is not valid for RDS ${engine}: 1..${max} letters, digits or _, starting with a letter`,
+    );
+  }
+}
+
+/** RDS: printable ASCII except `/`, `"`, `@` and space; postgres 8..128, mysql 8..41 characters. */
+function checkMasterPassword(engine: 'postgres' | 'mysql', password: string): void {
+  const max = engine === 'mysql' ? 41 : 128;
+  if (password.length < 8 || password.length > max || !/^[!#-.0-?A-~]+$/.test(password)) {
+    throw new TerminalError(
+      RdsReasons.InvalidParameter,
+      `the master password is not valid for RDS ${engine}: 8..${max} printable ASCII characters except / " @ and space`,
+    );
+  }
+}

@@ -1,0 +1,294 @@
+import { protos, v1 } from '@google-cloud/sql';
+import { terminalCause, TerminalError } from '@steward/controller';
+import { type DatabaseInstance } from '@steward/database-instance-api';
+import { type ExternalClient, type ExternalProvider, type Observation } from '@steward/external';
+import { type GcpConfig } from '../provider-config.js';
+import { enginePort } from './database-version.js';
+import { callCloudSql, GrpcCode, hasCode } from './errors.js';
+import {
+  actualSettings,
+  desiredInstance,
+  enumName,
+  insertBody,
+  OwnerLabels,
+  patchSettings,
+  settingsDrift,
+} from './instance-settings.js';
+import { cloudSqlInstanceName } from './instance-name.js';
+import { cloudSqlProviderState } from './provider-state.js';
+import { RefusedCreates } from './refused-creates.js';
+
+type IDatabaseInstance = protos.google.cloud.sql.v1.IDatabaseInstance;
+type ClientOptions = ConstructorParameters<typeof v1.SqlInstancesServiceClient>[0];
+
+const enums = {
+  state: protos.google.cloud.sql.v1.DatabaseInstance.SqlInstanceState as unknown as Record<
+    string,
+    unknown
+  >,
+  availability: protos.google.cloud.sql.v1.SqlAvailabilityType as unknown as Record<
+    string,
+    unknown
+  >,
+  activation: protos.google.cloud.sql.v1.Settings.SqlActivationPolicy as unknown as Record<
+    string,
+    unknown
+  >,
+  operationStatus: protos.google.cloud.sql.v1.Operation.SqlOperationStatus as unknown as Record<
+    string,
+    unknown
+  >,
+  operationType: protos.google.cloud.sql.v1.Operation.SqlOperationType as unknown as Record<
+    string,
+    unknown
+  >,
+  ipAddressType: protos.google.cloud.sql.v1.SqlIpAddressType as unknown as Record<string, unknown>,
+};
+
+export interface CloudSqlProviderOptions {
+  /**
+   * The project, region, client options and size classes for `obj` (from its ProviderProfile and
+   * credentials Secret). Called once per reconcile, by `connect`.
+   */
+  resolveConfig(obj: DatabaseInstance, signal: AbortSignal): Promise<GcpConfig>;
+  /**
+   * The root password to create the instance with; never logged, never in status or Events.
+   * Omitted or undefined: Cloud SQL's default (no root password for PostgreSQL's `postgres` user).
+   */
+  passwordFor?(obj: DatabaseInstance): string | undefined | Promise<string | undefined>;
+}
+
+/**
+ * DatabaseInstance on GCP Cloud SQL through the Cloud SQL Admin v1 API (`@google-cloud/sql`).
+ *
+ * - Names are deterministic (`cloudSqlInstanceName`) and Cloud SQL refuses a second instance of one
+ *   name (even for a week after its deletion), so a create repeated after a crash cannot make a
+ *   duplicate: it gets ALREADY_EXISTS and is a success when the instance carries this object's
+ *   owner label (`steward-owner-uid`).
+ * - `observe` reads the instance and the operations on it; `ready` is RUNNABLE with no operation in
+ *   progress (and not stopped).
+ * - `create`, `update` and `delete` start an operation and return; they never wait for it.
+ * - Errors are mapped by numeric code in one place, `callCloudSql` (errors.ts).
+ */
+export function cloudSqlExternalProvider(
+  options: CloudSqlProviderOptions,
+): ExternalProvider<DatabaseInstance> {
+  const refused = new RefusedCreates();
+  return {
+    name: 'gcp-cloudsql',
+    deterministicNames: true,
+    externalName: (obj) => cloudSqlInstanceName(obj.metadata.namespace ?? '', obj.metadata.name!),
+    connect: async (obj, signal) => {
+      const config = await options.resolveConfig(obj, signal);
+      return new CloudSqlClient(config, options, refused);
+    },
+  };
+}
+
+/** What `observe` saw and `update`/`delete` need; kept on the client for the same reconcile. */
+interface Seen {
+  instance: IDatabaseInstance;
+  operationType: string | undefined;
+}
+
+class CloudSqlClient implements ExternalClient<DatabaseInstance> {
+  private readonly instances: v1.SqlInstancesServiceClient;
+  private readonly operations: v1.SqlOperationsServiceClient;
+  private readonly seen = new Map<string, Seen>();
+
+  constructor(
+    private readonly config: GcpConfig,
+    private readonly options: CloudSqlProviderOptions,
+    private readonly refused: RefusedCreates,
+  ) {
+    this.instances = new v1.SqlInstancesServiceClient(config.clientOptions as ClientOptions);
+    this.operations = new v1.SqlOperationsServiceClient(config.clientOptions as ClientOptions);
+  }
+
+  private get project() {
+    return this.config.project;
+  }
+
+  /** The instance, or undefined when Cloud SQL answers NOT_FOUND. */
+  private async getInstance(name: string): Promise<IDatabaseInstance | undefined> {
+    try {
+      const [instance] = await callCloudSql('instances.get', () =>
+        this.instances.get({ project: this.project, instance: name }),
+      );
+      return instance;
+    } catch (error) {
+      if (hasCode(error, GrpcCode.NotFound)) return undefined;
+      throw error;
+    }
+  }
+
+  /** The type of the operation running on the instance (newest first; one at a time), if any. */
+  private async operationInProgress(name: string): Promise<string | undefined> {
+    const [list] = await callCloudSql('operations.list', () =>
+      this.operations.list({ project: this.project, instance: name, maxResults: 10 }),
+    );
+    const running = (list.items ?? []).find(
+      (op) => enumName(enums.operationStatus, op.status) !== 'DONE',
+    );
+    return running ? enumName(enums.operationType, running.operationType) : undefined;
+  }
+
+  async observe(obj: DatabaseInstance, name: string, signal: AbortSignal): Promise<Observation> {
+    signal.throwIfAborted();
+    const instance = await this.getInstance(name);
+    if (!instance) {
+      this.seen.delete(name);
+      if (obj.metadata.deletionTimestamp) {
+        this.refused.forget(obj.metadata.uid);
+        return { exists: false };
+      }
+      // About to be created: a spec Cloud SQL cannot serve, or one it already refused, stops here,
+      // before the reconciler writes a ledger mark (see RefusedCreates).
+      desiredInstance(obj, this.config);
+      const refusal = this.refused.refusal(obj.metadata.uid, obj.metadata.generation);
+      if (refusal) throw refusal;
+      return { exists: false };
+    }
+    const operationType = await this.operationInProgress(name);
+    this.seen.set(name, { instance, operationType });
+
+    const rawState = enumName(enums.state, instance.state);
+    const activation = enumName(enums.activation, instance.settings?.activationPolicy);
+    const state = cloudSqlProviderState(rawState, activation, operationType);
+    const actual = actualSettings(instance, enums.availability);
+    const owned = actual.labels[OwnerLabels.uid] === obj.metadata.uid;
+
+    // A spec Cloud SQL cannot serve is the user's to fix (TerminalError from desiredInstance) —
+    // except while the object is being deleted: then nothing is compared, so deletion never waits
+    // on a spec fix.
+    const drift = obj.metadata.deletionTimestamp
+      ? []
+      : settingsDrift(desiredInstance(obj, this.config), actual);
+
+    const addresses = instance.ipAddresses ?? [];
+    const address =
+      addresses.find((a) => enumName(enums.ipAddressType, a.type) === 'PRIMARY') ??
+      addresses.find((a) => a.ipAddress);
+    const status: Record<string, unknown> = {
+      atProvider: {
+        status: rawState,
+        instanceClass: actual.tier,
+        engineVersion: String(instance.databaseVersion ?? ''),
+        storageGiB: actual.dataDiskSizeGb,
+        highAvailability: actual.availabilityType === 'REGIONAL',
+        backupRetentionDays: actual.backupsEnabled ? (actual.retainedBackups ?? 0) : 0,
+      },
+    };
+    if (address?.ipAddress) {
+      status['endpoint'] = { host: address.ipAddress, port: enginePort(obj.spec.engine) };
+    }
+    return {
+      exists: true,
+      upToDate: drift.length === 0,
+      ready: state === 'available',
+      state,
+      ownedByThisObject: owned,
+      status,
+    };
+  }
+
+  async create(obj: DatabaseInstance, name: string, signal: AbortSignal): Promise<void> {
+    signal.throwIfAborted();
+    try {
+      await this.insert(obj, name);
+      this.refused.forget(obj.metadata.uid);
+    } catch (error) {
+      const terminal = terminalCause(error);
+      if (terminal) this.refused.record(obj.metadata.uid, obj.metadata.generation, terminal);
+      throw error;
+    }
+  }
+
+  /** instances.insert; ALREADY_EXISTS is success when the instance is this object's. */
+  private async insert(obj: DatabaseInstance, name: string): Promise<void> {
+    const desired = desiredInstance(obj, this.config);
+    const body = insertBody(name, desired);
+    const password = await this.options.passwordFor?.(obj);
+    if (password) body.rootPassword = password;
+    try {
+      await callCloudSql('instances.insert', () =>
+        this.instances.insert({ project: this.project, body }),
+      );
+    } catch (error) {
+      if (!hasCode(error, GrpcCode.AlreadyExists)) throw error;
+      // Ours from an earlier attempt whose answer was lost, or someone else's.
+      const existing = await this.getInstance(name);
+      if (existing?.settings?.userLabels?.[OwnerLabels.uid] === obj.metadata.uid) return;
+      throw new TerminalError(
+        'AlreadyExists',
+        existing
+          ? `Cloud SQL instance ${name} already exists in project ${this.project} and was not created by this object; set spec.adopt: true to manage it`
+          : `Cloud SQL instance name ${name} is still reserved in project ${this.project}: Cloud SQL keeps a deleted instance's name for a week`,
+        { cause: error },
+      );
+    }
+  }
+
+  async update(
+    obj: DatabaseInstance,
+    name: string,
+    _observation: Observation,
+    signal: AbortSignal,
+  ): Promise<void> {
+    signal.throwIfAborted();
+    const seen = this.seen.get(name);
+    // While an operation runs (or the instance is not RUNNABLE) Cloud SQL refuses a change with
+    // ABORTED / FAILED_PRECONDITION; the reconciler polls again soon, and the change goes then.
+    if (!seen || seen.operationType || enumName(enums.state, seen.instance.state) !== 'RUNNABLE')
+      return;
+    const desired = desiredInstance(obj, this.config);
+    const settings = patchSettings(desired, actualSettings(seen.instance, enums.availability));
+    if (!settings) return;
+    // 10 ABORTED (another operation started meanwhile) propagates and is retried with backoff.
+    await callCloudSql('instances.patch', () =>
+      this.instances.patch({ project: this.project, instance: name, body: { settings } }),
+    );
+  }
+
+  async delete(
+    obj: DatabaseInstance,
+    name: string,
+    _observation: Observation,
+    signal: AbortSignal,
+  ): Promise<{ done: boolean }> {
+    signal.throwIfAborted();
+    const seen = this.seen.get(name);
+    const state = seen ? enumName(enums.state, seen.instance.state) : '';
+    // Already being deleted, or busy with something else: wait for it.
+    if (state === 'PENDING_DELETE' || seen?.operationType) return { done: false };
+    const finalBackup = obj.spec.finalSnapshot !== false;
+    if (finalBackup && state !== 'RUNNABLE') {
+      throw new TerminalError(
+        'FinalSnapshotImpossible',
+        `Cloud SQL instance ${name} is ${state || 'not running'}, so it cannot take the final backup spec.finalSnapshot asks for; set spec.finalSnapshot: false to delete it without one, or set deletionPolicy: Retain`,
+      );
+    }
+    try {
+      await callCloudSql('instances.delete', () =>
+        this.instances.delete({
+          project: this.project,
+          instance: name,
+          ...(finalBackup
+            ? {
+                enableFinalBackup: true,
+                finalBackupDescription: `steward final backup of DatabaseInstance ${obj.metadata.namespace}/${obj.metadata.name}`,
+              }
+            : {}),
+        }),
+      );
+    } catch (error) {
+      if (hasCode(error, GrpcCode.NotFound)) return { done: true };
+      throw error;
+    }
+    return { done: false };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.instances.close(), this.operations.close()]);
+  }
+}
