@@ -6,15 +6,9 @@ import {
   type RDSClient,
 } from '@aws-sdk/client-rds';
 import { findCondition } from '@steward/conditions';
-import {
-  annotationsChanged,
-  controllerFor,
-  generationChanged,
-  Manager,
-  or,
-} from '@steward/controller';
+import { controllerFor, Manager } from '@steward/controller';
 import { DatabaseInstance } from '@steward/database-instance-api';
-import { managedReconciler } from '@steward/external';
+import { externalChanges, managedReconciler } from '@steward/external';
 import { KubeClient, Namespaces, NotFoundError } from '@steward/kube';
 import {
   eventually,
@@ -99,7 +93,7 @@ function run(): void {
   const manager = new Manager({ kubeConfig: plane.kubeConfig, name: 'database-instance-test' });
   controllerFor(manager, Dbis, {
     selection: { namespace: ns },
-    predicates: [or(generationChanged, annotationsChanged)],
+    predicates: [externalChanges],
   })
     .named('databaseinstance')
     .complete(

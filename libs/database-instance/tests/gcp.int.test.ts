@@ -1,15 +1,9 @@
 import { v1 } from '@google-cloud/sql';
 import { findCondition } from '@steward/conditions';
-import {
-  annotationsChanged,
-  controllerFor,
-  generationChanged,
-  Manager,
-  or,
-} from '@steward/controller';
+import { controllerFor, Manager } from '@steward/controller';
 import { DatabaseInstance } from '@steward/database-instance-api';
 import { KubeEventRecorder } from '@steward/events';
-import { ExternalAnnotations as A, managedReconciler } from '@steward/external';
+import { ExternalAnnotations as A, externalChanges, managedReconciler } from '@steward/external';
 import { KubeClient, Namespaces, NotFoundError } from '@steward/kube';
 import {
   eventually,
@@ -78,7 +72,7 @@ function run(): void {
   });
   controllerFor(manager, Kind, {
     selection: { namespace: ns },
-    predicates: [or(generationChanged, annotationsChanged)],
+    predicates: [externalChanges],
   })
     .named('databaseinstance')
     .complete(

@@ -50,33 +50,6 @@ export interface RdsProviderOptions {
 }
 
 const PROVIDER_NAME = 'aws-rds';
-/** How many refused creates the provider remembers (one per object; oldest forgotten first). */
-const MAX_REMEMBERED_REFUSALS = 1000;
-
-/**
- * Creates refused for good (a `TerminalError`), by object uid, with the generation they were for.
- * `observe` repeats the refusal instead of letting the reconciler try again: the reconciler's own
- * ledger writes (pending, failed) would otherwise trigger another reconcile, and another create
- * call, for a spec nobody has changed. A new generation tries again.
- */
-class Refusals {
-  private readonly byUid = new Map<string, { generation: number; error: TerminalError }>();
-  get(obj: DatabaseInstance): TerminalError | undefined {
-    const entry = this.byUid.get(obj.metadata.uid ?? '');
-    return entry && entry.generation === (obj.metadata.generation ?? 0) ? entry.error : undefined;
-  }
-  set(obj: DatabaseInstance, error: TerminalError): void {
-    const uid = obj.metadata.uid ?? '';
-    this.byUid.delete(uid);
-    this.byUid.set(uid, { generation: obj.metadata.generation ?? 0, error });
-    if (this.byUid.size > MAX_REMEMBERED_REFUSALS)
-      this.byUid.delete(this.byUid.keys().next().value!);
-  }
-  clear(obj: DatabaseInstance): void {
-    this.byUid.delete(obj.metadata.uid ?? '');
-  }
-}
-
 /**
  * The `DatabaseInstance` provider for AWS RDS (`@aws-sdk/client-rds`). External names are
  * deterministic (`rdsIdentifier(namespace, name)`) and RDS refuses a second instance of an
@@ -95,14 +68,13 @@ export function rdsExternalProvider(
         credentials: { ...config.credentials },
         ...(config.endpoint ? { endpoint: config.endpoint } : {}),
       }));
-  const refusals = new Refusals();
   return {
     name: PROVIDER_NAME,
     deterministicNames: true,
     externalName: (obj) => rdsIdentifier(obj.metadata.namespace ?? '', obj.metadata.name ?? ''),
     connect: async (obj, signal) => {
       const config = await options.resolveConfig(obj, signal);
-      return new RdsExternalClient(clientFor(config), config, options, refusals);
+      return new RdsExternalClient(clientFor(config), config, options);
     },
   };
 }
@@ -116,7 +88,6 @@ class RdsExternalClient implements ExternalClient<DatabaseInstance> {
     private readonly rds: RDSClient,
     private readonly config: AwsConfig,
     private readonly options: RdsProviderOptions,
-    private readonly refusals: Refusals,
   ) {}
 
   private desired(obj: DatabaseInstance): DesiredRdsInstance {
@@ -143,15 +114,13 @@ class RdsExternalClient implements ExternalClient<DatabaseInstance> {
 
   /**
    * Describes the instance; never mutates. For an instance still to be created, an invalid spec
-   * (or one RDS already refused at this generation) is a `TerminalError` here, before the
+   * is a `TerminalError` here, before the
    * reconciler marks a create as pending; for an existing one it surfaces from `update`.
    */
   async observe(obj: DatabaseInstance, id: string, signal: AbortSignal): Promise<Observation> {
     const instance = await this.describe(id, signal);
     if (!instance) {
       if (!obj.metadata.deletionTimestamp) {
-        const refused = this.refusals.get(obj);
-        if (refused) throw refused;
         this.desired(obj);
       }
       return { exists: false };
@@ -182,13 +151,7 @@ class RdsExternalClient implements ExternalClient<DatabaseInstance> {
    * was lost) counts as success; one without it is `AlreadyExists`.
    */
   async create(obj: DatabaseInstance, id: string, signal: AbortSignal): Promise<void> {
-    try {
-      await this.createOnce(obj, id, signal);
-      this.refusals.clear(obj);
-    } catch (error) {
-      if (error instanceof TerminalError) this.refusals.set(obj, error);
-      throw error;
-    }
+    await this.createOnce(obj, id, signal);
   }
 
   private async createOnce(obj: DatabaseInstance, id: string, signal: AbortSignal): Promise<void> {

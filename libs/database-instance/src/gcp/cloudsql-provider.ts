@@ -1,5 +1,5 @@
 import { protos, v1 } from '@google-cloud/sql';
-import { terminalCause, TerminalError } from '@steward/controller';
+import { TerminalError } from '@steward/controller';
 import { type DatabaseInstance } from '@steward/database-instance-api';
 import { type ExternalClient, type ExternalProvider, type Observation } from '@steward/external';
 import { type GcpConfig } from '../provider-config.js';
@@ -16,7 +16,6 @@ import {
 } from './instance-settings.js';
 import { cloudSqlInstanceName } from './instance-name.js';
 import { cloudSqlProviderState } from './provider-state.js';
-import { RefusedCreates } from './refused-creates.js';
 
 type IDatabaseInstance = protos.google.cloud.sql.v1.IDatabaseInstance;
 type ClientOptions = ConstructorParameters<typeof v1.SqlInstancesServiceClient>[0];
@@ -73,14 +72,13 @@ export interface CloudSqlProviderOptions {
 export function cloudSqlExternalProvider(
   options: CloudSqlProviderOptions,
 ): ExternalProvider<DatabaseInstance> {
-  const refused = new RefusedCreates();
   return {
     name: 'gcp-cloudsql',
     deterministicNames: true,
     externalName: (obj) => cloudSqlInstanceName(obj.metadata.namespace ?? '', obj.metadata.name!),
     connect: async (obj, signal) => {
       const config = await options.resolveConfig(obj, signal);
-      return new CloudSqlClient(config, options, refused);
+      return new CloudSqlClient(config, options);
     },
   };
 }
@@ -99,7 +97,6 @@ class CloudSqlClient implements ExternalClient<DatabaseInstance> {
   constructor(
     private readonly config: GcpConfig,
     private readonly options: CloudSqlProviderOptions,
-    private readonly refused: RefusedCreates,
   ) {
     this.instances = new v1.SqlInstancesServiceClient(config.clientOptions as ClientOptions);
     this.operations = new v1.SqlOperationsServiceClient(config.clientOptions as ClientOptions);
@@ -138,15 +135,11 @@ class CloudSqlClient implements ExternalClient<DatabaseInstance> {
     const instance = await this.getInstance(name);
     if (!instance) {
       this.seen.delete(name);
-      if (obj.metadata.deletionTimestamp) {
-        this.refused.forget(obj.metadata.uid);
-        return { exists: false };
-      }
-      // About to be created: a spec Cloud SQL cannot serve, or one it already refused, stops here,
-      // before the reconciler writes a ledger mark (see RefusedCreates).
+      if (obj.metadata.deletionTimestamp) return { exists: false };
+      // About to be created: a spec Cloud SQL cannot serve stops here, before the reconciler
+      // writes a ledger mark. (A spec Cloud SQL itself refused is not tried again for the same
+      // generation: the managed reconciler sees to that.)
       desiredInstance(obj, this.config);
-      const refusal = this.refused.refusal(obj.metadata.uid, obj.metadata.generation);
-      if (refusal) throw refusal;
       return { exists: false };
     }
     const operationType = await this.operationInProgress(name);
@@ -194,14 +187,7 @@ class CloudSqlClient implements ExternalClient<DatabaseInstance> {
 
   async create(obj: DatabaseInstance, name: string, signal: AbortSignal): Promise<void> {
     signal.throwIfAborted();
-    try {
-      await this.insert(obj, name);
-      this.refused.forget(obj.metadata.uid);
-    } catch (error) {
-      const terminal = terminalCause(error);
-      if (terminal) this.refused.record(obj.metadata.uid, obj.metadata.generation, terminal);
-      throw error;
-    }
+    await this.insert(obj, name);
   }
 
   /** instances.insert; ALREADY_EXISTS is success when the instance is this object's. */
