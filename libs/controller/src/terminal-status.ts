@@ -19,8 +19,9 @@ interface WithConditions extends KubeObject {
  * error's reason and message and the object's generation. So from status alone, a user tells a
  * failure they must fix (`Stalled=True`) from one the controller is retrying (`Ready=False`
  * without `Stalled`). Writes the status subresource only when a condition changed, guarded by the
- * cached resourceVersion; a conflict means the object changed and will be reconciled again anyway.
- * Returns whether it wrote.
+ * resourceVersion it computed from; on a conflict (the cache was behind, e.g. after the
+ * reconciler's own write) it reads the object once more and computes again, so the record is not
+ * lost — a terminal failure is not retried, and nothing else would write it. Returns whether it wrote.
  */
 export async function recordTerminalFailure(
   client: KubeClient,
@@ -29,27 +30,14 @@ export async function recordTerminalFailure(
   reason: string,
   message: string,
 ): Promise<boolean> {
-  const current = obj as WithConditions;
-  const generation = current.metadata.generation;
-  const updates = [
-    {
-      type: 'Ready',
-      status: 'False' as const,
-      reason,
-      message,
-      ...(generation !== undefined ? { observedGeneration: generation } : {}),
-    },
-    {
-      type: StalledCondition,
-      status: 'True' as const,
-      reason,
-      message,
-      ...(generation !== undefined ? { observedGeneration: generation } : {}),
-    },
-  ];
-  const { conditions, changed } = setConditions(current.status?.conditions, updates);
-  if (!changed) return false;
-  return writeConditions(client, rt, current, conditions);
+  return updateConditions(client, rt, obj, (current) => {
+    const generation = current.metadata.generation;
+    const stamp = generation !== undefined ? { observedGeneration: generation } : {};
+    return setConditions(current.status?.conditions, [
+      { type: 'Ready', status: 'False', reason, message, ...stamp },
+      { type: StalledCondition, status: 'True', reason, message, ...stamp },
+    ]);
+  });
 }
 
 /** Removes a `Stalled` condition left by an earlier terminal failure, once a reconcile succeeds. */
@@ -58,29 +46,45 @@ export async function clearStalled(
   rt: ResourceType,
   obj: KubeObject,
 ): Promise<boolean> {
-  const current = obj as WithConditions;
-  if (!findCondition(current.status?.conditions, StalledCondition)) return false;
-  const { conditions } = removeCondition(current.status?.conditions, StalledCondition);
-  return writeConditions(client, rt, current, conditions);
+  if (!findCondition((obj as WithConditions).status?.conditions, StalledCondition)) return false;
+  return updateConditions(client, rt, obj, (current) =>
+    removeCondition(current.status?.conditions, StalledCondition),
+  );
 }
 
-async function writeConditions(
+async function updateConditions(
   client: KubeClient,
   rt: ResourceType,
-  obj: WithConditions,
-  conditions: Condition[],
+  obj: KubeObject,
+  compute: (current: WithConditions) => { conditions: Condition[]; changed: boolean },
 ): Promise<boolean> {
-  try {
-    await client.mergePatch(
-      rt,
-      obj.metadata.name!,
-      obj.metadata.namespace,
-      { metadata: { resourceVersion: obj.metadata.resourceVersion }, status: { conditions } },
-      { subresource: 'status' },
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConflictError || error instanceof NotFoundError) return false;
-    throw error;
+  let current = obj as WithConditions;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const { conditions, changed } = compute(current);
+    if (!changed) return false;
+    try {
+      await client.mergePatch(
+        rt,
+        current.metadata.name!,
+        current.metadata.namespace,
+        { metadata: { resourceVersion: current.metadata.resourceVersion }, status: { conditions } },
+        { subresource: 'status' },
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof NotFoundError) return false;
+      if (!(error instanceof ConflictError) || attempt > 0) throw error;
+      try {
+        current = await client.get<WithConditions>(
+          rt,
+          current.metadata.name!,
+          current.metadata.namespace,
+        );
+      } catch (readError) {
+        if (readError instanceof NotFoundError) return false;
+        throw readError;
+      }
+    }
   }
+  return false;
 }

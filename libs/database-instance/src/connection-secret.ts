@@ -18,8 +18,16 @@ export function connectionSecretName(obj: DatabaseInstance): string {
   return obj.spec.writeConnectionSecretToRef?.name ?? `${obj.metadata.name}-connection`;
 }
 
-/** The master user name Steward creates instances with. */
+/** The master user name Steward creates RDS instances with. */
 export const masterUsername = 'steward_admin';
+
+/**
+ * The user whose password Cloud SQL sets at creation (`rootPassword`): the engine's built-in
+ * superuser, so that is the user the connection Secret must name.
+ */
+export function cloudSqlRootUser(engine: DatabaseInstance['spec']['engine']): string {
+  return engine === 'mysql' ? 'root' : 'postgres';
+}
 
 const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 const unb64 = (s: string | undefined): string => Buffer.from(s ?? '', 'base64').toString('utf8');
@@ -35,6 +43,7 @@ const unb64 = (s: string | undefined): string => Buffer.from(s ?? '', 'base64').
 export async function ensureMasterPassword(
   client: KubeClient,
   obj: DatabaseInstance,
+  username: string = masterUsername,
 ): Promise<string> {
   const name = connectionSecretName(obj);
   const namespace = obj.metadata.namespace!;
@@ -72,7 +81,7 @@ export async function ensureMasterPassword(
           }
         : {}),
     },
-    data: { username: b64(masterUsername), password: b64(password) },
+    data: { username: b64(username), password: b64(password) },
   };
   try {
     if (existing) {
@@ -86,7 +95,7 @@ export async function ensureMasterPassword(
     return password;
   } catch (error) {
     // Someone (another replica, a previous attempt) wrote it first: theirs is the password.
-    if (error instanceof AlreadyExistsError) return ensureMasterPassword(client, obj);
+    if (error instanceof AlreadyExistsError) return ensureMasterPassword(client, obj, username);
     throw error;
   }
 }

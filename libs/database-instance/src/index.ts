@@ -11,6 +11,7 @@
  *   the database does. Passwords never reach logs, Events or status.
  */
 export {
+  cloudSqlRootUser,
   connectionSecretName,
   ensureMasterPassword,
   masterUsername,
@@ -20,3 +21,4 @@ export { checkGuardrails, type GuardrailViolation } from './guardrails.js';
 export { type AwsConfig, type GcpConfig } from './provider-config.js';
 export * from './aws/index.js';
 export * from './gcp/index.js';
+export * from './controller/index.js';
