@@ -35,12 +35,6 @@ import {
 } from '@steward/kube';
 // A benchmark runs on the test harness, as the integration tests do.
 import { startControlPlane, type ControlPlane } from '@steward/testing';
-import {
-  newRateLimitingQueue,
-  newWorkQueue,
-  type WorkQueue,
-  type WorkqueueMetricsProvider,
-} from '@steward/workqueue';
 import { spawn } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -70,8 +64,6 @@ const config = {
   managerQps: 200,
   managerBurst: 400,
   workers: 4,
-  workqueueKeys: 10_000,
-  workqueueMeasureMs: quick ? 500 : 1500,
   convergenceTimeoutMs: 5 * 60_000,
 };
 
@@ -201,76 +193,33 @@ async function gcSettle(): Promise<void> {
 
 // --- phase 1: work queue -------------------------------------------------------------------
 
-/** The scenarios of libs/workqueue/bench/throughput.ts, run in this process. */
+/**
+ * The work-queue scenarios live in one place, libs/workqueue/bench/throughput.ts; this runs that
+ * script in a child process (before the control plane starts) and folds its figures into the table.
+ */
 async function workqueuePhase(): Promise<void> {
-  const keySpace = config.workqueueKeys;
-  const keys = Array.from({ length: keySpace }, (_, i) => `namespace-${i % 97}/object-${i}`);
-  const interleaved = (queue: WorkQueue): number => {
-    for (let i = 0; i < keySpace; i++) {
-      queue.add(keys[i]!);
-      queue.done(queue.tryGet()!);
-    }
-    return keySpace;
-  };
-  const backlog = (queue: WorkQueue): number => {
-    for (let i = 0; i < keySpace; i++) queue.add(keys[i]!);
-    let cycles = 0;
-    for (let item = queue.tryGet(); item !== undefined; item = queue.tryGet()) {
-      queue.done(item);
-      cycles++;
-    }
-    return cycles;
-  };
-  const backlogAsync = async (queue: WorkQueue): Promise<number> => {
-    for (let i = 0; i < keySpace; i++) queue.add(keys[i]!);
-    let cycles = 0;
-    while (queue.len() > 0) {
-      const result = await queue.get();
-      if (result.shutdown) break;
-      queue.done(result.item);
-      cycles++;
-    }
-    return cycles;
-  };
-  const inert = { inc() {}, dec() {}, observe() {}, set() {} };
-  const inertProvider: WorkqueueMetricsProvider = {
-    newDepthMetric: () => inert,
-    newAddsMetric: () => inert,
-    newLatencyMetric: () => inert,
-    newWorkDurationMetric: () => inert,
-    newUnfinishedWorkSecondsMetric: () => inert,
-    newLongestRunningProcessorSecondsMetric: () => inert,
-    newRetriesMetric: () => inert,
-  };
-  const measure = async (
-    label: string,
-    queue: WorkQueue,
-    round: (q: WorkQueue) => number | Promise<number>,
-  ): Promise<void> => {
-    for (let i = 0; i < 20; i++) await round(queue); // warm-up: let the JIT settle
-    let cycles = 0;
-    const start = performance.now();
-    let elapsed = 0;
-    while (elapsed < config.workqueueMeasureMs) {
-      cycles += await round(queue);
-      elapsed = performance.now() - start;
-    }
-    queue.shutDown();
-    row(
-      `work queue: ${label}`,
-      `${fmt((cycles / elapsed) * 1000)} cycles/s`,
-      `${fmt(keySpace)} keys, ${fmt(config.workqueueMeasureMs)} ms after 20 warm-up rounds`,
-    );
-  };
   log('work queue throughput');
-  await measure('interleaved add/tryGet/done', newWorkQueue(), interleaved);
-  await measure('backlog add×10k, tryGet/done×10k', newWorkQueue(), backlog);
-  await measure('backlog add×10k, await get/done×10k', newWorkQueue(), backlogAsync);
-  await measure(
-    'backlog, rate-limiting queue + metrics bookkeeping',
-    newRateLimitingQueue(undefined, { name: 'bench', metricsProvider: inertProvider }),
-    backlog,
-  );
+  const script = join(import.meta.dirname, '../../workqueue/bench/throughput.ts');
+  const output = await new Promise<string>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`${script} exited with ${code}`)),
+    );
+  });
+  for (const line of output.split('\n')) {
+    const match = /^(.*\S)\s+([\d,]+) cycles\/s$/.exec(line);
+    if (match)
+      row(
+        `work queue: ${match[1]}`,
+        `${match[2]} cycles/s`,
+        '10,000 keys; see libs/workqueue/bench/throughput.ts',
+      );
+  }
 }
 
 // --- phases 2–5: on a real control plane -----------------------------------------------------

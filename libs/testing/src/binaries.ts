@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { runPrintEnv } from './print-env.js';
 import { repoRoot } from './repo-root.js';
 
 /** Absolute paths of the Go-built control-plane binaries. */
@@ -38,26 +38,7 @@ async function resolveBinaries(): Promise<ControlPlaneBinaries> {
   const fromEnv = readEnv(process.env);
   if (fromEnv) return fromEnv;
   const script = join(repoRoot(), 'tools', 'control-plane', 'build.sh');
-  const output = await new Promise<string>((resolve, reject) => {
-    const child = spawn('bash', [script, '--print-env'], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let stdout = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.on('error', reject);
-    child.on('exit', (code) =>
-      code === 0
-        ? resolve(stdout)
-        : reject(
-            new Error(
-              `steward: ${script} failed with exit code ${code}; its output above names the failed step`,
-            ),
-          ),
-    );
-  });
-  const env: Record<string, string> = {};
-  for (const line of output.split('\n')) {
-    const match = /^(STEWARD_[A-Z_]+_BIN)=(.+)$/.exec(line.trim());
-    if (match?.[1] && match[2]) env[match[1]] = match[2];
-  }
+  const env = await runPrintEnv(script);
   const binaries = readEnv(env);
   if (!binaries) throw new Error(`steward: ${script} --print-env did not print every binary path`);
   return binaries;

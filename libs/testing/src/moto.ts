@@ -1,11 +1,11 @@
 import { RDSClient, type RDSClientConfig } from '@aws-sdk/client-rds';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './free-port.js';
 import { ManagedProcess } from './managed-process.js';
+import { parsePrintEnv, runPrintEnv } from './print-env.js';
 import { repoRoot } from './repo-root.js';
 
 export interface MotoOptions {
@@ -132,11 +132,7 @@ export function isPortClash(log: string): boolean {
 
 /** The path in a `STEWARD_MOTO_SERVER_BIN=path` line of install.sh's `--print-env` output. */
 export function parseMotoServerPath(output: string): string | undefined {
-  for (const line of output.split('\n')) {
-    const match = /^STEWARD_MOTO_SERVER_BIN=(.+)$/.exec(line.trim());
-    if (match?.[1]) return match[1];
-  }
-  return undefined;
+  return parsePrintEnv(output)['STEWARD_MOTO_SERVER_BIN'];
 }
 
 async function waitReady(proc: ManagedProcess, endpoint: string, timeoutMs: number) {
@@ -179,22 +175,7 @@ async function resolveBinary(): Promise<string> {
   const fromEnv = process.env['STEWARD_MOTO_SERVER_BIN'];
   if (fromEnv) return fromEnv;
   const script = join(repoRoot(), 'tools', 'backends', 'moto', 'install.sh');
-  const output = await new Promise<string>((resolve, reject) => {
-    const child = spawn('bash', [script, '--print-env'], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let stdout = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.on('error', reject);
-    child.on('exit', (code) =>
-      code === 0
-        ? resolve(stdout)
-        : reject(
-            new Error(
-              `steward: ${script} failed with exit code ${code}; its output above names the failed step and its log`,
-            ),
-          ),
-    );
-  });
-  const path = parseMotoServerPath(output);
+  const path = (await runPrintEnv(script))['STEWARD_MOTO_SERVER_BIN'];
   if (!path)
     throw new Error(`steward: ${script} --print-env did not print STEWARD_MOTO_SERVER_BIN`);
   return path;
