@@ -27,13 +27,27 @@ export class ManagedProcess {
     });
   }
 
-  /** Starts `command` with output appended to `logFile`. */
-  static start(name: string, command: string, args: string[], logFile: string): ManagedProcess {
+  /**
+   * Starts `command` with output appended to `logFile`; `options.env` replaces the environment
+   * (default: this process's), `options.cwd` the working directory.
+   */
+  static start(
+    name: string,
+    command: string,
+    args: string[],
+    logFile: string,
+    options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+  ): ManagedProcess {
     installExitHooks();
     const fd = openSync(logFile, 'a');
     let child: ChildProcess;
     try {
-      child = spawn(command, args, { detached: true, stdio: ['ignore', fd, fd] });
+      child = spawn(command, args, {
+        detached: true,
+        stdio: ['ignore', fd, fd],
+        ...(options.env ? { env: options.env } : {}),
+        ...(options.cwd ? { cwd: options.cwd } : {}),
+      });
     } finally {
       closeSync(fd);
     }
@@ -80,6 +94,11 @@ export class ManagedProcess {
   /** Kills at once, synchronously; for exit hooks, where nothing asynchronous runs. */
   killNow(): void {
     if (this.running) this.signalGroup('SIGKILL');
+  }
+
+  /** Sends `signal` to the process group (e.g. SIGTERM to test a graceful stop). */
+  signal(signal: NodeJS.Signals): void {
+    if (this.running) this.signalGroup(signal);
   }
 
   private signalGroup(signal: NodeJS.Signals): void {

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+describe('loadConfig', () => {
+  it('has production defaults: all namespaces, port 8080, leader election in POD_NAMESPACE', () => {
+    expect(loadConfig({ POD_NAMESPACE: 'steward-system', POD_NAME: 'dic-0' })).toEqual({
+      watchNamespace: undefined,
+      probePort: 8080,
+      probeHost: '0.0.0.0',
+      leaderElection: true,
+      leaderElectionNamespace: 'steward-system',
+      podName: 'dic-0',
+      logLevel: 'info',
+      maxConcurrentReconciles: 4,
+      pollIntervalMs: 60_000,
+      busyPollIntervalMs: 10_000,
+      credentialsRecheckMs: 300_000,
+      kubeconfig: undefined,
+      otlpEndpoint: undefined,
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      STEWARD_WATCH_NAMESPACE: 'team-a',
+      STEWARD_PROBE_PORT: '0',
+      STEWARD_LEADER_ELECT: 'false',
+      STEWARD_LOG_LEVEL: 'debug',
+      STEWARD_MAX_CONCURRENT_RECONCILES: '8',
+      STEWARD_POLL_INTERVAL_SECONDS: '30',
+      STEWARD_BUSY_POLL_INTERVAL_SECONDS: '2',
+      STEWARD_CREDENTIALS_RECHECK_SECONDS: '60',
+      KUBECONFIG: '/tmp/kubeconfig',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+    });
+    expect(config).toMatchObject({
+      watchNamespace: 'team-a',
+      probePort: 0,
+      leaderElection: false,
+      logLevel: 'debug',
+      maxConcurrentReconciles: 8,
+      pollIntervalMs: 30_000,
+      busyPollIntervalMs: 2_000,
+      credentialsRecheckMs: 60_000,
+      kubeconfig: '/tmp/kubeconfig',
+      otlpEndpoint: 'http://collector:4318',
+    });
+  });
+
+  it.each([
+    [{ STEWARD_PROBE_PORT: '80a' }, 'STEWARD_PROBE_PORT must be a whole number from 0 to 65535'],
+    [{ STEWARD_PROBE_PORT: '70000' }, 'STEWARD_PROBE_PORT must be a whole number from 0 to 65535'],
+    [{ STEWARD_LEADER_ELECT: 'yes' }, 'STEWARD_LEADER_ELECT must be "true" or "false", got "yes"'],
+    [{ STEWARD_LOG_LEVEL: 'loud' }, 'STEWARD_LOG_LEVEL must be one of'],
+    [{ STEWARD_WATCH_NAMESPACE: 'Team_A' }, 'STEWARD_WATCH_NAMESPACE must be a namespace name'],
+    [{ STEWARD_MAX_CONCURRENT_RECONCILES: '0' }, 'from 1 to 64'],
+  ])('rejects %o naming the variable', (env, message) => {
+    expect(() => loadConfig({ STEWARD_LEADER_ELECT: 'false', ...env })).toThrow(ConfigError);
+    expect(() => loadConfig({ STEWARD_LEADER_ELECT: 'false', ...env })).toThrow(message);
+  });
+
+  it('asks for a Lease namespace when leader election is on and none is known', () => {
+    expect(() => loadConfig({})).toThrow(/set POD_NAMESPACE .* or set STEWARD_LEADER_ELECT=false/);
+  });
+});

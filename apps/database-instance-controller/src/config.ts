@@ -1,0 +1,107 @@
+/**
+ * The process's configuration, read once from the environment (the chart sets these variables).
+ * Every value is checked here so that a mistyped variable stops the process at start with a
+ * message naming it, instead of surfacing later as odd behaviour.
+ */
+export interface Config {
+  /** Only DatabaseInstances in this namespace; `undefined` = all namespaces. */
+  readonly watchNamespace: string | undefined;
+  /** Serves /healthz, /readyz and /metrics; 0 picks a free port (tests). */
+  readonly probePort: number;
+  readonly probeHost: string;
+  /** Lease-based leader election in `leaderElectionNamespace`. */
+  readonly leaderElection: boolean;
+  readonly leaderElectionNamespace: string;
+  /** This process's identity in the Lease and in Events. */
+  readonly podName: string | undefined;
+  readonly logLevel: LogLevel;
+  readonly maxConcurrentReconciles: number;
+  /** How often a converged instance is observed at its provider again. */
+  readonly pollIntervalMs: number;
+  /** How often an instance the provider is still working on is observed again. */
+  readonly busyPollIntervalMs: number;
+  /** How often each ProviderProfile's credentials are checked again. */
+  readonly credentialsRecheckMs: number;
+  /** An explicit kubeconfig file (local runs); unset = in-cluster service account. */
+  readonly kubeconfig: string | undefined;
+  readonly otlpEndpoint: string | undefined;
+}
+
+export const LogLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LogLevels)[number];
+
+/** The name of this application: field manager, Lease name prefix, Event reporter, service name. */
+export const APP_NAME = 'database-instance-controller';
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function text(env: Env, key: string): string | undefined {
+  const value = env[key]?.trim();
+  return value ? value : undefined;
+}
+
+function integer(env: Env, key: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, key);
+  if (raw === undefined) return fallback;
+  if (!/^[0-9]+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${key} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function boolean(env: Env, key: string, fallback: boolean): boolean {
+  const raw = text(env, key);
+  if (raw === undefined) return fallback;
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  throw new ConfigError(`${key} must be "true" or "false", got "${raw}"`);
+}
+
+function namespace(env: Env, key: string): string | undefined {
+  const raw = text(env, key);
+  if (raw !== undefined && !DNS_LABEL.test(raw)) {
+    throw new ConfigError(`${key} must be a namespace name (a DNS label), got "${raw}"`);
+  }
+  return raw;
+}
+
+/** Reads and checks the configuration; throws {@link ConfigError} naming the variable at fault. */
+export function loadConfig(env: Env): Config {
+  const logLevel = text(env, 'STEWARD_LOG_LEVEL') ?? 'info';
+  if (!(LogLevels as readonly string[]).includes(logLevel)) {
+    throw new ConfigError(
+      `STEWARD_LOG_LEVEL must be one of ${LogLevels.join(', ')}, got "${logLevel}"`,
+    );
+  }
+  const leaderElection = boolean(env, 'STEWARD_LEADER_ELECT', true);
+  const podNamespace = namespace(env, 'POD_NAMESPACE');
+  const leaderElectionNamespace =
+    namespace(env, 'STEWARD_LEADER_ELECTION_NAMESPACE') ?? podNamespace;
+  if (leaderElection && !leaderElectionNamespace) {
+    throw new ConfigError(
+      'leader election needs a namespace for its Lease: set POD_NAMESPACE (the chart does, from the downward API) or STEWARD_LEADER_ELECTION_NAMESPACE, or set STEWARD_LEADER_ELECT=false',
+    );
+  }
+  return {
+    watchNamespace: namespace(env, 'STEWARD_WATCH_NAMESPACE'),
+    probePort: integer(env, 'STEWARD_PROBE_PORT', 8080, 0, 65535),
+    probeHost: text(env, 'STEWARD_PROBE_HOST') ?? '0.0.0.0',
+    leaderElection,
+    leaderElectionNamespace: leaderElectionNamespace ?? '',
+    podName: text(env, 'POD_NAME'),
+    logLevel: logLevel as LogLevel,
+    maxConcurrentReconciles: integer(env, 'STEWARD_MAX_CONCURRENT_RECONCILES', 4, 1, 64),
+    pollIntervalMs: integer(env, 'STEWARD_POLL_INTERVAL_SECONDS', 60, 1, 86_400) * 1000,
+    busyPollIntervalMs: integer(env, 'STEWARD_BUSY_POLL_INTERVAL_SECONDS', 10, 1, 3_600) * 1000,
+    credentialsRecheckMs:
+      integer(env, 'STEWARD_CREDENTIALS_RECHECK_SECONDS', 300, 1, 86_400) * 1000,
+    kubeconfig: text(env, 'KUBECONFIG'),
+    otlpEndpoint: text(env, 'OTEL_EXPORTER_OTLP_ENDPOINT'),
+  };
+}
