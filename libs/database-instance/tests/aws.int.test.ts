@@ -194,6 +194,34 @@ describe('the AWS RDS provider under the managed reconciler (real API server + m
     expect(count('CreateDBInstance')).toBe(1);
   });
 
+  it('reports a major version change as Unsupported and modifies nothing; reverting it is Ready again', async () => {
+    run();
+    await create('versioned');
+    await ready('versioned');
+    const dbi = await read('versioned');
+    await admin.update<Dbi>(Dbis, { ...dbi, spec: { ...dbi.spec, version: '17' } });
+    const unsupported = await eventually(
+      async () => {
+        const c = await condition('versioned', 'Ready');
+        return c?.reason === 'Unsupported' ? c : undefined;
+      },
+      { description: 'Ready=False Unsupported' },
+    );
+    expect(unsupported.status).toBe('False');
+    expect(unsupported.message).toMatch(
+      /^spec\.version 17 asks for postgres 17 but the instance runs 16 .*the aws provider does not change an engine's major version in place/,
+    );
+    expect((await condition('versioned', 'Stalled'))?.status).toBe('True');
+    expect((await instance('versioned'))?.EngineVersion).toMatch(/^16/);
+    expect(count('ModifyDBInstance')).toBe(0);
+
+    const current = await read('versioned');
+    await admin.update<Dbi>(Dbis, { ...current, spec: { ...current.spec, version: '16' } });
+    await eventually(async () => (await condition('versioned', 'Ready'))?.status === 'True', {
+      description: 'Ready again after the revert',
+    });
+  });
+
   it('with deletionPolicy Retain (default), lets the object go and keeps the instance', async () => {
     run();
     await create('kept');

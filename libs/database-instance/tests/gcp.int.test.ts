@@ -209,6 +209,27 @@ describe('DatabaseInstance on Cloud SQL (local Cloud SQL Admin API, real client,
     expect(requestsFor('instances.insert', 'growing')).toHaveLength(1);
   });
 
+  it('reports a major version change as Unsupported and patches nothing; status shows the version by name', async () => {
+    run();
+    await create('versioned');
+    await ready('versioned');
+    const db = await read('versioned');
+    expect(db.status?.atProvider?.engineVersion).toMatch(/^POSTGRES_\d+$/);
+    await admin.update<DB>(Kind, { ...db, spec: { ...db.spec, version: '17' } });
+    const unsupported = await eventually(
+      async () => {
+        const c = await condition('versioned', 'Ready');
+        return c?.reason === 'Unsupported' ? c : undefined;
+      },
+      { description: 'Ready=False Unsupported' },
+    );
+    expect(unsupported.status).toBe('False');
+    expect(unsupported.message).toMatch(
+      /^spec\.version 17 asks for postgres 17 but the instance runs 16 \(POSTGRES_16\): the gcp provider/,
+    );
+    expect(requestsFor('instances.patch', 'versioned')).toHaveLength(0);
+  });
+
   it('keeps the instance with the default deletionPolicy Retain', async () => {
     run();
     await create('kept');

@@ -12,6 +12,7 @@ import { TerminalError } from '@steward/controller';
 import { type DatabaseInstance } from '@steward/database-instance-api';
 import { type ExternalClient, type ExternalProvider, type Observation } from '@steward/external';
 import { type AwsConfig } from '../provider-config.js';
+import { checkVersionUnchanged, versionChanged } from '../engine-version.js';
 import { DefaultEngineVersions, desiredRdsInstance, type DesiredRdsInstance } from './desired.js';
 import { RdsError, RdsReasons, rdsCall } from './errors.js';
 import { rdsIdentifier } from './identifier.js';
@@ -130,6 +131,7 @@ class RdsExternalClient implements ExternalClient<DatabaseInstance> {
     try {
       upToDate =
         Object.keys(planModification(this.desired(obj), instance)).length === 0 &&
+        !versionChanged(obj.spec.engine, obj.spec.version, instance.EngineVersion) &&
         (owned || !obj.spec.adopt);
     } catch {
       upToDate = false; // the spec is invalid: `update` reports why
@@ -222,7 +224,9 @@ class RdsExternalClient implements ExternalClient<DatabaseInstance> {
   ): Promise<void> {
     const desired = this.desired(obj);
     const instance = this.observed.get(observation) ?? (await this.describe(id, signal));
-    if (!instance || instance.DBInstanceStatus !== 'available') return;
+    if (!instance) return;
+    checkVersionUnchanged('aws', obj.spec.engine, obj.spec.version, instance.EngineVersion);
+    if (instance.DBInstanceStatus !== 'available') return;
     if (ownerUid(instance) !== obj.metadata.uid && obj.spec.adopt && instance.DBInstanceArn) {
       await rdsCall('AddTagsToResource', () =>
         this.rds.send(

@@ -1,5 +1,6 @@
 import { protos, v1 } from '@google-cloud/sql';
 import { TerminalError } from '@steward/controller';
+import { checkVersionUnchanged, versionChanged } from '../engine-version.js';
 import { type DatabaseInstance } from '@steward/database-instance-api';
 import { type ExternalClient, type ExternalProvider, type Observation } from '@steward/external';
 import { type GcpConfig } from '../provider-config.js';
@@ -42,7 +43,16 @@ const enums = {
     unknown
   >,
   ipAddressType: protos.google.cloud.sql.v1.SqlIpAddressType as unknown as Record<string, unknown>,
+  databaseVersion: protos.google.cloud.sql.v1.SqlDatabaseVersion as unknown as Record<
+    string,
+    unknown
+  >,
 };
+
+/** `POSTGRES_16`, whichever encoding (enum number or name) the transport answered with. */
+function databaseVersionName(instance: IDatabaseInstance): string | undefined {
+  return enumName(enums.databaseVersion, instance.databaseVersion) || undefined;
+}
 
 export interface CloudSqlProviderOptions {
   /**
@@ -157,6 +167,11 @@ class CloudSqlClient implements ExternalClient<DatabaseInstance> {
     const drift = obj.metadata.deletionTimestamp
       ? []
       : settingsDrift(desiredInstance(obj, this.config), actual);
+    if (
+      !obj.metadata.deletionTimestamp &&
+      versionChanged(obj.spec.engine, obj.spec.version, databaseVersionName(instance))
+    )
+      drift.push('databaseVersion');
 
     const addresses = instance.ipAddresses ?? [];
     const address =
@@ -166,7 +181,7 @@ class CloudSqlClient implements ExternalClient<DatabaseInstance> {
       atProvider: {
         status: rawState,
         instanceClass: actual.tier,
-        engineVersion: String(instance.databaseVersion ?? ''),
+        engineVersion: databaseVersionName(instance) ?? '',
         storageGiB: actual.dataDiskSizeGb,
         highAvailability: actual.availabilityType === 'REGIONAL',
         backupRetentionDays: actual.backupsEnabled ? (actual.retainedBackups ?? 0) : 0,
@@ -223,6 +238,14 @@ class CloudSqlClient implements ExternalClient<DatabaseInstance> {
   ): Promise<void> {
     signal.throwIfAborted();
     const seen = this.seen.get(name);
+    if (seen) {
+      checkVersionUnchanged(
+        'gcp',
+        obj.spec.engine,
+        obj.spec.version,
+        databaseVersionName(seen.instance),
+      );
+    }
     // While an operation runs (or the instance is not RUNNABLE) Cloud SQL refuses a change with
     // ABORTED / FAILED_PRECONDITION; the reconciler polls again soon, and the change goes then.
     if (!seen || seen.operationType || enumName(enums.state, seen.instance.state) !== 'RUNNABLE')
