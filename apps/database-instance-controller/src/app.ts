@@ -1,6 +1,6 @@
 import { LeaderElectionLostError, type EventSink, type Manager } from '@steward/controller';
 import { databaseInstanceController } from '@steward/database-instance';
-import { type Telemetry } from '@steward/telemetry';
+import { externalMetrics, type Telemetry } from '@steward/telemetry';
 import { inject, injectable } from 'tsyringe';
 import { type Config } from './config.js';
 import { Tokens } from './tokens.js';
@@ -31,6 +31,7 @@ export class DatabaseInstanceControllerApp {
       busyPollIntervalMs: config.busyPollIntervalMs,
       maxConcurrentReconciles: config.maxConcurrentReconciles,
       events: this.events,
+      externalMetrics: externalMetrics(this.telemetry.meter),
     });
     const removeSignalHandlers = manager.stopOnSignals();
     let code: ExitCode = 0;

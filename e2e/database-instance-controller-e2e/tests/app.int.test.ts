@@ -104,6 +104,20 @@ describe('the database-instance-controller process', () => {
       /^controller_runtime_reconcile_total\{controller="databaseinstance",result="[a-z_]+"\} [1-9]/m,
     );
 
+    const calls = (provider: string, operation: string, result = 'success') =>
+      Number(
+        new RegExp(
+          `^steward_external_requests_total\\{(?=[^}]*provider="${provider}")(?=[^}]*operation="${operation.replace('.', '\\.')}")(?=[^}]*result="${result}")[^}]*\\} (\\d+)`,
+          'm',
+        ).exec(metrics)?.[1] ?? 0,
+      );
+    expect(calls('aws', 'CreateDBInstance')).toBe(1);
+    expect(calls('aws', 'DescribeDBInstances')).toBeGreaterThanOrEqual(1);
+    expect(calls('gcp', 'instances.insert')).toBe(1);
+    expect(calls('gcp', 'instances.get')).toBeGreaterThanOrEqual(1);
+    // the first observation of each found nothing: the provider's 404 is counted as an error
+    expect(calls('gcp', 'instances.get', 'error')).toBeGreaterThanOrEqual(1);
+
     expect(await controller.stop()).toBe(0);
     controller = undefined;
   });

@@ -12,6 +12,7 @@ import { TerminalError } from '@steward/controller';
 import { type DatabaseInstance } from '@steward/database-instance-api';
 import { type ExternalClient, type ExternalProvider, type Observation } from '@steward/external';
 import { type AwsConfig } from '../provider-config.js';
+import { type ExternalMetrics } from '@steward/telemetry';
 import { checkVersionUnchanged, versionChanged } from '../engine-version.js';
 import { DefaultEngineVersions, desiredRdsInstance, type DesiredRdsInstance } from './desired.js';
 import { RdsError, RdsReasons, rdsCall } from './errors.js';
@@ -48,6 +49,8 @@ export interface RdsProviderOptions {
    * and credentials.
    */
   clientFor?(config: AwsConfig): RDSClient;
+  /** Counts every RDS call attempt in `steward_external_requests_total{provider="aws"}`. */
+  metrics?: ExternalMetrics;
 }
 
 const PROVIDER_NAME = 'aws-rds';
@@ -75,9 +78,32 @@ export function rdsExternalProvider(
     externalName: (obj) => rdsIdentifier(obj.metadata.namespace ?? '', obj.metadata.name ?? ''),
     connect: async (obj, signal) => {
       const config = await options.resolveConfig(obj, signal);
-      return new RdsExternalClient(clientFor(config), config, options);
+      const client = clientFor(config);
+      if (options.metrics) countRequests(client, options.metrics);
+      return new RdsExternalClient(client, config, options);
     },
   };
+}
+
+/**
+ * Counts each attempt of each call (the SDK's retries included: the middleware sits below the
+ * retry step) as `steward_external_requests_total{provider="aws",operation="CreateDBInstance",…}`.
+ */
+function countRequests(client: RDSClient, metrics: ExternalMetrics): void {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const operation = (context.commandName ?? 'Unknown').replace(/Command$/, '');
+      try {
+        const output = await next(args);
+        metrics.request('aws', operation, 'success');
+        return output;
+      } catch (error) {
+        metrics.request('aws', operation, 'error');
+        throw error;
+      }
+    },
+    { step: 'deserialize', name: 'stewardExternalRequests' },
+  );
 }
 
 /** One reconcile's conversation with RDS about one object's instance. */

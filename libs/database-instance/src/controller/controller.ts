@@ -20,6 +20,7 @@ import { withFinalizer } from '@steward/finalizers';
 import { objectKey, type Selection } from '@steward/informer';
 import { NotFoundError, Secrets, type KubeClient, type KubeObject } from '@steward/kube';
 import { ProviderProfile } from '@steward/provider-profile-api';
+import { type ExternalMetrics } from '@steward/telemetry';
 import { rdsExternalProvider } from '../aws/index.js';
 import {
   cloudSqlRootUser,
@@ -66,6 +67,8 @@ export interface DatabaseInstanceControllerOptions {
   gcpClientOptions?(profile: Profile): Record<string, unknown> | undefined;
   /** Makes the RDS client for a config (tests wrap it); default: `RDSClient` of the config. */
   awsClientFor?(config: AwsConfig): RDSClient;
+  /** `steward_external_requests_total` of every RDS and Cloud SQL call. */
+  externalMetrics?: ExternalMetrics;
 }
 
 interface Secret extends KubeObject {
@@ -199,6 +202,7 @@ export function databaseInstanceController(
     passwordFor: (obj) => ensureMasterPassword(client, obj),
     masterUsername,
     ...(options.awsClientFor ? { clientFor: options.awsClientFor } : {}),
+    ...(options.externalMetrics ? { metrics: options.externalMetrics } : {}),
   });
   const gcp = cloudSqlExternalProvider({
     resolveConfig: async (obj) => {
@@ -210,6 +214,7 @@ export function databaseInstanceController(
       );
     },
     passwordFor: (obj) => ensureMasterPassword(client, obj, cloudSqlRootUser(obj.spec.engine)),
+    ...(options.externalMetrics ? { metrics: options.externalMetrics } : {}),
   });
 
   const managed = (provider: ExternalProvider<DB>): Reconciler =>

@@ -2,6 +2,7 @@ import { protos, v1 } from '@google-cloud/sql';
 import { TerminalError } from '@steward/controller';
 import { checkVersionUnchanged, versionChanged } from '../engine-version.js';
 import { type DatabaseInstance } from '@steward/database-instance-api';
+import { type ExternalMetrics } from '@steward/telemetry';
 import { type ExternalClient, type ExternalProvider, type Observation } from '@steward/external';
 import { type GcpConfig } from '../provider-config.js';
 import { enginePort } from './database-version.js';
@@ -65,6 +66,8 @@ export interface CloudSqlProviderOptions {
    * Omitted or undefined: Cloud SQL's default (no root password for PostgreSQL's `postgres` user).
    */
   passwordFor?(obj: DatabaseInstance): string | undefined | Promise<string | undefined>;
+  /** Counts every Cloud SQL call in `steward_external_requests_total{provider="gcp"}`. */
+  metrics?: ExternalMetrics;
 }
 
 /**
@@ -112,6 +115,21 @@ class CloudSqlClient implements ExternalClient<DatabaseInstance> {
     this.operations = new v1.SqlOperationsServiceClient(config.clientOptions as ClientOptions);
   }
 
+  /** One Cloud SQL call: counted (the client never retries, so once per attempt), errors mapped. */
+  private call<R>(method: string, call: () => Promise<R>): Promise<R> {
+    const metrics = this.options.metrics;
+    return callCloudSql(method, async () => {
+      try {
+        const result = await call();
+        metrics?.request('gcp', method, 'success');
+        return result;
+      } catch (error) {
+        metrics?.request('gcp', method, 'error');
+        throw error;
+      }
+    });
+  }
+
   private get project() {
     return this.config.project;
   }
@@ -119,7 +137,7 @@ class CloudSqlClient implements ExternalClient<DatabaseInstance> {
   /** The instance, or undefined when Cloud SQL answers NOT_FOUND. */
   private async getInstance(name: string): Promise<IDatabaseInstance | undefined> {
     try {
-      const [instance] = await callCloudSql('instances.get', () =>
+      const [instance] = await this.call('instances.get', () =>
         this.instances.get({ project: this.project, instance: name }),
       );
       return instance;
@@ -131,7 +149,7 @@ class CloudSqlClient implements ExternalClient<DatabaseInstance> {
 
   /** The type of the operation running on the instance (newest first; one at a time), if any. */
   private async operationInProgress(name: string): Promise<string | undefined> {
-    const [list] = await callCloudSql('operations.list', () =>
+    const [list] = await this.call('operations.list', () =>
       this.operations.list({ project: this.project, instance: name, maxResults: 10 }),
     );
     const running = (list.items ?? []).find(
@@ -212,7 +230,7 @@ class CloudSqlClient implements ExternalClient<DatabaseInstance> {
     const password = await this.options.passwordFor?.(obj);
     if (password) body.rootPassword = password;
     try {
-      await callCloudSql('instances.insert', () =>
+      await this.call('instances.insert', () =>
         this.instances.insert({ project: this.project, body }),
       );
     } catch (error) {
@@ -254,7 +272,7 @@ class CloudSqlClient implements ExternalClient<DatabaseInstance> {
     const settings = patchSettings(desired, actualSettings(seen.instance, enums.availability));
     if (!settings) return;
     // 10 ABORTED (another operation started meanwhile) propagates and is retried with backoff.
-    await callCloudSql('instances.patch', () =>
+    await this.call('instances.patch', () =>
       this.instances.patch({ project: this.project, instance: name, body: { settings } }),
     );
   }
@@ -278,7 +296,7 @@ class CloudSqlClient implements ExternalClient<DatabaseInstance> {
       );
     }
     try {
-      await callCloudSql('instances.delete', () =>
+      await this.call('instances.delete', () =>
         this.instances.delete({
           project: this.project,
           instance: name,
