@@ -5,18 +5,45 @@
 //
 //   npx tsx tools/scripts/bundle-app.ts database-instance-controller
 import { build, type Plugin } from 'esbuild';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const root = join(import.meta.dirname, '..', '..');
 
-/** Bare imports other than `@steward/*` are left to Node's resolution at run time. */
+/** `@scope/name/sub/path` → `@scope/name`; `name/sub` → `name`. */
+function packageName(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+}
+
+/** The `node_modules/<package>` directory Node would find first, walking up from `fromDir`. */
+function installedAt(pkg: string, fromDir: string): string | undefined {
+  for (let dir = fromDir; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'node_modules', pkg);
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/**
+ * Bare imports other than `@steward/*` are left to Node's resolution at run time when they resolve
+ * to the workspace root's node_modules (what the image installs). A library's own, nested version
+ * (e.g. libs/crd/node_modules/js-yaml, when the root holds another version for a dev tool) is
+ * bundled instead: from the bundle's directory Node would find the wrong one, or none.
+ */
 const thirdPartyExternal: Plugin = {
   name: 'third-party-external',
   setup(b) {
-    b.onResolve({ filter: /^[^./]/ }, (args) =>
-      args.path.startsWith('@steward/') ? undefined : { path: args.path, external: true },
-    );
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('@steward/') || args.path.startsWith('node:')) {
+        return args.path.startsWith('node:') ? { path: args.path, external: true } : undefined;
+      }
+      const pkg = packageName(args.path);
+      const found = installedAt(pkg, args.resolveDir);
+      if (found && found !== join(root, 'node_modules', pkg)) return undefined;
+      return { path: args.path, external: true };
+    });
   },
 };
 

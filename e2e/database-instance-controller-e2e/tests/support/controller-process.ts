@@ -45,11 +45,15 @@ export interface StartControllerOptions {
   name?: string;
   /** Extra or overriding environment (STEWARD_*). */
   env?: Record<string, string>;
+  /** The bundle to run; default {@link controllerBundle}. */
+  main?: string;
+  /** Working directory; default the repository root. */
+  cwd?: string;
 }
 
 /** Starts the bundled controller as a child process, its output in a log file of its own. */
 export async function startController(options: StartControllerOptions): Promise<ControllerProcess> {
-  const main = controllerBundle();
+  const main = options.main ?? controllerBundle();
   const dir = await mkdtemp(join(tmpdir(), 'steward-dic-'));
   const kubeconfig = join(dir, 'kubeconfig');
   await writeFile(kubeconfig, options.kubeConfig.exportConfig(), { mode: 0o600 });
@@ -71,7 +75,7 @@ export async function startController(options: StartControllerOptions): Promise<
   };
   const child = ManagedProcess.start(name, process.execPath, [main], join(dir, `${name}.log`), {
     env,
-    cwd: repoRoot(),
+    cwd: options.cwd ?? repoRoot(),
   });
   const base = `http://127.0.0.1:${probePort}`;
   return {
