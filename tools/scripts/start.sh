@@ -7,4 +7,7 @@ bash tools/scripts/ensure-node-deps.sh
 bash tools/control-plane/build.sh
 eval "$(bash tools/control-plane/build.sh --print-env 2>/dev/null)"
 export STEWARD_ETCD_BIN STEWARD_KUBE_APISERVER_BIN STEWARD_KUBE_CONTROLLER_MANAGER_BIN STEWARD_KUBECTL_BIN STEWARD_HELM_BIN
-exec node --import tsx tools/scripts/start-platform.ts
+bash tools/backends/moto/install.sh
+eval "$(bash tools/backends/moto/install.sh --print-env 2>/dev/null)"
+export STEWARD_MOTO_SERVER_BIN
+exec node --import tsx tools/scripts/start-platform.ts "$@"

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { loadExamples, withLocalEndpoint } from './examples.js';
+
+const dir = join(import.meta.dirname, '..', '..', 'examples');
+
+describe('examples', () => {
+  it('loads every example, Namespaces first, each a kind npm start knows', async () => {
+    const examples = await loadExamples(dir);
+    const kinds = examples.map((e) => e.object.kind);
+    expect(kinds.slice(0, 2)).toEqual(['Namespace', 'Namespace']);
+    expect(kinds).toEqual(expect.arrayContaining(['ProviderProfile', 'DatabaseInstance']));
+    expect(kinds.lastIndexOf('Namespace')).toBeLessThan(kinds.indexOf('ProviderProfile'));
+    const providers = examples
+      .filter((e) => e.object.kind === 'ProviderProfile')
+      .map((e) => (e.object as unknown as { spec: { provider: string } }).spec.provider);
+    expect(providers.sort()).toEqual(['aws', 'gcp']);
+  });
+
+  it('points only profiles at the local APIs, leaving the example untouched', async () => {
+    const examples = await loadExamples(dir);
+    const endpoints = { aws: 'http://127.0.0.1:1', gcp: 'http://127.0.0.1:2' };
+    for (const { object } of examples) {
+      const local = withLocalEndpoint(object, endpoints) as unknown as {
+        spec?: { aws?: { endpoint?: string }; gcp?: { endpoint?: string } };
+      };
+      if (object.kind !== 'ProviderProfile') {
+        expect(local).toBe(object);
+        continue;
+      }
+      expect(local.spec?.aws?.endpoint ?? local.spec?.gcp?.endpoint).toMatch(
+        /^http:\/\/127\.0\.0\.1:[12]$/,
+      );
+      expect(JSON.stringify(object)).not.toContain('127.0.0.1');
+    }
+  });
+});

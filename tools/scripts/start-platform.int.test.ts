@@ -1,0 +1,27 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const root = join(import.meta.dirname, '..', '..');
+
+describe('npm start', () => {
+  it(
+    'brings up the platform, the controllers and the examples, every example DatabaseInstance reaches Ready, and everything stops',
+    async () => {
+      const { stdout } = await run(
+        process.execPath,
+        ['--import', 'tsx', 'tools/scripts/start-platform.ts', '--exit-when-ready'],
+        { cwd: root, timeout: 6 * 60_000, maxBuffer: 16 * 1024 * 1024 },
+      );
+      expect(stdout).toContain('steward: database-instance-controller running');
+      expect(stdout).toMatch(/applied DatabaseInstance shop\/orders-db/);
+      expect(stdout).toMatch(/shop\/databaseinstance\/orders-db +aws-eu +True Available/);
+      expect(stdout).toMatch(/shop\/databaseinstance\/analytics-db +gcp-eu +True Available/);
+      expect(stdout).toContain('steward: every example DatabaseInstance is Ready.');
+      expect(stdout).toContain('steward: stopped cleanly.');
+    },
+    7 * 60_000,
+  );
+});
