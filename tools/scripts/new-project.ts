@@ -30,19 +30,27 @@ export function projectFiles(kind: Kind, name: string, tag: string): Record<stri
       projectType: kind === 'lib' ? 'library' : 'application',
       sourceRoot: `${root}/src`,
       tags: [tag],
-      targets: { build: {}, typecheck: {}, lint: {}, test: {} },
+      // e2e suites build nothing: their code is tests and the support those tests share.
+      targets:
+        kind === 'e2e'
+          ? { typecheck: {}, lint: {}, test: {} }
+          : { build: {}, typecheck: {}, lint: {}, test: {} },
     }),
     'tsconfig.json': json({
       extends: '../../tsconfig.base.json',
       compilerOptions: { noEmit: true, allowImportingTsExtensions: true },
       include: ['src/**/*.ts', 'tests/**/*.ts', 'vitest.config.ts'],
     }),
-    'tsconfig.lib.json': json({
-      extends: '../../tsconfig.base.json',
-      compilerOptions: { outDir: `../../dist/${root}`, rootDir: '../..' },
-      include: ['src/**/*.ts'],
-      exclude: ['src/**/*.test.ts'],
-    }),
+    ...(kind === 'e2e'
+      ? {}
+      : {
+          'tsconfig.lib.json': json({
+            extends: '../../tsconfig.base.json',
+            compilerOptions: { outDir: `../../dist/${root}`, rootDir: '../..' },
+            include: ['src/**/*.ts'],
+            exclude: ['src/**/*.test.ts'],
+          }),
+        }),
     'vitest.config.ts': `import { stewardVitestConfig } from '../../vitest.shared.ts';\n\nexport default stewardVitestConfig('${name}');\n`,
   };
 }
