@@ -22,3 +22,4 @@ export { type AwsConfig, type GcpConfig } from './provider-config.js';
 export * from './aws/index.js';
 export * from './gcp/index.js';
 export * from './controller/index.js';
+export * from './credentials/index.js';

@@ -276,6 +276,37 @@ describe('databaseInstanceController', () => {
     await reason('locked', 'CredentialsNotFound');
     expect((await condition('locked', 'Ready'))?.message).toContain(`${CREDS_NS}/missing`);
     expect(await rdsInstance('locked')).toBeUndefined();
+
+    // The platform team creates the Secret; once the profile's Ready condition turns True (the
+    // ProviderProfile controller's credentials check; written here as it would), the instances
+    // referencing it are reconciled again without anyone touching them.
+    await admin.create<Secret>(Secrets, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'missing', namespace: CREDS_NS },
+      stringData: {
+        aws_access_key_id: moto.credentials.accessKeyId,
+        aws_secret_access_key: moto.credentials.secretAccessKey,
+      },
+    } as Secret);
+    const current = await admin.get<Profile>(Profiles, profileName);
+    await admin.updateStatus<Profile>(Profiles, {
+      ...current,
+      status: {
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'True',
+            reason: 'CredentialsVerified',
+            message: 'verified',
+            lastTransitionTime: new Date().toISOString(),
+            observedGeneration: current.metadata.generation,
+          },
+        ],
+      },
+    });
+    await ready('locked');
+    await admin.delete(Secrets, 'missing', CREDS_NS);
   });
 
   it('a guardrail forbidding Delete stops the delete path: the instance stays, the finalizer waits; relaxing it completes the delete', async () => {

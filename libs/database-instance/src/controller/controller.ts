@@ -144,10 +144,21 @@ function endpointOf(
     : undefined;
 }
 
-/** Profile events that matter to instances: spec changes, creation and deletion — not status. */
-const profileSpecChanges: Predicate = {
-  update: (old, obj) => old.metadata?.generation !== obj.metadata?.generation,
+/**
+ * Profile events that matter to instances: creation, deletion, a spec change, and its `Ready`
+ * condition changing status (credentials that start or stop working) — so an instance stalled on
+ * the profile's credentials resumes once the platform team fixes them. Other status writes
+ * (usedBy counts) do not.
+ */
+const profileChanges: Predicate = {
+  update: (old, obj) =>
+    old.metadata?.generation !== obj.metadata?.generation ||
+    readyStatus(old as Profile) !== readyStatus(obj as Profile),
 };
+
+function readyStatus(profile: Profile): string | undefined {
+  return profile.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+}
 
 /**
  * The DatabaseInstance controller: for each object, the referenced (cluster-scoped)
@@ -265,7 +276,7 @@ export function databaseInstanceController(
 
   return controllerFor(manager, Kind, { selection, predicates: [externalChanges] })
     .named('databaseinstance')
-    .watches(Profiles, byProfile, { predicates: [profileSpecChanges] })
+    .watches(Profiles, byProfile, { predicates: [profileChanges] })
     .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 1 })
     .complete(reconciler);
 }

@@ -15,6 +15,7 @@ export type {
   CloudSqlOperationFault,
   CloudSqlOperationMethod,
 } from './faults.js';
+export type { ServiceAccountKeyFile, ServiceAccountKeyOptions } from './service-accounts.js';
 export type {
   CloudSqlBackupSnapshot,
   CloudSqlInstanceSnapshot,

@@ -14,6 +14,11 @@ import { isObject, type Json, type JsonObject } from './json.js';
 import { matchRoute } from './routes.js';
 import { CloudSqlSchema } from './schema.js';
 import {
+  ServiceAccounts,
+  type ServiceAccountKeyFile,
+  type ServiceAccountKeyOptions,
+} from './service-accounts.js';
+import {
   backupRunSnapshot,
   backupSnapshot,
   instanceSnapshot,
@@ -46,6 +51,14 @@ export interface CloudSqlApiOptions {
   extraTiers?: string[];
   /** The clock. Default `Date.now`. */
   now?: () => number;
+  /**
+   * Check every request's credentials as the real API does: a bearer JWT signed by a key from
+   * `createServiceAccountKey()` (what the real client sends when given that key file as
+   * `credentials`), else 401 UNAUTHENTICATED; a project the account may not use, 403
+   * PERMISSION_DENIED. Default false: any request is served, so `clientOptions()`'s pass-through
+   * auth works.
+   */
+  verifyCredentials?: boolean;
 }
 
 /** One request the server answered. */
@@ -86,6 +99,17 @@ export interface CloudSqlApi {
   failNext(method: CloudSqlMethod, fault: CloudSqlFault): void;
   /** The next operation(s) started by `method` are accepted and then end DONE with `error`. */
   failNextOperation(method: CloudSqlOperationMethod, fault?: CloudSqlOperationFault): void;
+  /**
+   * Creates a service-account key the server accepts when started with `verifyCredentials`, and
+   * returns its key file (JSON, with the private key) — what a credentials Secret holds. The
+   * account may use `options.projects`, default the project named in its email.
+   */
+  createServiceAccountKey(
+    clientEmail: string,
+    options?: ServiceAccountKeyOptions,
+  ): ServiceAccountKeyFile;
+  /** Deletes a key by its `private_key_id`: requests signed with it get 401 from now on. */
+  deleteServiceAccountKey(privateKeyId: string): boolean;
   stop(): Promise<void>;
 }
 
@@ -99,6 +123,7 @@ export async function startCloudSqlApi(options: CloudSqlApiOptions = {}): Promis
   const operationStepMs = options.operationStepMs ?? 200;
   const schema = CloudSqlSchema.load();
   const faults = new Faults();
+  const accounts = new ServiceAccounts();
   const log: CloudSqlRequestRecord[] = [];
   let baseUrl = '';
   const state = new CloudSqlState({
@@ -140,6 +165,9 @@ export async function startCloudSqlApi(options: CloudSqlApiOptions = {}): Promis
     let retryAfter: number | undefined;
     try {
       state.advance();
+      if (options.verifyCredentials) {
+        accounts.authorize(request.headers.authorization, match?.params['project'], Date.now());
+      }
       if (!match) throw unimplemented(`${httpMethod} ${url.pathname}`);
       const body = parseBody(text);
       entry.body = body;
@@ -210,6 +238,9 @@ export async function startCloudSqlApi(options: CloudSqlApiOptions = {}): Promis
     requests: () => log.map((entry) => structuredClone(entry)),
     failNext: (method, fault) => faults.failNext(method, fault),
     failNextOperation: (method, fault = {}) => faults.failNextOperation(method, fault),
+    createServiceAccountKey: (clientEmail, keyOptions) =>
+      accounts.createKey(clientEmail, keyOptions),
+    deleteServiceAccountKey: (privateKeyId) => accounts.deleteKey(privateKeyId),
     stop: () =>
       (stopped ??= new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -1,0 +1,275 @@
+import {
+  and,
+  controllerFor,
+  generationChanged,
+  TerminalError,
+  type Controller,
+  type EventSink,
+  type Manager,
+  type MapFunc,
+  type Predicate,
+  type Reconciler,
+  type Result,
+} from '@steward/controller';
+import { withFinalizer } from '@steward/finalizers';
+import { ConflictError, type KubeObject } from '@steward/kube';
+import {
+  ProviderProfile,
+  type Provider,
+  type ProviderProfileStatus,
+} from '@steward/provider-profile-api';
+import {
+  bucketRateLimiter,
+  itemExponentialFailureRateLimiter,
+  maxOf,
+  type RateLimiter,
+} from '@steward/workqueue';
+import { CredentialsCheckSchedule } from './check-schedule.js';
+import { runCredentialsCheck, type CredentialsCheck } from './credentials-check.js';
+import { InUseFinalizer } from './reasons.js';
+import { planStatus, stateFromCheck, stateInUse, type ProfileState } from './status.js';
+import { profileUsage, type ProfileUsage, type ProfileUser, type ProfileUserRef } from './users.js';
+
+type Profile = ProviderProfile;
+const Profiles = ProviderProfile.resourceType;
+
+export interface ProviderProfileControllerOptions {
+  /**
+   * The `spec.provider` values this process handles (e.g. `['aws', 'gcp']`). Profiles of other
+   * providers are left entirely alone — no finalizer, no status — so that one controller process
+   * per provider family can run side by side without fighting over a profile.
+   */
+  providers: readonly Provider[];
+  /** Verifies a handled profile's credentials (see `CredentialsCheck`). */
+  checkCredentials: CredentialsCheck;
+  /** The kinds that reference profiles; their objects make up `status.usedBy`. Default: none. */
+  users?: readonly ProfileUser[];
+  /** Check settled results again this often. Default 5 min. */
+  recheckIntervalMs?: number;
+  /** A check that takes longer is a transient `ProviderUnreachable`. Default 30 s. */
+  checkTimeoutMs?: number;
+  /** Normal and Warning Events on changes of `Ready` (terminal failures: the manager's events). */
+  events?: EventSink;
+  /** Default 2: one slow provider does not hold up every other profile. */
+  maxConcurrentReconciles?: number;
+  /**
+   * Backoff after transient failures and write conflicts. Default: per profile 1 s doubling to
+   * 5 min, max'd with a 10 qps / burst 100 bucket — credential checks call cloud APIs, so the
+   * first retry is not the runtime's 5 ms.
+   */
+  rateLimiter?: RateLimiter;
+  /** Default `providerprofile`; unique per manager. */
+  name?: string;
+}
+
+/** Thrown (and retried with backoff) after a check that may succeed by itself later. */
+export class TransientCredentialsError extends Error {
+  override readonly name = 'TransientCredentialsError';
+  constructor(
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A user object's reference: for messages only. */
+function refOf(kind: string, obj: KubeObject): ProfileUserRef {
+  const { namespace, name } = obj.metadata;
+  return { kind, ...(namespace ? { namespace } : {}), name: name ?? '' };
+}
+
+/**
+ * The ProviderProfile controller. For every profile whose provider is in `options.providers`:
+ * - keeps the `steward.dev/in-use` finalizer on it;
+ * - checks its credentials (`checkCredentials`) on creation, on each new generation and every
+ *   `recheckIntervalMs`, and states the outcome in `Ready` (see `ProviderProfileReasons`): a
+ *   failure the platform team must fix also sets `Stalled=True` and is reported by the runtime as a
+ *   terminal failure (a Warning Event), then checked again only at the next interval or spec
+ *   change; a transient failure is retried with backoff;
+ * - keeps `status.usedBy` equal to the number of objects of `options.users` that reference it,
+ *   including objects being deleted;
+ * - when it is deleted while used: keeps the finalizer, `Ready=False, InUse` naming the users, a
+ *   Warning Event; once nothing references it, removes the finalizer (only its own).
+ * Status is written only when it changes: a converged profile costs zero API writes, whatever
+ * triggers the reconcile. Reconciles are triggered by the profile's spec changes, creation and
+ * deletion, by a user object appearing, going or changing its reference, and by the recheck timer.
+ */
+export function providerProfileController(
+  manager: Manager,
+  options: ProviderProfileControllerOptions,
+): Controller {
+  const name = options.name ?? 'providerprofile';
+  const client = manager.client;
+  const log = manager.logger.child({ controller: name });
+  const handled = new Set<string>(options.providers);
+  const handles = (profile: Profile | undefined): profile is Profile =>
+    profile !== undefined && handled.has(profile.spec?.provider);
+  const schedule = new CredentialsCheckSchedule(options.recheckIntervalMs ?? 5 * 60_000);
+  const checkTimeoutMs = options.checkTimeoutMs ?? 30_000;
+  const profiles = manager.informers.informerFor<Profile>(Profiles);
+
+  // One index per user kind: profile name → the objects referencing it.
+  const sources = (options.users ?? []).map((user, i) => {
+    const informer = manager.informers.informerFor(user.resourceType, user.selection ?? {});
+    const index = `${name}.steward.dev/profile-ref-${i}`;
+    informer.store.addIndexers({
+      [index]: (obj) => {
+        const ref = user.profileNameOf(obj);
+        return ref ? [ref] : [];
+      },
+    });
+    return { user, informer, index };
+  });
+
+  const usageOf = (profileName: string): ProfileUsage =>
+    profileUsage(
+      sources.flatMap(({ user, informer, index }) =>
+        informer.store.byIndex(index, profileName).map((obj) => refOf(user.resourceType.kind, obj)),
+      ),
+    );
+
+  const writeStatus = async (profile: Profile, status: ProviderProfileStatus): Promise<void> => {
+    await client.mergePatch(
+      Profiles,
+      profile.metadata.name!,
+      undefined,
+      { metadata: { resourceVersion: profile.metadata.resourceVersion }, status },
+      { subresource: 'status' },
+    );
+  };
+
+  /** Writes `state` if it changes anything; an Event when `Ready` changed and `event` says so. */
+  const converge = async (
+    profile: Profile,
+    state: ProfileState,
+    event: 'Normal' | 'Warning' | undefined,
+  ): Promise<void> => {
+    const plan = planStatus(profile, state);
+    if (!plan.changed) return;
+    await writeStatus(profile, plan.status);
+    if (plan.readyChanged) {
+      log.info(
+        { profile: profile.metadata.name, ready: state.ready.status, reason: state.ready.reason },
+        'ProviderProfile Ready changed',
+      );
+      if (event) options.events?.event(profile, event, state.ready.reason, state.ready.message);
+    }
+  };
+
+  const apply = async (
+    key: string,
+    profile: Profile,
+    usage: ProfileUsage,
+    signal: AbortSignal,
+  ): Promise<Result> => {
+    const now = Date.now();
+    let result = schedule.fresh(key, profile, now);
+    if (!result) {
+      result = await runCredentialsCheck(options.checkCredentials, profile, signal, checkTimeoutMs);
+      schedule.record(key, profile, result, Date.now());
+    }
+    const state = stateFromCheck(result, usage.count);
+    if (result.ok) {
+      await converge(profile, state, 'Normal');
+      return { requeueAfter: schedule.dueIn(key, profile, Date.now()) };
+    }
+    if (result.transient) {
+      await converge(profile, state, 'Warning');
+      throw new TransientCredentialsError(result.reason, result.message);
+    }
+    // Only the platform team can fix this (a Secret, an IAM policy, the profile): the runtime
+    // records it as terminal (Stalled, Warning Event) and does not retry. The fix may be outside
+    // the profile, where no event reaches this controller, so it is looked at again on schedule.
+    await converge(profile, state, undefined);
+    controller.queue.addAfter(key, schedule.dueIn(key, profile, Date.now()));
+    throw new TerminalError(result.reason, result.message);
+  };
+
+  const cleanup = async (
+    profile: Profile,
+    usage: ProfileUsage,
+  ): Promise<{ requeueAfter: number } | void> => {
+    if (usage.count === 0) return; // the finalizer goes, and the profile with it
+    await converge(profile, stateInUse(profile.metadata.name!, usage), 'Warning');
+    // Users' deletions wake this controller up; the requeue is only a safety net.
+    return { requeueAfter: options.recheckIntervalMs ?? 5 * 60_000 };
+  };
+
+  const reconciler: Reconciler = async (ctx, request) => {
+    const profile = profiles.store.get(request.key);
+    if (!profile) {
+      schedule.forget(request.key);
+      return;
+    }
+    if (!handles(profile)) return;
+    const usage = usageOf(profile.metadata.name!);
+    try {
+      const outcome = await withFinalizer<Profile, Result>(
+        client,
+        Profiles,
+        profile,
+        InUseFinalizer,
+        {
+          apply: (obj) => apply(request.key, obj, usage, ctx.signal),
+          cleanup: (obj) => cleanup(obj, usage),
+        },
+        { signal: ctx.signal },
+      );
+      if (outcome.action === 'applied') return outcome.result;
+      if (outcome.action === 'cleanup-pending') return { requeueAfter: outcome.requeueAfter };
+      if (outcome.action === 'cleaned-up') schedule.forget(request.key);
+      return;
+    } catch (error) {
+      if (causedByConflict(error)) {
+        // The cache was behind our own last write; it catches up within moments.
+        log.debug({ profile: request.key }, 'status write conflict; reconciling again');
+        return { requeueAfter: 1_000 };
+      }
+      throw error;
+    }
+  };
+
+  const handledProfiles: Predicate<KubeObject> = {
+    create: (obj) => handles(obj as Profile),
+    update: (_old, obj) => handles(obj as Profile),
+    delete: (obj) => handles(obj as Profile),
+  };
+  const builder = controllerFor(manager, Profiles, {
+    predicates: [and(handledProfiles, generationChanged)],
+  })
+    .named(name)
+    .withOptions({
+      maxConcurrentReconciles: options.maxConcurrentReconciles ?? 2,
+      rateLimiter:
+        options.rateLimiter ??
+        maxOf(itemExponentialFailureRateLimiter(1_000, 5 * 60_000), bucketRateLimiter(10, 100)),
+    });
+  for (const { user } of sources) {
+    // A user object maps to the profile it references, when this process handles that profile.
+    const map: MapFunc = (obj) => {
+      const ref = user.profileNameOf(obj);
+      return ref && handles(profiles.store.get(ref)) ? [ref] : [];
+    };
+    // Only what changes a count: creation, deletion, a changed reference (not status churn).
+    const referenceChanged: Predicate<KubeObject> = {
+      update: (old, obj) => user.profileNameOf(old) !== user.profileNameOf(obj),
+    };
+    builder.watches(user.resourceType, map, {
+      selection: user.selection ?? {},
+      predicates: [referenceChanged],
+    });
+  }
+  // The reconciler schedules rechecks on this controller's queue; it runs only once started.
+  const controller = builder.complete(reconciler);
+  return controller;
+}
+
+function causedByConflict(error: unknown): boolean {
+  const seen = new Set<unknown>();
+  for (let e = error; e && !seen.has(e); e = (e as { cause?: unknown }).cause) {
+    if (e instanceof ConflictError) return true;
+    seen.add(e);
+  }
+  return false;
+}

@@ -1,0 +1,64 @@
+/**
+ * @steward/provider-profile — the ProviderProfile controller: is a profile's credentials working,
+ * who uses it, and may it go.
+ *
+ * `providerProfileController(manager, { providers, checkCredentials, users })` handles the profiles
+ * whose `spec.provider` is one of `providers` and leaves every other profile alone (no finalizer,
+ * no status), so that the database-instance process (`['aws', 'gcp']`) and a Kafka process
+ * (`['kafka']`) never write the same profile. For each handled profile:
+ *
+ * - **Credentials**: `checkCredentials(profile, signal)` — one cheap read-only provider call,
+ *   supplied by the domain that knows the provider — runs on creation, on each new generation and
+ *   every `recheckIntervalMs` (default 5 min); never for usage changes or requeues in between. Its
+ *   outcome is `Ready` with `observedGeneration`: True `CredentialsVerified`; False
+ *   `CredentialsNotFound` / `CredentialsInvalid` / `InvalidProviderProfile` with `Stalled=True`
+ *   (the platform team must act: no retry before the next interval or spec change, and the
+ *   runtime's Warning Event), or False `ProviderUnreachable` / `CredentialsCheckFailed` without
+ *   `Stalled` (retried with backoff, 1 s doubling to 5 min). A check is cut off after
+ *   `checkTimeoutMs` (default 30 s) as `ProviderUnreachable`.
+ * - **Usage**: `status.usedBy` is the number of objects of the `users` kinds that reference the
+ *   profile, counted from the shared informer caches — objects being deleted included, since their
+ *   cleanup (e.g. deleting a database) still needs the profile's credentials.
+ * - **In-use protection**: the finalizer `steward.dev/in-use` is added to every handled profile.
+ *   Deleting a profile still in use leaves it in place with `Ready=False, InUse` naming how many
+ *   and up to three `namespace/name` of its users, plus a Warning Event; when the last user is
+ *   gone the finalizer is removed — with a JSON-patch `test`, so another controller's finalizer is
+ *   never touched — and the API server deletes the profile.
+ * - **Zero writes when converged**: status is merge-patched (resourceVersion-guarded) only when it
+ *   differs, `lastTransitionTime` moves only with a condition's status; Events only when `Ready`
+ *   changes.
+ * - Secret contents never reach logs, Events or status: messages come from the check, whose
+ *   contract forbids secrets in them.
+ *
+ * RBAC: `steward.dev` `providerprofiles` get/list/watch/patch, `providerprofiles/status` patch;
+ * list/watch on every `users` kind; whatever `checkCredentials` reads (e.g. `get` on the Secrets
+ * profiles name); `events.k8s.io` `events` create/patch for the Event recorder.
+ */
+export { CredentialsCheckSchedule } from './check-schedule.js';
+export {
+  providerProfileController,
+  TransientCredentialsError,
+  type ProviderProfileControllerOptions,
+} from './controller.js';
+export {
+  noopCredentialsCheck,
+  runCredentialsCheck,
+  type CredentialsCheck,
+  type CredentialsCheckResult,
+} from './credentials-check.js';
+export { InUseFinalizer, ProviderProfileReasons, ReadyCondition } from './reasons.js';
+export {
+  planStatus,
+  stateFromCheck,
+  stateInUse,
+  type ProfileState,
+  type StatusPlan,
+} from './status.js';
+export {
+  describeUsage,
+  NamedUsersInMessage,
+  profileUsage,
+  type ProfileUsage,
+  type ProfileUser,
+  type ProfileUserRef,
+} from './users.js';

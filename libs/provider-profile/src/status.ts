@@ -1,0 +1,107 @@
+import {
+  findCondition,
+  jsonEqual,
+  removeCondition,
+  setCondition,
+  type ConditionUpdate,
+} from '@steward/conditions';
+import { StalledCondition } from '@steward/controller';
+import { type ProviderProfile, type ProviderProfileStatus } from '@steward/provider-profile-api';
+import { type CredentialsCheckResult } from './credentials-check.js';
+import { ProviderProfileReasons as R, ReadyCondition } from './reasons.js';
+import { describeUsage, type ProfileUsage } from './users.js';
+
+/** What the controller states about a profile in one reconcile. */
+export interface ProfileState {
+  /** The `Ready` condition, without observedGeneration (the profile's generation is stamped). */
+  ready: Omit<ConditionUpdate, 'type' | 'observedGeneration'>;
+  /** `Stalled=True` with Ready's reason and message: only the platform team can fix this. */
+  stalled: boolean;
+  usedBy: number;
+}
+
+/** The state of a live profile after a credentials check. */
+export function stateFromCheck(result: CredentialsCheckResult, usedBy: number): ProfileState {
+  if (result.ok) {
+    return {
+      ready: { status: 'True', reason: R.CredentialsVerified, message: result.message },
+      stalled: false,
+      usedBy,
+    };
+  }
+  return {
+    ready: { status: 'False', reason: result.reason, message: result.message },
+    stalled: !result.transient,
+    usedBy,
+  };
+}
+
+/** The state of a profile being deleted while `usage` still references it. */
+export function stateInUse(profileName: string, usage: ProfileUsage): ProfileState {
+  return {
+    ready: {
+      status: 'False',
+      reason: R.InUse,
+      message: `ProviderProfile ${profileName} is being deleted but ${describeUsage(usage)}; it is deleted once nothing references it`,
+    },
+    stalled: false,
+    usedBy: usage.count,
+  };
+}
+
+/** The status to write for `state`, and what changed compared to the profile's current status. */
+export interface StatusPlan {
+  status: ProviderProfileStatus;
+  /** Anything differs: write it. False means zero writes. */
+  changed: boolean;
+  /** The `Ready` condition's status, reason or message differs: worth an Event. */
+  readyChanged: boolean;
+}
+
+/**
+ * Pure. `Ready` (and `Stalled` when the state says so, removed otherwise) stamped with the
+ * profile's generation, `usedBy`, and `observedGeneration`; other status fields are kept. Times
+ * follow `@steward/conditions`: `lastTransitionTime` moves only when a condition's status does.
+ */
+export function planStatus(
+  profile: ProviderProfile,
+  state: ProfileState,
+  now: Date = new Date(),
+): StatusPlan {
+  const current = profile.status ?? {};
+  const generation = profile.metadata.generation;
+  const stamp = generation !== undefined ? { observedGeneration: generation } : {};
+  const previous = findCondition(current.conditions, ReadyCondition);
+  let { conditions } = setCondition(
+    current.conditions,
+    { type: ReadyCondition, ...state.ready, ...stamp },
+    now,
+  );
+  conditions = state.stalled
+    ? setCondition(
+        conditions,
+        {
+          type: StalledCondition,
+          status: 'True',
+          reason: state.ready.reason,
+          message: state.ready.message,
+          ...stamp,
+        },
+        now,
+      ).conditions
+    : removeCondition(conditions, StalledCondition).conditions;
+  const status: ProviderProfileStatus = {
+    ...current,
+    conditions,
+    usedBy: state.usedBy,
+    ...stamp,
+  };
+  return {
+    status,
+    changed: !jsonEqual(status, current),
+    readyChanged:
+      previous?.status !== state.ready.status ||
+      previous.reason !== state.ready.reason ||
+      previous.message !== state.ready.message,
+  };
+}
