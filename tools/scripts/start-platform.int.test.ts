@@ -17,9 +17,13 @@ describe('npm start', () => {
       );
       expect(stdout).toContain('steward: database-instance-controller running');
       expect(stdout).toMatch(/applied DatabaseInstance shop\/orders-db/);
+      expect(stdout).toMatch(/providerprofile\/aws-eu +aws +True CredentialsVerified +used by 1/);
+      expect(stdout).toMatch(/providerprofile\/gcp-eu +gcp +True CredentialsVerified +used by 1/);
       expect(stdout).toMatch(/shop\/databaseinstance\/orders-db +aws-eu +True Available/);
       expect(stdout).toMatch(/shop\/databaseinstance\/analytics-db +gcp-eu +True Available/);
-      expect(stdout).toContain('steward: every example DatabaseInstance is Ready.');
+      expect(stdout).toContain(
+        'steward: every example ProviderProfile and DatabaseInstance is Ready.',
+      );
       expect(stdout).toContain('steward: stopped cleanly.');
     },
     7 * 60_000,

@@ -18,7 +18,6 @@ import {
   startControlPlane,
   startMoto,
 } from '@steward/testing';
-import { generateKeyPairSync } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
@@ -66,7 +65,7 @@ log('steward: starting the control plane, moto (RDS API) and the local Cloud SQL
 const [plane, moto, cloudSql] = await Promise.all([
   startControlPlane({ crds, controllerManager: true }),
   startMoto({ region: 'eu-west-1' }),
-  startCloudSqlApi({ operationStepMs: 1_000 }),
+  startCloudSqlApi({ operationStepMs: 1_000, verifyCredentials: true }),
 ]);
 stops.push(
   () => plane.stop(),
@@ -143,8 +142,7 @@ log(
 
 /**
  * The credentials Secrets the example profiles name, filled with the local servers' credentials:
- * moto's static keys, and a service-account key with a real RSA key (the Cloud SQL client signs its
- * own JWTs with it).
+ * moto's static keys, and a service-account key the local Cloud SQL API issued.
  */
 async function createLocalCredentials(client: KubeClient, objects: KubeObject[]): Promise<void> {
   for (const profile of objects.filter((o): o is ProviderProfile => o.kind === 'ProviderProfile')) {
@@ -157,16 +155,11 @@ async function createLocalCredentials(client: KubeClient, objects: KubeObject[])
         aws_secret_access_key: moto.credentials.secretAccessKey,
       };
     } else {
+      // A key the local Cloud SQL API knows: it verifies the JWT the client signs with it, as
+      // Google does, so a wrong or deleted key shows as CredentialsInvalid on the profile.
       const project = profile.spec.gcp!.project;
-      const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-      stringData = {
-        'service-account.json': JSON.stringify({
-          type: 'service_account',
-          project_id: project,
-          client_email: `steward@${project}.iam.gserviceaccount.com`,
-          private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-        }),
-      };
+      const key = cloudSql.createServiceAccountKey(`steward@${project}.iam.gserviceaccount.com`);
+      stringData = { 'service-account.json': JSON.stringify(key) };
     }
     await client.apply(
       Secrets,
@@ -191,6 +184,7 @@ async function rows(): Promise<{ rows: Row[]; allReady: boolean }> {
   const profiles = await admin.list<ProviderProfile>(ProviderProfile.resourceType);
   for (const p of profiles.items) {
     const ready = findCondition(p.status?.conditions, 'Ready');
+    if (ready?.status !== 'True') allReady = false;
     out.push([
       `providerprofile/${p.metadata.name}`,
       p.spec.provider,
@@ -237,7 +231,7 @@ for (;;) {
       log(`\n${new Date().toISOString()}\n${text}`);
     }
     if (exitWhenReady && view.allReady) {
-      log('\nsteward: every example DatabaseInstance is Ready.');
+      log('\nsteward: every example ProviderProfile and DatabaseInstance is Ready.');
       await shutdown('done');
     }
   }

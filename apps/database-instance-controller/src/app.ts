@@ -1,5 +1,10 @@
 import { LeaderElectionLostError, type EventSink, type Manager } from '@steward/controller';
-import { databaseInstanceController } from '@steward/database-instance';
+import {
+  databaseCredentialsCheck,
+  databaseInstanceController,
+  databaseInstanceUsers,
+} from '@steward/database-instance';
+import { providerProfileController } from '@steward/provider-profile';
 import { externalMetrics, type Telemetry } from '@steward/telemetry';
 import { inject, injectable } from 'tsyringe';
 import { type Config } from './config.js';
@@ -33,6 +38,15 @@ export class DatabaseInstanceControllerApp {
       events: this.events,
       externalMetrics: externalMetrics(this.telemetry.meter),
     });
+    if (config.manageProviderProfiles) {
+      providerProfileController(manager, {
+        providers: ['aws', 'gcp'],
+        checkCredentials: databaseCredentialsCheck(manager.client),
+        users: [databaseInstanceUsers],
+        recheckIntervalMs: config.credentialsRecheckMs,
+        events: this.events,
+      });
+    }
     const removeSignalHandlers = manager.stopOnSignals();
     let code: ExitCode = 0;
     try {

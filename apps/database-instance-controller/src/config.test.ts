@@ -14,6 +14,7 @@ describe('loadConfig', () => {
       maxConcurrentReconciles: 4,
       pollIntervalMs: 60_000,
       busyPollIntervalMs: 10_000,
+      manageProviderProfiles: true,
       credentialsRecheckMs: 300_000,
       kubeconfig: undefined,
       otlpEndpoint: undefined,
@@ -35,6 +36,7 @@ describe('loadConfig', () => {
     });
     expect(config).toMatchObject({
       watchNamespace: 'team-a',
+      manageProviderProfiles: false,
       probePort: 0,
       leaderElection: false,
       logLevel: 'debug',
@@ -57,6 +59,24 @@ describe('loadConfig', () => {
   ])('rejects %o naming the variable', (env, message) => {
     expect(() => loadConfig({ STEWARD_LEADER_ELECT: 'false', ...env })).toThrow(ConfigError);
     expect(() => loadConfig({ STEWARD_LEADER_ELECT: 'false', ...env })).toThrow(message);
+  });
+
+  it('manages ProviderProfiles unless told not to, or watching one namespace', () => {
+    const base = { STEWARD_LEADER_ELECT: 'false' };
+    expect(loadConfig(base).manageProviderProfiles).toBe(true);
+    expect(
+      loadConfig({ ...base, STEWARD_MANAGE_PROVIDER_PROFILES: 'false' }).manageProviderProfiles,
+    ).toBe(false);
+    expect(loadConfig({ ...base, STEWARD_WATCH_NAMESPACE: 'a' }).manageProviderProfiles).toBe(
+      false,
+    );
+    expect(
+      loadConfig({
+        ...base,
+        STEWARD_WATCH_NAMESPACE: 'a',
+        STEWARD_MANAGE_PROVIDER_PROFILES: 'true',
+      }).manageProviderProfiles,
+    ).toBe(true);
   });
 
   it('asks for a Lease namespace when leader election is on and none is known', () => {

@@ -20,6 +20,12 @@ export interface Config {
   readonly pollIntervalMs: number;
   /** How often an instance the provider is still working on is observed again. */
   readonly busyPollIntervalMs: number;
+  /**
+   * Run the ProviderProfile controller for aws and gcp profiles (credentials status, usedBy, in-use
+   * finalizer). Default: on when watching all namespaces, off when watching one — profiles are
+   * cluster-scoped, and two namespaced installations would count different users of one profile.
+   */
+  readonly manageProviderProfiles: boolean;
   /** How often each ProviderProfile's credentials are checked again. */
   readonly credentialsRecheckMs: number;
   /** An explicit kubeconfig file (local runs); unset = in-cluster service account. */
@@ -88,8 +94,10 @@ export function loadConfig(env: Env): Config {
       'leader election needs a namespace for its Lease: set POD_NAMESPACE (the chart does, from the downward API) or STEWARD_LEADER_ELECTION_NAMESPACE, or set STEWARD_LEADER_ELECT=false',
     );
   }
+  const watchNamespace = namespace(env, 'STEWARD_WATCH_NAMESPACE');
   return {
-    watchNamespace: namespace(env, 'STEWARD_WATCH_NAMESPACE'),
+    watchNamespace,
+    manageProviderProfiles: boolean(env, 'STEWARD_MANAGE_PROVIDER_PROFILES', !watchNamespace),
     probePort: integer(env, 'STEWARD_PROBE_PORT', 8080, 0, 65535),
     probeHost: text(env, 'STEWARD_PROBE_HOST') ?? '0.0.0.0',
     leaderElection,

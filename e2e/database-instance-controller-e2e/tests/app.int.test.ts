@@ -1,12 +1,14 @@
 import { findCondition } from '@steward/conditions';
-import { Secrets } from '@steward/kube';
+import { Leases, Secrets, type KubeObject } from '@steward/kube';
 import { eventually, ManagedProcess } from '@steward/testing';
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bindChartRbac, renderChart } from './support/chart.js';
 import {
   controllerBundle,
   startController,
@@ -15,15 +17,19 @@ import {
 import {
   createNamespace,
   createProfiles,
+  CREDENTIALS_NAMESPACE,
   databaseInstance,
   Instances,
+  Profiles,
   startPlatform,
   type DB,
+  type Profile,
   type Platform,
   type Secret,
 } from './support/platform.js';
 
 const run = promisify(execFile);
+const RELEASE_NAMESPACE = 'steward-system';
 
 describe('the database-instance-controller process', () => {
   let platform: Platform;
@@ -74,9 +80,13 @@ describe('the database-instance-controller process', () => {
     expect(child.logTail()).toContain('cannot start');
   });
 
-  it('brings an RDS and a Cloud SQL DatabaseInstance to Ready with their connection Secrets, serves metrics, and exits 0 on SIGTERM', async () => {
+  it('under exactly the chart’s RBAC and leader election: brings an RDS and a Cloud SQL DatabaseInstance to Ready with their connection Secrets, keeps its profiles’ status, serves metrics, and exits 0 on SIGTERM', async () => {
     const { admin } = platform;
-    controller = await startController({ kubeConfig: platform.plane.kubeConfig });
+    const identity = await bindChartRbac(platform.plane, await renderChart(), RELEASE_NAMESPACE);
+    controller = await startController({
+      kubeConfig: identity,
+      env: { STEWARD_LEADER_ELECT: 'true', POD_NAMESPACE: RELEASE_NAMESPACE },
+    });
     await controller.ready();
     await admin.create<DB>(Instances, databaseInstance(ns, 'orders', 'aws'));
     await admin.create<DB>(Instances, databaseInstance(ns, 'billing', 'gcp'));
@@ -99,6 +109,31 @@ describe('the database-instance-controller process', () => {
     }
     expect(platform.cloudSql.instances()).toHaveLength(1);
 
+    // The ProviderProfile controller in the same process: credentials verified, users counted,
+    // in-use finalizer on.
+    for (const name of ['aws', 'gcp']) {
+      const profile = await eventually(
+        async () => {
+          const p = await admin.get<Profile>(Profiles, name);
+          return p.status?.usedBy === 1 &&
+            findCondition(p.status.conditions, 'Ready')?.status === 'True'
+            ? p
+            : undefined;
+        },
+        { description: `profile ${name} Ready and used by 1` },
+      );
+      expect(findCondition(profile.status?.conditions, 'Ready')?.reason).toBe(
+        'CredentialsVerified',
+      );
+      expect(profile.metadata.finalizers).toContain('steward.dev/in-use');
+    }
+    const lease = await admin.get<KubeObject & { spec?: { holderIdentity?: string } }>(
+      Leases,
+      'database-instance-controller-leader',
+      RELEASE_NAMESPACE,
+    );
+    expect(lease.spec?.holderIdentity).toBe('database-instance-controller');
+
     const metrics = await controller.metrics();
     expect(metrics).toMatch(
       /^controller_runtime_reconcile_total\{controller="databaseinstance",result="[a-z_]+"\} [1-9]/m,
@@ -118,7 +153,68 @@ describe('the database-instance-controller process', () => {
     // the first observation of each found nothing: the provider's 404 is counted as an error
     expect(calls('gcp', 'instances.get', 'error')).toBeGreaterThanOrEqual(1);
 
+    const stopped = controller.process;
     expect(await controller.stop()).toBe(0);
     controller = undefined;
+    expect(readFileSync(stopped.logFile, 'utf8')).not.toMatch(/forbidden/i);
+  });
+
+  it('watching one namespace under the chart’s namespaced RBAC: reconciles there, leaves profiles to the cluster-wide installation', async () => {
+    const { admin } = platform;
+    const team = 'team-a';
+    await createNamespace(admin, team);
+    const values = {
+      watchNamespace: team,
+      rbac: { credentialsSecretNamespaces: [CREDENTIALS_NAMESPACE] },
+    };
+    const identity = await bindChartRbac(
+      platform.plane,
+      await renderChart(values),
+      RELEASE_NAMESPACE,
+    );
+    controller = await startController({
+      kubeConfig: identity,
+      env: {
+        STEWARD_LEADER_ELECT: 'true',
+        POD_NAMESPACE: RELEASE_NAMESPACE,
+        STEWARD_WATCH_NAMESPACE: team,
+      },
+    });
+    await controller.ready();
+    const before = await admin.get<Profile>(Profiles, 'aws');
+    await admin.create<DB>(
+      Instances,
+      databaseInstance(team, 'ledger', 'aws', { deletionPolicy: 'Delete', finalSnapshot: false }),
+    );
+    await admin.create<DB>(Instances, databaseInstance(ns, 'elsewhere', 'aws'));
+    await eventually(
+      async () => {
+        const obj = await admin.get<DB>(Instances, 'ledger', team);
+        return findCondition(obj.status?.conditions, 'Ready')?.status === 'True';
+      },
+      { description: 'ledger Ready', timeoutMs: 90_000 },
+    );
+    // outside its namespace: untouched
+    const elsewhere = await admin.get<DB>(Instances, 'elsewhere', ns);
+    expect(elsewhere.status).toBeUndefined();
+    expect(elsewhere.metadata.finalizers ?? []).toEqual([]);
+
+    await admin.delete(Instances, 'ledger', team);
+    await eventually(
+      () =>
+        admin.get<DB>(Instances, 'ledger', team).then(
+          () => false,
+          () => true,
+        ),
+      { description: 'ledger deleted', timeoutMs: 90_000 },
+    );
+    // profiles are not this installation's: their status is as the cluster-wide one left it
+    expect((await admin.get<Profile>(Profiles, 'aws')).metadata.resourceVersion).toBe(
+      before.metadata.resourceVersion,
+    );
+    const log = controller.process.logFile;
+    expect(await controller.stop()).toBe(0);
+    controller = undefined;
+    expect(readFileSync(log, 'utf8')).not.toMatch(/forbidden/i);
   });
 });
