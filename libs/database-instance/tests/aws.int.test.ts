@@ -259,6 +259,8 @@ describe('the AWS RDS provider under the managed reconciler (real API server + m
       new CreateDBInstanceCommand({
         DBInstanceIdentifier: id('taken'),
         Engine: 'postgres',
+        // the major version the object asks for: adopting does not upgrade (that is Unsupported)
+        EngineVersion: '16.3',
         DBInstanceClass: 'db.t3.micro',
         AllocatedStorage: 20,
         MasterUsername: 'someone',

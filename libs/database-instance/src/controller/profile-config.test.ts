@@ -165,7 +165,7 @@ describe('gcpConfigFromProfile', () => {
     const invalid = terminal(() =>
       gcpConfigFromProfile(gcpProfile(), { 'service-account.json': 'x' }),
     );
-    expect(invalid.reason).toBe('InvalidCredentials');
+    expect(invalid.reason).toBe('CredentialsInvalid');
   });
 });
 

@@ -7,7 +7,7 @@ export const ProfileReasons = {
   ProviderProfileNotFound: 'ProviderProfileNotFound',
   InvalidProviderProfile: 'InvalidProviderProfile',
   CredentialsNotFound: 'CredentialsNotFound',
-  InvalidCredentials: 'InvalidCredentials',
+  CredentialsInvalid: 'CredentialsInvalid',
 } as const;
 
 /**
@@ -166,7 +166,7 @@ export function gcpConfigFromProfile(
   }
   if (typeof credentials.client_email !== 'string' || typeof credentials.private_key !== 'string') {
     throw new TerminalError(
-      ProfileReasons.InvalidCredentials,
+      ProfileReasons.CredentialsInvalid,
       `key ${key} of ${refText(profile)} named by ProviderProfile ${profile.metadata.name} is not a service-account JSON key (client_email, private_key)`,
     );
   }

@@ -12,7 +12,6 @@ import {
   awsConfigFromProfile,
   credentialsRef,
   gcpConfigFromProfile,
-  ProfileReasons,
   readCredentials,
 } from '../controller/index.js';
 import { type AwsConfig } from '../provider-config.js';
@@ -90,13 +89,9 @@ async function resolve<C>(
   }
 }
 
-/** A failure the platform team must fix; the config builders' `InvalidCredentials` is ours. */
+/** A failure the platform team must fix (the config builders use the profile's reason names). */
 function failure(reason: string, message: string): CredentialsCheckResult {
-  return {
-    ok: false,
-    reason: reason === ProfileReasons.InvalidCredentials ? R.CredentialsInvalid : reason,
-    message,
-  };
+  return { ok: false, reason, message };
 }
 
 /** The result of a failed provider call, with the provider's words redacted. */
