@@ -297,10 +297,15 @@ export function managedReconciler<T extends ManagedObject>(
     } catch (error) {
       const terminal = terminalCause(error);
       if (!terminal) {
-        const message = error instanceof Error ? error.message : String(error);
-        await writeStatus(obj, [synced(Reasons.ReconcileError, message.slice(0, 1024))]).catch(
-          () => undefined,
-        );
+        // Retrying: Synced=False says why. Ready=False says it too unless the resource is known
+        // to be available (an available database stays Ready while only its API throttles), so
+        // an object never seen at the provider is never without a Ready condition.
+        const message = (error instanceof Error ? error.message : String(error)).slice(0, 1024);
+        const updates = [synced(Reasons.ReconcileError, message)];
+        if (findCondition(obj.status?.conditions, 'Ready')?.status !== 'True') {
+          updates.push({ type: 'Ready', status: 'False', reason: Reasons.ReconcileError, message });
+        }
+        await writeStatus(obj, updates).catch(() => undefined);
       }
       throw error;
     } finally {

@@ -43,6 +43,8 @@ class World {
   failAfterCreate = false;
   failCreateTerminal = false;
   createAttempts = 0;
+  /** While set, every observe fails with this retryable error (a throttled or failing API). */
+  observeError: string | undefined;
 }
 
 function provider(world: World, deterministicNames: boolean): ExternalProvider<Bucket> {
@@ -52,6 +54,7 @@ function provider(world: World, deterministicNames: boolean): ExternalProvider<B
     externalName: (obj) => `${obj.metadata.namespace}-${obj.metadata.name}`,
     connect: async () => ({
       observe: async (obj, name) => {
+        if (world.observeError) throw new Error(world.observeError);
         const r = world.resources.get(name);
         if (!r || world.hidden.has(name)) return { exists: false };
         return {
@@ -275,6 +278,51 @@ describe('the managed reconciler on a real API server', () => {
     );
     expect(world.deletes).toEqual([`${ns}-doomed`]);
     expect(world.resources.has(`${ns}-doomed`)).toBe(false);
+  });
+
+  it('while the provider fails: Synced=False and Ready=False with the error, no Stalled; an available resource stays Ready; recovers alone', async () => {
+    const world = new World();
+    world.observeError = 'Rate exceeded (Throttling)';
+    run(world);
+    await create('throttled');
+    await eventually(
+      async () => (await condition('throttled', 'Ready'))?.reason === 'ReconcileError',
+      {
+        description: 'Ready=False ReconcileError before the resource was ever seen',
+      },
+    );
+    expect(await condition('throttled', 'Ready')).toMatchObject({
+      status: 'False',
+      message: 'Rate exceeded (Throttling)',
+    });
+    expect(await condition('throttled', 'Synced')).toMatchObject({
+      status: 'False',
+      reason: 'ReconcileError',
+    });
+    expect(await condition('throttled', 'Stalled')).toBeUndefined();
+    expect(world.createAttempts).toBe(0);
+
+    world.observeError = undefined;
+    await eventually(async () => (await condition('throttled', 'Ready'))?.status === 'True', {
+      description: 'Ready once the provider answers',
+    });
+
+    // the resource is available: a failing API makes it unsynced, not unready
+    world.observeError = 'Service Unavailable';
+    const current = await read('throttled');
+    await admin.update<Bucket>(Buckets, { ...current, spec: { ...current.spec, size: 2 } });
+    await eventually(
+      async () => (await condition('throttled', 'Synced'))?.message === 'Service Unavailable',
+      {
+        description: 'Synced=False with the error',
+      },
+    );
+    expect((await condition('throttled', 'Ready'))?.status).toBe('True');
+    world.observeError = undefined;
+    await eventually(async () => world.resources.get(`${ns}-throttled`)?.size === 2, {
+      description: 'the update applied after recovery',
+    });
+    expect(world.creates).toHaveLength(1);
   });
 
   it('touches nothing while paused and says so', async () => {

@@ -57,57 +57,91 @@ export async function createNamespace(admin: KubeClient, name: string): Promise<
   await admin.create(Namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
 }
 
+/** The providers a DatabaseInstance can live at. */
+export type Provider = 'aws' | 'gcp';
+
+export interface ProfileOptions {
+  /**
+   * Where the controller sends this provider's calls (`spec.<provider>.endpoint`); default moto /
+   * the local Cloud SQL API. E.g. a fault proxy in front of them.
+   */
+  endpoint?: string;
+  /** The credentials Secret in `steward-credentials`; default `<profile name>-creds`. */
+  credentialsSecret?: string;
+}
+
 /**
- * The platform team's side: a credentials namespace with one Secret per provider and the `aws`
- * and `gcp` ProviderProfiles (size `small`) pointing at moto and the local Cloud SQL API.
+ * The platform team's side for one provider: the credentials namespace (if missing), a credentials
+ * Secret, and the ProviderProfile `name` (size `small`) pointing at moto or the local Cloud SQL API
+ * (or `options.endpoint`).
  */
-export async function createProfiles(platform: Platform, suffix = ''): Promise<void> {
+export async function createProfile(
+  platform: Platform,
+  provider: Provider,
+  name: string,
+  options: ProfileOptions = {},
+): Promise<void> {
   const { admin, moto, cloudSql } = platform;
+  const secret = options.credentialsSecret ?? `${name}-creds`;
   await createNamespace(admin, CREDENTIALS_NAMESPACE).catch(() => undefined);
   await admin.create<Secret>(Secrets, {
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: { name: `aws-creds${suffix}`, namespace: CREDENTIALS_NAMESPACE },
-    stringData: {
-      aws_access_key_id: moto.credentials.accessKeyId,
-      aws_secret_access_key: moto.credentials.secretAccessKey,
-    },
+    metadata: { name: secret, namespace: CREDENTIALS_NAMESPACE },
+    stringData:
+      provider === 'aws'
+        ? {
+            aws_access_key_id: moto.credentials.accessKeyId,
+            aws_secret_access_key: moto.credentials.secretAccessKey,
+          }
+        : { 'service-account.json': serviceAccountKey(GCP_PROJECT) },
   });
-  await admin.create<Secret>(Secrets, {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: `gcp-creds${suffix}`, namespace: CREDENTIALS_NAMESPACE },
-    stringData: { 'service-account.json': serviceAccountKey(GCP_PROJECT) },
-  });
+  const credentialsSecretRef = { namespace: CREDENTIALS_NAMESPACE, name: secret };
   await admin.create<Profile>(Profiles, {
     apiVersion: ProviderProfile.apiVersion,
     kind: 'ProviderProfile',
-    metadata: { name: `aws${suffix}` },
-    spec: {
-      provider: 'aws',
-      aws: {
-        region: moto.region,
-        endpoint: moto.endpoint,
-        credentialsSecretRef: { namespace: CREDENTIALS_NAMESPACE, name: `aws-creds${suffix}` },
-      },
-      sizeClasses: { small: 'db.t3.micro' },
-    },
+    metadata: { name },
+    spec:
+      provider === 'aws'
+        ? {
+            provider: 'aws',
+            aws: {
+              region: moto.region,
+              endpoint: options.endpoint ?? moto.endpoint,
+              credentialsSecretRef,
+            },
+            sizeClasses: { small: 'db.t3.micro' },
+          }
+        : {
+            provider: 'gcp',
+            gcp: {
+              project: GCP_PROJECT,
+              region: 'europe-west1',
+              endpoint: options.endpoint ?? cloudSql.baseUrl,
+              credentialsSecretRef,
+            },
+            sizeClasses: { small: 'db-custom-1-3840' },
+          },
   } as Profile);
-  await admin.create<Profile>(Profiles, {
-    apiVersion: ProviderProfile.apiVersion,
-    kind: 'ProviderProfile',
-    metadata: { name: `gcp${suffix}` },
-    spec: {
-      provider: 'gcp',
-      gcp: {
-        project: GCP_PROJECT,
-        region: 'europe-west1',
-        endpoint: cloudSql.baseUrl,
-        credentialsSecretRef: { namespace: CREDENTIALS_NAMESPACE, name: `gcp-creds${suffix}` },
-      },
-      sizeClasses: { small: 'db-custom-1-3840' },
-    },
-  } as Profile);
+}
+
+/**
+ * The platform team's side: a credentials namespace with one Secret per provider and the `aws`
+ * and `gcp` ProviderProfiles (size `small`) pointing at moto and the local Cloud SQL API (or at
+ * `endpoints`).
+ */
+export async function createProfiles(
+  platform: Platform,
+  suffix = '',
+  endpoints: Partial<Record<Provider, string>> = {},
+): Promise<void> {
+  for (const provider of ['aws', 'gcp'] as const) {
+    const endpoint = endpoints[provider];
+    await createProfile(platform, provider, `${provider}${suffix}`, {
+      credentialsSecret: `${provider}-creds${suffix}`,
+      ...(endpoint ? { endpoint } : {}),
+    });
+  }
 }
 
 /** A DatabaseInstance of `size: small` with a connection Secret `<name>-conn`. */

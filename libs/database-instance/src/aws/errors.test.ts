@@ -38,9 +38,14 @@ describe('rdsCall maps RDS errors by name', () => {
     expect(error).toMatchObject({ kind: 'not-found' });
   });
 
-  it('rethrows throttling unchanged, to be retried', async () => {
-    const throttled = awsError('Throttling');
-    await expect(rdsCall('X', () => Promise.reject(throttled))).rejects.toBe(throttled);
+  it('rethrows throttling as a plain (retried) error naming the call and the code', async () => {
+    const throttled = awsError('Throttling', 'Rate exceeded');
+    const error = await rdsCall('DescribeDBInstances', () => Promise.reject(throttled)).catch(
+      (e: unknown) => e,
+    );
+    expect(error).not.toBeInstanceOf(TerminalError);
+    expect((error as Error).message).toBe('RDS DescribeDBInstances: Rate exceeded (Throttling)');
+    expect((error as Error).cause).toBe(throttled);
   });
 
   it('never lets a secret through in a message', async () => {
@@ -56,5 +61,6 @@ describe('rdsCall maps RDS errors by name', () => {
       ['hunter22'],
     ).catch((e: unknown) => e);
     expect((retried as Error).message).not.toContain('hunter22');
+    expect((retried as Error).cause).toBeUndefined();
   });
 });

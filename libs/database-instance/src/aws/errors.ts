@@ -95,7 +95,8 @@ export class RdsError extends Error {
  * Runs one RDS call and maps its failure by error name (see the table above):
  * `invalid-parameter`, `quota` and `forbidden` become a `TerminalError` carrying AWS's message;
  * `not-found`, `already-exists`, `snapshot-already-exists` an `RdsError` the caller decides on;
- * everything else is rethrown as is (retried). `secrets` are blanked out of every message.
+ * everything else is rethrown as an `Error` naming the call and AWS's error code (retried).
+ * `secrets` are blanked out of every message.
  */
 export async function rdsCall<R>(
   operation: string,
@@ -118,9 +119,13 @@ export async function rdsCall<R>(
           RdsReasons.Forbidden,
           `RDS refused ${message}; check the ProviderProfile's credentials and their IAM policy`,
         );
-      case 'retryable':
-        if (secrets.some((s) => s && raw.includes(s))) throw new Error(message);
-        throw error;
+      case 'retryable': {
+        // Retried with backoff; the message (Synced's) names the call and AWS's error code.
+        const code = error instanceof Error && error.name !== 'Error' ? ` (${error.name})` : '';
+        // The original goes along as the cause unless a secret was in it (causes reach logs).
+        const leaks = secrets.some((s) => s && raw.includes(s));
+        throw new Error(`RDS ${message}${code}`, leaks ? undefined : { cause: error });
+      }
       default:
         throw new RdsError(kind, operation, message);
     }

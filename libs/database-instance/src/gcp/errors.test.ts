@@ -2,9 +2,22 @@ import { TerminalError } from '@steward/controller';
 import { describe, expect, it } from 'vitest';
 import { callCloudSql, CloudSqlCallError, errorDetail, GrpcCode, grpcCode } from './errors.js';
 
-/** What google-auth-library's gaxios throws for an HTTP error answer (the fields we read). */
-function gaxiosError(status: number, data: unknown): Error {
-  return Object.assign(new Error(typeof data === 'string' ? data : JSON.stringify(data)), {
+/**
+ * What google-auth-library's gaxios throws for an HTTP error answer to the Cloud SQL client (the
+ * fields we read): the client asks for a streamed response, so `response.data` is undefined and
+ * the body is the message.
+ */
+function gaxiosError(status: number, body: unknown): Error {
+  return Object.assign(new Error(typeof body === 'string' ? body : JSON.stringify(body)), {
+    code: status,
+    status,
+    response: { status, data: undefined },
+  });
+}
+
+/** The same with a parsed body in `response.data` (a non-streamed request). */
+function gaxiosErrorWithData(status: number, data: unknown): Error {
+  return Object.assign(new Error(`Request failed with status code ${status}`), {
     code: status,
     status,
     response: { status, data },
@@ -36,6 +49,13 @@ describe('grpcCode', () => {
     expect(grpcCode(gaxiosError(400, JSON.stringify(body(400, 'INVALID_ARGUMENT', 'bad'))))).toBe(
       GrpcCode.InvalidArgument,
     );
+  });
+
+  it('reads a parsed body in response.data too', () => {
+    expect(grpcCode(gaxiosErrorWithData(409, body(409, 'ALREADY_EXISTS', 'taken')))).toBe(
+      GrpcCode.AlreadyExists,
+    );
+    expect(errorDetail(gaxiosErrorWithData(404, body(404, 'NOT_FOUND', 'gone')))).toBe('gone');
   });
 
   it('falls back to the legacy reason, then to the HTTP status', () => {

@@ -101,7 +101,9 @@ function httpAnswer(
   const response = (error as { response?: { status?: unknown; data?: unknown } } | undefined)
     ?.response;
   if (typeof response?.status !== 'number') return undefined;
-  let data = response.data;
+  // The REST transport asks gaxios for a streamed response, so on an error answer `data` is
+  // undefined and the body is the error's message: read it from there.
+  let data: unknown = response.data ?? (error instanceof Error ? error.message : undefined);
   if (typeof data === 'string') {
     try {
       data = JSON.parse(data) as unknown;
