@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindChartRbac, renderChart } from './support/chart.js';
@@ -16,8 +17,10 @@ import {
 } from './support/controller-process.js';
 import {
   createNamespace,
+  createProfile,
   createProfiles,
   CREDENTIALS_NAMESPACE,
+  GCP_PROJECT,
   databaseInstance,
   Instances,
   Profiles,
@@ -157,6 +160,49 @@ describe('the database-instance-controller process', () => {
     expect(await controller.stop()).toBe(0);
     controller = undefined;
     expect(readFileSync(stopped.logFile, 'utf8')).not.toMatch(/forbidden/i);
+  });
+
+  it('with revoked credentials: the profile says CredentialsInvalid, its instance stops with Forbidden, and nothing retries in a storm', async () => {
+    const { admin, cloudSql } = platform;
+    const key = cloudSql.createServiceAccountKey(`revoked@${GCP_PROJECT}.iam.gserviceaccount.com`);
+    cloudSql.deleteServiceAccountKey(key.private_key_id);
+    await createProfile(platform, 'gcp', 'gcp-revoked', { serviceAccountKey: key });
+    controller = await startController({ kubeConfig: platform.plane.kubeConfig });
+    await controller.ready();
+    await admin.create<DB>(Instances, databaseInstance(ns, 'locked-out', 'gcp-revoked'));
+
+    const profileReady = await eventually(
+      async () => {
+        const c = findCondition(
+          (await admin.get<Profile>(Profiles, 'gcp-revoked')).status?.conditions,
+          'Ready',
+        );
+        return c?.status === 'False' ? c : undefined;
+      },
+      { description: 'profile Ready=False' },
+    );
+    expect(profileReady.reason).toBe('CredentialsInvalid');
+    const ready = await eventually(
+      async () => {
+        const obj = await admin.get<DB>(Instances, 'locked-out', ns);
+        const c = findCondition(obj.status?.conditions, 'Ready');
+        return c?.reason === 'Forbidden' ? obj : undefined;
+      },
+      { description: 'locked-out Ready=False Forbidden' },
+    );
+    expect(findCondition(ready.status?.conditions, 'Stalled')?.status).toBe('True');
+    expect(findCondition(ready.status?.conditions, 'Ready')?.message).toMatch(
+      /not allowed with the ProviderProfile's credentials/,
+    );
+    const refused = () => cloudSql.requests().filter((r) => r.status === 401).length;
+    const before = refused();
+    await sleep(3_000);
+    expect(refused() - before).toBeLessThanOrEqual(1);
+    expect(
+      cloudSql.requests().filter((r) => r.method === 'instances.insert' && r.status === 401),
+    ).toHaveLength(0);
+    expect(await controller.stop()).toBe(0);
+    controller = undefined;
   });
 
   it('watching one namespace under the chart’s namespaced RBAC: reconciles there, leaves profiles to the cluster-wide installation', async () => {

@@ -257,6 +257,26 @@ describe('databaseInstanceController', () => {
     expect(findCondition((await read('orphan')).status?.conditions, 'Stalled')).toBeUndefined();
   });
 
+  it('stops with WrongProvider for a kafka profile, creating nothing at any provider', async () => {
+    run();
+    const profileName = `events-${testNumber}`;
+    await admin.create<Profile>(Profiles, {
+      apiVersion: ProviderProfile.apiVersion,
+      kind: 'ProviderProfile',
+      metadata: { name: profileName },
+      spec: { provider: 'kafka', kafka: { bootstrapServers: ['127.0.0.1:9092'] } },
+    } as Profile);
+    await create('misdirected', { providerProfileRef: { name: profileName } });
+    await reason('misdirected', 'WrongProvider');
+    expect((await condition('misdirected', 'Ready'))?.message).toBe(
+      `ProviderProfile ${profileName} is for kafka; a DatabaseInstance needs an aws or gcp profile`,
+    );
+    expect((await condition('misdirected', 'Stalled'))?.status).toBe('True');
+    expect(await rdsInstance('misdirected')).toBeUndefined();
+    expect(await connectionSecret('misdirected')).toBeUndefined();
+    expect(api.instances().filter((i) => i.name.includes('misdirected'))).toEqual([]);
+  });
+
   it('reports UnknownSize for a size the profile does not define, before anything is created', async () => {
     run();
     await create('huge', { size: 'huge' });

@@ -1,7 +1,6 @@
 import { type KubeConfig } from '@kubernetes/client-node';
 import { eventually, freePort, ManagedProcess, repoRoot } from '@steward/testing';
 import { execFileSync } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -103,18 +102,4 @@ export async function startController(options: StartControllerOptions): Promise<
       await child.exited;
     },
   };
-}
-
-/**
- * A service-account JSON key with a real RSA key: the Cloud SQL client signs its own JWTs with
- * it (self-signed JWT), so it authenticates to the local Cloud SQL API without reaching Google.
- */
-export function serviceAccountKey(project: string, account = 'steward-controller'): string {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  return JSON.stringify({
-    type: 'service_account',
-    project_id: project,
-    client_email: `${account}@${project}.iam.gserviceaccount.com`,
-    private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-  });
 }

@@ -11,7 +11,6 @@ import {
   type Moto,
 } from '@steward/testing';
 import { join } from 'node:path';
-import { serviceAccountKey } from './controller-process.js';
 
 export type DB = DatabaseInstance;
 export type Profile = ProviderProfile;
@@ -38,7 +37,8 @@ export async function startPlatform(): Promise<Platform> {
   const [plane, moto, cloudSql] = await Promise.all([
     startControlPlane({ crds: [join(repoRoot(), 'charts/database-instance-controller/crds')] }),
     startMoto(),
-    startCloudSqlApi({ operationStepMs: 100 }),
+    // verifies the JWTs the real client signs with the service-account keys it issued, as Google does
+    startCloudSqlApi({ operationStepMs: 100, verifyCredentials: true }),
   ]);
   const admin = new KubeClient(plane.kubeConfig, { fieldManager: 'e2e-admin' });
   return {
@@ -68,6 +68,8 @@ export interface ProfileOptions {
   endpoint?: string;
   /** The credentials Secret in `steward-credentials`; default `<profile name>-creds`. */
   credentialsSecret?: string;
+  /** gcp: the key file to store; default a fresh key the local Cloud SQL API issued. */
+  serviceAccountKey?: object;
 }
 
 /**
@@ -94,7 +96,12 @@ export async function createProfile(
             aws_access_key_id: moto.credentials.accessKeyId,
             aws_secret_access_key: moto.credentials.secretAccessKey,
           }
-        : { 'service-account.json': serviceAccountKey(GCP_PROJECT) },
+        : {
+            'service-account.json': JSON.stringify(
+              options.serviceAccountKey ??
+                cloudSql.createServiceAccountKey(`steward@${GCP_PROJECT}.iam.gserviceaccount.com`),
+            ),
+          },
   });
   const credentialsSecretRef = { namespace: CREDENTIALS_NAMESPACE, name: secret };
   await admin.create<Profile>(Profiles, {
