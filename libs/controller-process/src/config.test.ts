@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadProcessConfig as loadConfig } from './config.js';
 
-describe('loadConfig', () => {
+describe('loadProcessConfig', () => {
   it('has production defaults: all namespaces, port 8080, leader election in POD_NAMESPACE', () => {
     expect(loadConfig({ POD_NAMESPACE: 'steward-system', POD_NAME: 'dic-0' })).toEqual({
       watchNamespace: undefined,

@@ -1,9 +1,9 @@
 /**
- * The process's configuration, read once from the environment (the chart sets these variables).
- * Every value is checked here so that a mistyped variable stops the process at start with a
- * message naming it, instead of surfacing later as odd behaviour.
+ * A controller process's configuration, read once from the environment (each chart sets these
+ * variables). Every value is checked here so that a mistyped variable stops the process at start
+ * with a message naming it, instead of surfacing later as odd behaviour.
  */
-export interface Config {
+export interface ProcessConfig {
   /** Only DatabaseInstances in this namespace; `undefined` = all namespaces. */
   readonly watchNamespace: string | undefined;
   /** Serves /healthz, /readyz and /metrics; 0 picks a free port (tests). */
@@ -21,8 +21,8 @@ export interface Config {
   /** How often an instance the provider is still working on is observed again. */
   readonly busyPollIntervalMs: number;
   /**
-   * Run the ProviderProfile controller for aws and gcp profiles (credentials status, usedBy, in-use
-   * finalizer). Default: on when watching all namespaces, off when watching one — profiles are
+   * Run the ProviderProfile controller for this process's providers (credentials status, usedBy,
+   * in-use finalizer). Default: on when watching all namespaces, off when watching one — profiles are
    * cluster-scoped, and two namespaced installations would count different users of one profile.
    */
   readonly manageProviderProfiles: boolean;
@@ -35,9 +35,6 @@ export interface Config {
 
 export const LogLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LogLevels)[number];
-
-/** The name of this application: field manager, Lease name prefix, Event reporter, service name. */
-export const APP_NAME = 'database-instance-controller';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -78,7 +75,7 @@ function namespace(env: Env, key: string): string | undefined {
 }
 
 /** Reads and checks the configuration; throws {@link ConfigError} naming the variable at fault. */
-export function loadConfig(env: Env): Config {
+export function loadProcessConfig(env: Env): ProcessConfig {
   const logLevel = text(env, 'STEWARD_LOG_LEVEL') ?? 'info';
   if (!(LogLevels as readonly string[]).includes(logLevel)) {
     throw new ConfigError(

@@ -1,0 +1,32 @@
+/**
+ * @steward/controller-process — what every controller app's process shares, so that each
+ * `apps/<controller>/src/main.ts` only wires its own controllers.
+ *
+ * - `loadProcessConfig(env)` reads and checks the `STEWARD_*` variables the charts set (watch
+ *   namespace, probe port, leader election and its Lease namespace, log level, concurrency, poll
+ *   intervals, whether to run the ProviderProfile controller, kubeconfig, OTLP endpoint) and throws
+ *   `ConfigError` naming the variable at fault; `configOrExit` turns that into exit code 2.
+ * - `loadKubeConfig`, `processTelemetry`, `processEvents`, `processManager` build the process's
+ *   parts from the configuration; `Tokens` are the injection tokens main.ts registers them under
+ *   (only main.ts touches the tsyringe container).
+ * - `runUntilStopped(manager, flush)` runs until SIGTERM/SIGINT or failure and resolves with the
+ *   exit code (1 after a lost leader lease).
+ */
+export {
+  ConfigError,
+  LogLevels,
+  loadProcessConfig,
+  type LogLevel,
+  type ProcessConfig,
+} from './config.js';
+export { runUntilStopped, type ExitCode, type Flushable } from './run.js';
+export {
+  configOrExit,
+  loadKubeConfig,
+  processEvents,
+  processManager,
+  processTelemetry,
+  resolveOrExit,
+  Tokens,
+  type ProcessEvents,
+} from './wiring.js';

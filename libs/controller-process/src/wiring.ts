@@ -1,0 +1,95 @@
+import { KubeConfig } from '@kubernetes/client-node';
+import { Manager, type EventSink } from '@steward/controller';
+import { KubeEventRecorder } from '@steward/events';
+import { KubeClient } from '@steward/kube';
+import { createTelemetry, type Telemetry } from '@steward/telemetry';
+import { type ProcessConfig } from './config.js';
+
+/** The injection tokens every controller app registers (one per interface). */
+export const Tokens = {
+  Config: Symbol('ProcessConfig'),
+  KubeConfig: Symbol('KubeConfig'),
+  Telemetry: Symbol('Telemetry'),
+  EventSink: Symbol('EventSink'),
+  Manager: Symbol('Manager'),
+} as const;
+
+/** The Event recorder a process reports through, flushed at shutdown. */
+export type ProcessEvents = EventSink & { shutdown(): Promise<void> };
+
+/** `KUBECONFIG` when set (local runs), else the pod's service account. */
+export function loadKubeConfig(config: ProcessConfig): KubeConfig {
+  const kubeConfig = new KubeConfig();
+  if (config.kubeconfig) kubeConfig.loadFromFile(config.kubeconfig);
+  else kubeConfig.loadFromCluster();
+  return kubeConfig;
+}
+
+/** OpenTelemetry for the process: service name = the app, pod name as a resource attribute. */
+export function processTelemetry(app: string, config: ProcessConfig): Telemetry {
+  return createTelemetry({
+    serviceName: app,
+    ...(config.podName ? { resourceAttributes: { 'k8s.pod.name': config.podName } } : {}),
+    ...(config.otlpEndpoint ? { otlpEndpoint: config.otlpEndpoint } : {}),
+    log: { level: config.logLevel },
+  });
+}
+
+/**
+ * The Event recorder, on a client of its own: a burst of Events never takes the reconcilers'
+ * request budget (and the recorder exists before the manager that reports through it).
+ */
+export function processEvents(
+  app: string,
+  config: ProcessConfig,
+  kubeConfig: KubeConfig,
+): ProcessEvents {
+  return new KubeEventRecorder(new KubeClient(kubeConfig, { fieldManager: app }), {
+    reportingController: `steward.dev/${app}`,
+    ...(config.podName ? { reportingInstance: config.podName } : {}),
+  });
+}
+
+/** The manager: probes and /metrics on the configured port, leader election on `<app>-leader`. */
+export function processManager(
+  app: string,
+  config: ProcessConfig,
+  deps: { kubeConfig: KubeConfig; telemetry: Telemetry; events: EventSink },
+): Manager {
+  return new Manager({
+    kubeConfig: deps.kubeConfig,
+    name: app,
+    ...(config.podName ? { identity: config.podName } : {}),
+    telemetry: deps.telemetry,
+    probePort: config.probePort,
+    probeHost: config.probeHost,
+    leaderElection: config.leaderElection
+      ? { namespace: config.leaderElectionNamespace, leaseName: `${app}-leader` }
+      : false,
+    events: deps.events,
+  });
+}
+
+/**
+ * For main.ts: the configuration, or exit 2 with a message naming the variable at fault (a
+ * CrashLoopBackOff whose log says what to fix).
+ */
+export function configOrExit(app: string, load: () => ProcessConfig): ProcessConfig {
+  try {
+    return load();
+  } catch (error) {
+    if (!(error instanceof Error) || error.name !== 'ConfigError') throw error;
+    process.stderr.write(`${app}: ${error.message}\n`);
+    process.exit(2);
+  }
+}
+
+/** For main.ts: resolves the app, or exits 1 saying why it cannot start (e.g. no kubeconfig). */
+export function resolveOrExit<T>(app: string, resolve: () => T): T {
+  try {
+    return resolve();
+  } catch (error) {
+    process.stderr.write(`${app}: cannot start: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
+}
