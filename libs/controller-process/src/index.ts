@@ -8,7 +8,7 @@
  *   `ConfigError` naming the variable at fault; `configOrExit` turns that into exit code 2.
  * - `loadKubeConfig`, `processTelemetry`, `processEvents`, `processManager` build the process's
  *   parts from the configuration; `Tokens` are the injection tokens main.ts registers them under
- *   (only main.ts touches the tsyringe container).
+ *   (only main.ts touches the tsyringe container); `processProviders` lists those registrations.
  * - `runUntilStopped(manager, flush)` runs until SIGTERM/SIGINT or failure and resolves with the
  *   exit code (1 after a lost leader lease).
  */
@@ -25,6 +25,7 @@ export {
   loadKubeConfig,
   processEvents,
   processManager,
+  processProviders,
   processTelemetry,
   resolveOrExit,
   Tokens,

@@ -3,6 +3,7 @@ import { Manager, type EventSink } from '@steward/controller';
 import { KubeEventRecorder } from '@steward/events';
 import { KubeClient } from '@steward/kube';
 import { createTelemetry, type Telemetry } from '@steward/telemetry';
+import { instanceCachingFactory, type FactoryProvider } from 'tsyringe';
 import { type ProcessConfig } from './config.js';
 
 /** The injection tokens every controller app registers (one per interface). */
@@ -92,4 +93,40 @@ export function resolveOrExit<T>(app: string, resolve: () => T): T {
     process.stderr.write(`${app}: cannot start: ${(error as Error).message}\n`);
     process.exit(1);
   }
+}
+
+/**
+ * The providers of every {@link Tokens} entry for `app`, for main.ts to register on its container
+ * (`for (const [token, provider] of processProviders(app, config)) container.register(token, provider)`):
+ * each part is built once, on first resolution, from the configuration.
+ */
+export function processProviders(
+  app: string,
+  config: ProcessConfig,
+): [symbol, FactoryProvider<unknown>][] {
+  return [
+    [Tokens.Config, { useFactory: () => config }],
+    [Tokens.KubeConfig, { useFactory: instanceCachingFactory(() => loadKubeConfig(config)) }],
+    [Tokens.Telemetry, { useFactory: instanceCachingFactory(() => processTelemetry(app, config)) }],
+    [
+      Tokens.EventSink,
+      {
+        useFactory: instanceCachingFactory((c) =>
+          processEvents(app, config, c.resolve<KubeConfig>(Tokens.KubeConfig)),
+        ),
+      },
+    ],
+    [
+      Tokens.Manager,
+      {
+        useFactory: instanceCachingFactory((c) =>
+          processManager(app, config, {
+            kubeConfig: c.resolve<KubeConfig>(Tokens.KubeConfig),
+            telemetry: c.resolve<Telemetry>(Tokens.Telemetry),
+            events: c.resolve<ProcessEvents>(Tokens.EventSink),
+          }),
+        ),
+      },
+    ],
+  ];
 }

@@ -1,3 +1,0 @@
-import { stewardVitestConfig } from '../../vitest.shared.ts';
-
-export default stewardVitestConfig('database-instance-controller');
