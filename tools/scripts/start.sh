@@ -10,4 +10,7 @@ export STEWARD_ETCD_BIN STEWARD_KUBE_APISERVER_BIN STEWARD_KUBE_CONTROLLER_MANAG
 bash tools/backends/moto/install.sh
 eval "$(bash tools/backends/moto/install.sh --print-env 2>/dev/null)"
 export STEWARD_MOTO_SERVER_BIN
+bash tools/backends/kafka/install.sh
+eval "$(bash tools/backends/kafka/install.sh --print-env 2>/dev/null)"
+export STEWARD_KAFKA_LIB
 exec node --import tsx tools/scripts/start-platform.ts "$@"

@@ -22,6 +22,11 @@ bash tools/backends/moto/install.sh || exit 1
 eval "$(bash tools/backends/moto/install.sh --print-env 2>/dev/null)"
 export STEWARD_MOTO_SERVER_BIN
 
+step "backends: Apache Kafka (jars from Maven Central)"
+bash tools/backends/kafka/install.sh || exit 1
+eval "$(bash tools/backends/kafka/install.sh --print-env 2>/dev/null)"
+export STEWARD_KAFKA_LIB
+
 rm -rf reports/vitest
 
 step "format, lint, typecheck, build"

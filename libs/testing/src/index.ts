@@ -22,3 +22,11 @@ export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 export { kubeConfigWithServer } from './kubeconfig-with-server.js';
 export { startMoto, type Moto } from './moto.js';
 export { startCloudSqlApi, type CloudSqlApi } from './cloudsql/index.js';
+export {
+  startKafka,
+  kafkaLibDir,
+  type Kafka,
+  type KafkaListener,
+  type KafkaOptions,
+  type KafkaSaslUser,
+} from './kafka.js';

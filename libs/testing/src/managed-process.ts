@@ -81,10 +81,16 @@ export class ManagedProcess {
   async stop(graceMs = 10_000): Promise<void> {
     if (!this.running) return;
     this.signalGroup('SIGTERM');
+    // the grace timer is cancelled once the process is gone: it must not hold the caller open
+    const grace = new AbortController();
     const done = await Promise.race([
       this.exited.then(() => true),
-      sleep(graceMs).then(() => false),
+      sleep(graceMs, undefined, { signal: grace.signal }).then(
+        () => false,
+        () => true,
+      ),
     ]);
+    grace.abort();
     if (!done) {
       this.signalGroup('SIGKILL');
       await this.exited;
