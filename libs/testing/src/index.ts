@@ -18,6 +18,52 @@ export { freePort } from './free-port.js';
 export { ManagedProcess } from './managed-process.js';
 export { repoRoot } from './repo-root.js';
 export { eventually, type EventuallyOptions } from './wait.js';
+// Helm charts and controller processes, as the e2e suites see them.
+export {
+  applyAsAdmin,
+  applyNamespace,
+  bindChartRbac,
+  chartRbac,
+  defaultReleaseNamespace,
+  dryRunCreate,
+  HelmError,
+  manifestOf,
+  manifestsOf,
+  readChartMetadata,
+  renderChart,
+  resourcePath,
+  resourceTypeFor,
+  runHelm,
+  runHelmWithValues,
+  type AccessRequest,
+  type ApiRequest,
+  type ApiRequester,
+  type BindingManifest,
+  type ChartMetadata,
+  type ChartRbac,
+  type ChartValues,
+  type HelmResult,
+  type Manifest,
+  type ManifestMetadata,
+  type ObjectManifest,
+  type PolicyRule,
+  type RenderOptions,
+  type RoleManifest,
+  type ScopedRule,
+  type ServedResource,
+} from './helm.js';
+export {
+  describeControllerChart,
+  type ChartTestClient,
+  type ChartVariation,
+  type ControllerChartSpec,
+} from './controller-chart-suite.js';
+export {
+  controllerBundle,
+  startControllerProcess,
+  type ControllerProcess,
+  type StartControllerProcessOptions,
+} from './controller-process.js';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 export { kubeConfigWithServer } from './kubeconfig-with-server.js';
 export { startMoto, type Moto } from './moto.js';

@@ -1,0 +1,698 @@
+/**
+ * What every Steward controller chart promises, as one vitest suite each chart's test file runs
+ * (`describeControllerChart`): helm lint and rendering with the chart's value sets, schema
+ * refusals, the Grafana dashboard and the metric names it queries, the Pod's secure defaults and
+ * environment contract, least-privilege RBAC, and — on a real control plane with the chart's CRDs
+ * — a server-side dry run of every rendered object, the restricted Pod Security Standard, the
+ * RBAC bound to the chart's ServiceAccount, and `helm install` itself.
+ *
+ * The charts share their templates (charts/steward-common), so they share these promises; what a
+ * chart decides for itself — which objects each value set renders, the exact rules, who may read
+ * Secrets where — is the spec it passes. Its test file adds the checks only it needs.
+ */
+import { type KubeConfig } from '@kubernetes/client-node';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startControlPlane, type ControlPlane } from './control-plane.js';
+import {
+  applyNamespace,
+  bindChartRbac,
+  chartRbac,
+  defaultReleaseNamespace,
+  dryRunCreate,
+  HelmError,
+  manifestOf,
+  readChartMetadata,
+  renderChart,
+  resourcePath,
+  runHelm,
+  runHelmWithValues,
+  type AccessRequest,
+  type ApiRequester,
+  type ChartValues,
+  type Manifest,
+  type ObjectManifest,
+  type ScopedRule,
+  type ServedResource,
+} from './helm.js';
+import { repoRoot } from './repo-root.js';
+
+/** A value set the rendering tests run with, and the kinds it renders (sorted). */
+export interface ChartVariation {
+  name: string;
+  values: ChartValues;
+  kinds: string[];
+}
+
+/** A client of one API server as one identity, e.g. a `KubeClient` of @steward/kube. */
+export interface ChartTestClient extends ApiRequester {
+  close(): Promise<void>;
+}
+
+export interface ControllerChartSpec {
+  /**
+   * The chart's directory name under charts/; also its app's name, its image
+   * (`ghcr.io/steward-dev/<chart>`), its dashboard (`dashboards/<chart>.json`) and, with the
+   * default release name, its objects' names.
+   */
+  chart: string;
+  /** The namespaced kind the controller reconciles, e.g. `KafkaTopic.resourceType`. */
+  kind: ServedResource;
+  /**
+   * Connects to the API server of `kubeConfig` as its identity. A refusal must reject with an
+   * error carrying the HTTP status as `code` and the API's Status message as `message`.
+   */
+  connect(kubeConfig: KubeConfig): ChartTestClient;
+  /** Value sets every rendering, lint, least-privilege and dry-run test runs with. */
+  variations: ChartVariation[];
+  /** Every rule the default values grant, in the rendered order, without the role names. */
+  defaultRules: Omit<ScopedRule, 'roleName'>[];
+  /**
+   * With `watchNamespace: team-a` and `rbac.credentialsSecretNamespaces: [provider-credentials]`:
+   * requests the chart grants (`allowed: true`) or refuses besides those every chart does.
+   */
+  watchNamespaceAccess: (AccessRequest & { allowed: boolean })[];
+}
+
+interface Container {
+  name: string;
+  image: string;
+  imagePullPolicy: string;
+  env: { name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } }[];
+  ports: { name: string; containerPort: number }[];
+  livenessProbe: { httpGet: { path: string; port: string | number } };
+  readinessProbe: { httpGet: { path: string; port: string | number } };
+  resources: { requests?: Record<string, string>; limits?: Record<string, string> };
+  securityContext: Record<string, unknown>;
+  volumeMounts: { name: string; mountPath: string }[];
+}
+
+interface PodSpec {
+  serviceAccountName: string;
+  automountServiceAccountToken: boolean;
+  terminationGracePeriodSeconds: number;
+  securityContext: Record<string, unknown>;
+  containers: Container[];
+  volumes: { name: string; emptyDir?: Record<string, unknown> }[];
+  [field: string]: unknown;
+}
+
+interface Deployment extends Manifest {
+  spec: {
+    replicas: number;
+    selector: { matchLabels: Record<string, string> };
+    template: { metadata: { labels: Record<string, string> }; spec: PodSpec };
+  };
+}
+
+function podSpecOf(manifests: Manifest[]): PodSpec {
+  return manifestOf<Deployment>(manifests, 'Deployment').spec.template.spec;
+}
+
+/** A container's environment; a variable from the downward API reads `fieldRef:<path>`. */
+function envOf(container: Container): Record<string, string> {
+  return Object.fromEntries(
+    container.env.map((e) => [e.name, e.value ?? `fieldRef:${e.valueFrom?.fieldRef?.fieldPath}`]),
+  );
+}
+
+/** The metric names libs/telemetry creates (`meter.createCounter('name', …)` and the like). */
+function telemetryMetricNames(): Set<string> {
+  const telemetrySrc = join(repoRoot(), 'libs', 'telemetry', 'src');
+  const defined = new Set<string>();
+  for (const file of readdirSync(telemetrySrc).filter((f) => !f.endsWith('.test.ts'))) {
+    const source = readFileSync(join(telemetrySrc, file), 'utf8');
+    for (const match of source.matchAll(/\.create\w+\(\s*'([a-z_:]+)'/g)) defined.add(match[1]!);
+  }
+  return defined;
+}
+
+/** The metric names a dashboard queries, histogram series reduced to their metric. */
+function dashboardMetricNames(dashboard: string): Set<string> {
+  return new Set(
+    [
+      ...dashboard.matchAll(
+        /\b((?:controller_runtime|workqueue|rest_client|leader_election|steward)_[a-z_]+)/g,
+      ),
+    ].map((m) => m[1]!.replace(/_(bucket|sum|count)$/, '')),
+  );
+}
+
+/** Value sets helm must refuse, with (part of) helm's message. The same for every chart. */
+const rejections: { name: string; values: ChartValues; message: string }[] = [
+  {
+    name: 'replicas "two"',
+    values: { replicas: 'two' },
+    message: "at '/replicas': got string, want integer",
+  },
+  {
+    name: 'an unknown top-level key',
+    values: { replica: 2 },
+    message: "at '': additional properties 'replica' not allowed",
+  },
+  {
+    name: 'a bad image.pullPolicy',
+    values: { image: { pullPolicy: 'Sometimes' } },
+    message: "at '/image/pullPolicy': value must be one of 'Always', 'IfNotPresent', 'Never'",
+  },
+  {
+    name: 'two replicas without leader election',
+    values: { replicas: 2, leaderElection: { enabled: false } },
+    message: "at '/leaderElection/enabled': value must be true",
+  },
+  {
+    name: 'a watchNamespace that is no namespace name',
+    values: { watchNamespace: 'Team_A' },
+    message: "at '/watchNamespace': 'Team_A' does not match pattern",
+  },
+  {
+    name: 'zero concurrent reconciles',
+    values: { maxConcurrentReconciles: 0 },
+    message: "at '/maxConcurrentReconciles': minimum: got 0, want 1",
+  },
+  {
+    name: 'manageProviderProfiles "yes"',
+    values: { manageProviderProfiles: 'yes' },
+    message: "at '/manageProviderProfiles': got string, want null or boolean",
+  },
+  {
+    name: 'an unknown key in a nested block',
+    values: { serviceMonitor: { enable: true } },
+    message: "at '/serviceMonitor': additional properties 'enable' not allowed",
+  },
+  {
+    name: 'a value for the steward-common library chart',
+    values: { 'steward-common': { image: 'x' } },
+    message: "at '/steward-common': additional properties 'image' not allowed",
+  },
+  {
+    name: 'serviceAccount.create false without a name',
+    values: { serviceAccount: { create: false } },
+    message: 'serviceAccount.name is required when serviceAccount.create is false',
+  },
+];
+
+/** A minimal ServiceMonitor CRD (monitoring.coreos.com/v1), so the API server can dry-run one. */
+const serviceMonitorCrd = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'servicemonitors.monitoring.coreos.com' },
+  spec: {
+    group: 'monitoring.coreos.com',
+    scope: 'Namespaced',
+    names: {
+      kind: 'ServiceMonitor',
+      listKind: 'ServiceMonitorList',
+      plural: 'servicemonitors',
+      singular: 'servicemonitor',
+    },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+            },
+          },
+        },
+      },
+    ],
+  },
+};
+
+const Secrets: ServedResource = {
+  group: '',
+  version: 'v1',
+  kind: 'Secret',
+  plural: 'secrets',
+  namespaced: true,
+};
+const Leases: ServedResource = {
+  group: 'coordination.k8s.io',
+  version: 'v1',
+  kind: 'Lease',
+  plural: 'leases',
+  namespaced: true,
+};
+
+/**
+ * Registers the suite for the chart `spec.chart` (four `describe` blocks: rendering, Pod spec,
+ * RBAC, real API server). Call it at the top level of the chart's test file.
+ */
+export function describeControllerChart(spec: ControllerChartSpec): void {
+  const { chart, kind, variations } = spec;
+  const chartDir = join(repoRoot(), 'charts', chart);
+  const metadata = readChartMetadata(chartDir);
+  const releaseNamespace = defaultReleaseNamespace;
+  const leaseName = `${chart}-leader`;
+  const render = (values?: ChartValues, options?: { releaseName?: string; namespace?: string }) =>
+    renderChart(chartDir, values, options);
+
+  describe(`the ${chart} chart, rendered by helm`, () => {
+    it.each(variations)('passes helm lint --strict with $name', async ({ values }) => {
+      const result = await runHelmWithValues(chartDir, ['lint', '--strict'], values);
+      expect(result.stderr + result.stdout).toContain('0 chart(s) failed');
+      expect(result.code).toBe(0);
+    });
+
+    it.each(variations)('renders with $name', async ({ values, kinds }) => {
+      const manifests = await render(values);
+      expect(manifests.map((m) => m.kind).sort()).toEqual(kinds);
+      for (const m of manifests) {
+        expect(m.metadata.labels).toMatchObject({
+          'app.kubernetes.io/name': chart,
+          'app.kubernetes.io/instance': chart,
+          'app.kubernetes.io/version': metadata.appVersion,
+          'app.kubernetes.io/component': 'controller',
+          'app.kubernetes.io/part-of': 'steward',
+          'app.kubernetes.io/managed-by': 'Helm',
+          'helm.sh/chart': `${chart}-${metadata.version}`,
+        });
+      }
+    });
+
+    it('names objects after the release, and cluster-scoped ones after its namespace too', async () => {
+      const manifests = await render({}, { releaseName: 'rel', namespace: 'platform' });
+      expect(manifestOf(manifests, 'Deployment').metadata).toMatchObject({
+        name: `rel-${chart}`,
+        namespace: 'platform',
+      });
+      expect(manifestOf(manifests, 'ClusterRole').metadata.name).toBe(`platform-rel-${chart}`);
+    });
+
+    it.each(rejections)('refuses $name with helm’s message', async ({ values, message }) => {
+      const error = await render(values).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(HelmError);
+      expect((error as HelmError).result.stderr).toContain(message);
+    });
+
+    it('ships the Grafana dashboard as a ConfigMap the Grafana sidecar picks up', async () => {
+      const configMap = manifestOf<Manifest & { data: Record<string, string> }>(
+        await render(),
+        'ConfigMap',
+      );
+      expect(configMap.metadata.labels).toMatchObject({ grafana_dashboard: '1' });
+      const files = readdirSync(join(chartDir, 'dashboards')).filter((f) => f.endsWith('.json'));
+      expect(Object.keys(configMap.data).sort()).toEqual(files.sort());
+      const dashboard = JSON.parse(configMap.data[`${chart}.json`]!) as {
+        uid: string;
+        templating: { list: { name: string; type: string }[] };
+        panels: { type: string; datasource?: { uid: string }; targets?: { expr: string }[] }[];
+      };
+      expect(dashboard.uid).toBe(`steward-${chart}`);
+      expect(dashboard.templating.list).toContainEqual(
+        expect.objectContaining({ name: 'datasource', type: 'datasource' }),
+      );
+      const queryPanels = dashboard.panels.filter((p) => p.type !== 'row');
+      expect(queryPanels.length).toBeGreaterThan(5);
+      for (const panel of queryPanels) expect(panel.datasource?.uid).toBe('${datasource}');
+    });
+
+    it('queries only metrics that libs/telemetry defines', async () => {
+      const defined = telemetryMetricNames();
+      const used = dashboardMetricNames(
+        readFileSync(join(chartDir, 'dashboards', `${chart}.json`), 'utf8'),
+      );
+      expect(used.size).toBeGreaterThan(8);
+      expect([...used].filter((name) => !defined.has(name))).toEqual([]);
+    });
+  });
+
+  describe('the rendered Pod spec', () => {
+    it('carries the secure defaults', async () => {
+      const spec = podSpecOf(await render());
+      expect(spec.securityContext).toEqual({
+        runAsNonRoot: true,
+        runAsUser: 65532,
+        runAsGroup: 65532,
+        fsGroup: 65532,
+        seccompProfile: { type: 'RuntimeDefault' },
+      });
+      expect(spec.automountServiceAccountToken).toBe(true);
+      expect(spec.terminationGracePeriodSeconds).toBe(40);
+      expect(spec.serviceAccountName).toBe(chart);
+      expect(spec.containers).toHaveLength(1);
+      const [container] = spec.containers;
+      expect(container!.securityContext).toEqual({
+        runAsNonRoot: true,
+        runAsUser: 65532,
+        runAsGroup: 65532,
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        privileged: false,
+        capabilities: { drop: ['ALL'] },
+        seccompProfile: { type: 'RuntimeDefault' },
+      });
+      expect(container!.volumeMounts).toEqual([{ name: 'tmp', mountPath: '/tmp' }]);
+      expect(spec.volumes).toContainEqual(
+        expect.objectContaining({ name: 'tmp', emptyDir: expect.any(Object) }),
+      );
+      expect(container!.resources.requests).toEqual({ cpu: '100m', memory: '128Mi' });
+      expect(container!.resources.limits).toEqual({ cpu: '1', memory: '512Mi' });
+      expect(container!.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
+      expect(container!.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
+      expect(container!.ports).toEqual([{ name: 'http', containerPort: 8080, protocol: 'TCP' }]);
+      expect(container!.image).toBe(`ghcr.io/steward-dev/${chart}:${metadata.appVersion}`);
+      expect(container!.imagePullPolicy).toBe('IfNotPresent');
+    });
+
+    it('passes the controller its configuration in the environment', async () => {
+      const defaults = envOf(podSpecOf(await render()).containers[0]!);
+      expect(defaults).toEqual({
+        STEWARD_WATCH_NAMESPACE: '',
+        STEWARD_PROBE_PORT: '8080',
+        STEWARD_LEADER_ELECT: 'true',
+        STEWARD_LOG_LEVEL: 'info',
+        STEWARD_MAX_CONCURRENT_RECONCILES: '4',
+        STEWARD_POLL_INTERVAL_SECONDS: '60',
+        POD_NAMESPACE: 'fieldRef:metadata.namespace',
+        POD_NAME: 'fieldRef:metadata.name',
+      });
+      const configured = podSpecOf(
+        await render({
+          watchNamespace: 'team-a',
+          probePort: 9090,
+          leaderElection: { enabled: false },
+          logLevel: 'debug',
+          maxConcurrentReconciles: 8,
+          pollIntervalSeconds: 300,
+          manageProviderProfiles: true,
+          otel: { endpoint: 'http://otel-collector:4318' },
+          extraEnv: [{ name: 'EXTRA', value: 'yes' }],
+        }),
+      ).containers[0]!;
+      expect(envOf(configured)).toMatchObject({
+        STEWARD_WATCH_NAMESPACE: 'team-a',
+        STEWARD_PROBE_PORT: '9090',
+        STEWARD_LEADER_ELECT: 'false',
+        STEWARD_LOG_LEVEL: 'debug',
+        STEWARD_MAX_CONCURRENT_RECONCILES: '8',
+        STEWARD_POLL_INTERVAL_SECONDS: '300',
+        STEWARD_MANAGE_PROVIDER_PROFILES: 'true',
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318',
+        EXTRA: 'yes',
+      });
+      expect(configured.ports).toEqual([{ name: 'http', containerPort: 9090, protocol: 'TCP' }]);
+    });
+
+    it('spreads two replicas over nodes and keeps one up through disruptions', async () => {
+      const manifests = await render({ replicas: 2 });
+      const deployment = manifestOf<Deployment>(manifests, 'Deployment');
+      expect(deployment.spec.replicas).toBe(2);
+      expect(deployment.spec.template.spec.topologySpreadConstraints).toEqual([
+        expect.objectContaining({
+          topologyKey: 'kubernetes.io/hostname',
+          labelSelector: { matchLabels: deployment.spec.selector.matchLabels },
+        }),
+      ]);
+      const pdb = manifestOf<Manifest & { spec: Record<string, unknown> }>(
+        manifests,
+        'PodDisruptionBudget',
+      );
+      expect(pdb.spec).toEqual({
+        maxUnavailable: 1,
+        selector: { matchLabels: deployment.spec.selector.matchLabels },
+      });
+    });
+
+    it('exposes the probe port as the metrics Service port named "metrics"', async () => {
+      const manifests = await render({ serviceMonitor: { enabled: true } });
+      const service = manifestOf<Manifest & { spec: { ports: unknown[] } }>(manifests, 'Service');
+      expect(service.spec.ports).toEqual([
+        { name: 'metrics', port: 8080, targetPort: 'http', protocol: 'TCP' },
+      ]);
+      const monitor = manifestOf<Manifest & { spec: { endpoints: unknown[] } }>(
+        manifests,
+        'ServiceMonitor',
+      );
+      expect(monitor.spec.endpoints).toEqual([
+        expect.objectContaining({ port: 'metrics', path: '/metrics' }),
+      ]);
+    });
+  });
+
+  describe('the rendered RBAC', () => {
+    const allowedVerbs = ['get', 'list', 'watch', 'create', 'update', 'patch'];
+
+    it.each(variations)('is least privilege with $name', async ({ values }) => {
+      const rbac = chartRbac(await render(values));
+      for (const rule of rbac.rules) {
+        expect(rule.verbs).not.toContain('*');
+        expect(rule.resources).not.toContain('*');
+        expect(rule.apiGroups).not.toContain('*');
+        expect(rule.nonResourceURLs).toBeUndefined();
+        expect(allowedVerbs).toEqual(expect.arrayContaining(rule.verbs));
+      }
+      for (const verb of ['list', 'watch', 'delete', 'deletecollection']) {
+        expect(rbac.allows({ verb, group: '', resource: 'secrets' })).toBe(false);
+        expect(rbac.allows({ verb, group: '', resource: 'secrets', namespace: 'team-a' })).toBe(
+          false,
+        );
+      }
+      const leaseRules = rbac.rules.filter((r) => r.resources?.includes('leases'));
+      for (const rule of leaseRules) {
+        expect(rule).toMatchObject({ roleKind: 'Role', namespace: releaseNamespace });
+      }
+    });
+
+    it('grants exactly these rules with default values', async () => {
+      const rbac = chartRbac(await render());
+      expect(rbac.subject).toEqual({ namespace: releaseNamespace, name: chart });
+      expect(rbac.rules.map(({ roleName: _roleName, ...rule }) => rule)).toEqual(spec.defaultRules);
+    });
+
+    it('moves the namespaced permissions into Roles when watchNamespace is set', async () => {
+      const rbac = chartRbac(
+        await render({
+          watchNamespace: 'team-a',
+          rbac: { credentialsSecretNamespaces: ['provider-credentials'] },
+        }),
+      );
+      const clusterWide = rbac.rules.filter((r) => r.roleKind === 'ClusterRole');
+      expect(clusterWide.flatMap((r) => r.resources)).toEqual([
+        'providerprofiles',
+        'providerprofiles/status',
+      ]);
+      const watched = { group: kind.group, resource: kind.plural };
+      const secret = { group: '', resource: 'secrets' };
+      const events = { group: 'events.k8s.io', resource: 'events', verb: 'create' };
+      const access: (AccessRequest & { allowed: boolean })[] = [
+        { ...watched, verb: 'list', namespace: 'team-a', allowed: true },
+        { ...watched, verb: 'list', allowed: false },
+        { ...watched, verb: 'list', namespace: 'team-b', allowed: false },
+        { ...secret, verb: 'get', namespace: 'provider-credentials', allowed: true },
+        { ...secret, verb: 'create', namespace: 'provider-credentials', allowed: false },
+        { ...secret, verb: 'get', namespace: 'team-b', allowed: false },
+        { ...events, namespace: 'team-a', allowed: true },
+        // Events about cluster-scoped ProviderProfiles are written to `default`, as client-go does.
+        { ...events, namespace: 'default', allowed: true },
+        { ...events, namespace: 'team-b', allowed: false },
+        ...spec.watchNamespaceAccess,
+      ];
+      expect(access.map(({ allowed: _allowed, ...request }) => rbac.allows(request))).toEqual(
+        access.map((a) => a.allowed),
+      );
+    });
+
+    it('keeps cluster-wide `get` on Secrets with watchNamespace but no credentials namespaces', async () => {
+      const rbac = chartRbac(await render({ watchNamespace: 'team-a' }));
+      expect(rbac.allows({ verb: 'get', group: '', resource: 'secrets', namespace: 'any' })).toBe(
+        true,
+      );
+      expect(
+        rbac.allows({ verb: 'create', group: '', resource: 'secrets', namespace: 'any' }),
+      ).toBe(false);
+    });
+  });
+
+  describe('the rendered chart on a real API server', () => {
+    let plane: ControlPlane;
+    let admin: ChartTestClient;
+
+    beforeAll(async () => {
+      plane = await startControlPlane({ crds: [join(chartDir, 'crds')] });
+      const dir = await mkdtemp(join(tmpdir(), 'steward-servicemonitor-crd-'));
+      try {
+        await writeFile(join(dir, 'servicemonitor.json'), JSON.stringify(serviceMonitorCrd));
+        await plane.installCRDs(dir);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+      admin = spec.connect(plane.kubeConfig);
+    });
+
+    afterAll(async () => {
+      await admin?.close();
+      await plane?.stop();
+    });
+
+    it.each(variations)(
+      'accepts every object rendered with $name in a server-side dry run',
+      async ({ values }) => {
+        const manifests = await render(values);
+        for (const ns of new Set(manifests.map((m) => m.metadata.namespace ?? releaseNamespace))) {
+          await applyNamespace(plane, ns);
+        }
+        const refused: string[] = [];
+        for (const manifest of manifests) {
+          try {
+            await dryRunCreate(admin, manifest);
+          } catch (error) {
+            refused.push(`${manifest.kind} ${manifest.metadata.name}: ${String(error)}`);
+          }
+        }
+        expect(refused).toEqual([]);
+      },
+    );
+
+    it('would refuse a rendered object with a misspelt field (strict field validation)', async () => {
+      await applyNamespace(plane, releaseNamespace);
+      const deployment = manifestOf<Deployment>(await render(), 'Deployment');
+      const [container] = deployment.spec.template.spec.containers;
+      container!.securityContext = { ...container!.securityContext, readOnlyRootFileSystem: true };
+      await expect(dryRunCreate(admin, deployment)).rejects.toMatchObject({
+        message: expect.stringContaining(
+          'unknown field "spec.template.spec.containers[0].securityContext.readOnlyRootFileSystem"',
+        ),
+      });
+    });
+
+    it('runs its Pod under the restricted Pod Security Standard', async () => {
+      const restricted = 'restricted-pods';
+      await applyNamespace(plane, restricted, {
+        'pod-security.kubernetes.io/enforce': 'restricted',
+        'pod-security.kubernetes.io/enforce-version': 'latest',
+      });
+      const template = manifestOf<Deployment>(await render(), 'Deployment').spec.template;
+      const pod = (podSpec: PodSpec): ObjectManifest & { spec: PodSpec } => ({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: chart, namespace: restricted },
+        spec: podSpec,
+      });
+      await expect(dryRunCreate(admin, pod(template.spec))).resolves.toMatchObject({
+        kind: 'Pod',
+      });
+      // The namespace does enforce the standard: the same Pod without its security contexts is refused.
+      const container = template.spec.containers[0]!;
+      const { securityContext: _container, ...insecureContainer } = container;
+      const { securityContext: _pod, ...insecureSpec } = template.spec;
+      await expect(
+        dryRunCreate(admin, pod({ ...insecureSpec, containers: [insecureContainer] } as PodSpec)),
+      ).rejects.toMatchObject({
+        code: 403,
+        message: expect.stringContaining('violates PodSecurity "restricted:latest"'),
+      });
+    });
+
+    it('installs with helm install from the checkout, and uninstalls', async () => {
+      // The chart's library (charts/steward-common) is a symbolic link in the checkout: no
+      // `helm dependency build`, no network.
+      const namespace = 'helm-install';
+      const release = ['--kubeconfig', plane.kubeconfigPath, '--namespace', namespace];
+      const installed = await runHelm([
+        'install',
+        'steward',
+        chartDir,
+        ...release,
+        '--create-namespace',
+      ]);
+      expect(installed.code, installed.stderr).toBe(0);
+      expect(installed.stdout).toContain('STATUS: deployed');
+      expect(installed.stdout).toContain(`It reconciles ${kind.kind}s in every namespace`);
+      await expect(
+        admin.request({
+          method: 'GET',
+          path: `/apis/apps/v1/namespaces/${namespace}/deployments/steward-${chart}`,
+        }),
+      ).resolves.toMatchObject({ metadata: { name: `steward-${chart}` } });
+      const uninstalled = await runHelm(['uninstall', 'steward', ...release]);
+      expect(uninstalled.code, uninstalled.stderr).toBe(0);
+    });
+
+    describe('as the chart’s ServiceAccount, bound by the chart’s RBAC', () => {
+      /** Runs `use` as the ServiceAccount of `manifests`, rendered for `namespace`. */
+      async function asServiceAccount(
+        manifests: Manifest[],
+        namespace: string,
+        use: (identity: ChartTestClient) => Promise<void>,
+      ): Promise<void> {
+        const identity = spec.connect(await bindChartRbac(plane, manifests, namespace));
+        try {
+          await use(identity);
+        } finally {
+          await identity.close();
+        }
+      }
+      const list = (identity: ApiRequester, resource: ServedResource, namespace?: string) =>
+        identity.request({ method: 'GET', path: resourcePath(resource, namespace) });
+
+      it(`lists ${kind.kind}s everywhere but is refused listing Secrets`, async () => {
+        await asServiceAccount(await render(), releaseNamespace, async (identity) => {
+          await expect(list(identity, kind)).resolves.toMatchObject({ items: [] });
+          await expect(list(identity, kind, 'team-a')).resolves.toMatchObject({ items: [] });
+          await expect(list(identity, Secrets)).rejects.toMatchObject({
+            code: 403,
+            message: `secrets is forbidden: User "system:serviceaccount:${releaseNamespace}:${chart}" cannot list resource "secrets" in API group "" at the cluster scope`,
+          });
+          await expect(list(identity, Secrets, releaseNamespace)).rejects.toMatchObject({
+            code: 403,
+          });
+          // Reading one Secret by name is allowed: the answer is "not found", not "forbidden".
+          await expect(
+            identity.request({
+              method: 'GET',
+              path: resourcePath(Secrets, 'default', 'provider-credentials'),
+            }),
+          ).rejects.toMatchObject({ code: 404 });
+        });
+      });
+
+      it('may take its Lease in the release namespace only', async () => {
+        // A user name short enough for a certificate's common name: bindChartRbac's client-cert path.
+        const namespace = 'lease';
+        const manifests = await render({}, { releaseName: namespace, namespace });
+        await asServiceAccount(manifests, namespace, async (identity) => {
+          const createLease = (ns: string) =>
+            identity.request({
+              method: 'POST',
+              path: resourcePath(Leases, ns),
+              query: { dryRun: 'All' },
+              body: {
+                apiVersion: 'coordination.k8s.io/v1',
+                kind: 'Lease',
+                metadata: { name: leaseName, namespace: ns },
+              },
+            });
+          const getLease = (name: string) =>
+            identity.request({ method: 'GET', path: resourcePath(Leases, namespace, name) });
+          await expect(createLease(namespace)).resolves.toMatchObject({ kind: 'Lease' });
+          await expect(getLease(leaseName)).rejects.toMatchObject({ code: 404 });
+          await expect(getLease('someone-elses')).rejects.toMatchObject({ code: 403 });
+          await expect(createLease('default')).rejects.toMatchObject({ code: 403 });
+        });
+      });
+
+      it(`with watchNamespace, reaches ${kind.kind}s in that namespace only`, async () => {
+        const namespace = 'team-a-system';
+        const manifests = await render(
+          { watchNamespace: 'team-a' },
+          { releaseName: 'team-a', namespace },
+        );
+        await asServiceAccount(manifests, namespace, async (identity) => {
+          await expect(list(identity, kind, 'team-a')).resolves.toMatchObject({ items: [] });
+          await expect(list(identity, kind)).rejects.toMatchObject({ code: 403 });
+          await expect(list(identity, kind, 'team-b')).rejects.toMatchObject({ code: 403 });
+          await expect(list(identity, Secrets, 'team-a')).rejects.toMatchObject({ code: 403 });
+        });
+      });
+    });
+  });
+}
