@@ -9,28 +9,40 @@ describe('examples', () => {
     const examples = await loadExamples(dir);
     const kinds = examples.map((e) => e.object.kind);
     expect(kinds.slice(0, 2)).toEqual(['Namespace', 'Namespace']);
-    expect(kinds).toEqual(expect.arrayContaining(['ProviderProfile', 'DatabaseInstance']));
+    expect(kinds).toEqual(
+      expect.arrayContaining(['ProviderProfile', 'DatabaseInstance', 'KafkaTopic']),
+    );
     expect(kinds.lastIndexOf('Namespace')).toBeLessThan(kinds.indexOf('ProviderProfile'));
     const providers = examples
       .filter((e) => e.object.kind === 'ProviderProfile')
       .map((e) => (e.object as unknown as { spec: { provider: string } }).spec.provider);
-    expect(providers.sort()).toEqual(['aws', 'gcp']);
+    expect(providers.sort()).toEqual(['aws', 'gcp', 'kafka']);
   });
 
   it('points only profiles at the local APIs, leaving the example untouched', async () => {
     const examples = await loadExamples(dir);
-    const endpoints = { aws: 'http://127.0.0.1:1', gcp: 'http://127.0.0.1:2' };
+    const endpoints = {
+      aws: 'http://127.0.0.1:1',
+      gcp: 'http://127.0.0.1:2',
+      kafka: ['127.0.0.1:3'],
+    };
     for (const { object } of examples) {
       const local = withLocalEndpoint(object, endpoints) as unknown as {
-        spec?: { aws?: { endpoint?: string }; gcp?: { endpoint?: string } };
+        spec?: {
+          aws?: { endpoint?: string };
+          gcp?: { endpoint?: string };
+          kafka?: { bootstrapServers?: string[] };
+        };
       };
       if (object.kind !== 'ProviderProfile') {
         expect(local).toBe(object);
         continue;
       }
-      expect(local.spec?.aws?.endpoint ?? local.spec?.gcp?.endpoint).toMatch(
-        /^http:\/\/127\.0\.0\.1:[12]$/,
-      );
+      expect(
+        local.spec?.aws?.endpoint ??
+          local.spec?.gcp?.endpoint ??
+          local.spec?.kafka?.bootstrapServers?.join(','),
+      ).toMatch(/^(http:\/\/)?127\.0\.0\.1:[123]$/);
       expect(JSON.stringify(object)).not.toContain('127.0.0.1');
     }
   });

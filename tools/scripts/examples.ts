@@ -1,6 +1,7 @@
 // The example manifests under examples/: loading them in the order `npm start` applies them, and
 // pointing the profiles at the local provider APIs.
 import { DatabaseInstance } from '@steward/database-instance-api';
+import { KafkaTopic } from '@steward/kafka-topic-api';
 import { Namespaces, Secrets, type KubeObject, type ResourceType } from '@steward/kube';
 import { ProviderProfile } from '@steward/provider-profile-api';
 import { load as loadYaml } from 'js-yaml';
@@ -13,6 +14,7 @@ export const ExampleKinds: Readonly<Record<string, ResourceType>> = {
   'v1/Secret': Secrets,
   [`${ProviderProfile.apiVersion}/ProviderProfile`]: ProviderProfile.resourceType,
   [`${DatabaseInstance.apiVersion}/DatabaseInstance`]: DatabaseInstance.resourceType,
+  [`${KafkaTopic.apiVersion}/KafkaTopic`]: KafkaTopic.resourceType,
 };
 
 export interface Example {
@@ -62,13 +64,19 @@ export async function loadExamples(dir: string): Promise<Example[]> {
 export interface LocalEndpoints {
   aws: string;
   gcp: string;
+  /** The local broker's bootstrap servers. */
+  kafka: string[];
 }
 
-/** A copy of `object` with a ProviderProfile's aws/gcp `endpoint` set to the local API. */
+/**
+ * A copy of `object` with a ProviderProfile's aws/gcp `endpoint` set to the local API, or a kafka
+ * profile's `bootstrapServers` to the local broker.
+ */
 export function withLocalEndpoint(object: KubeObject, endpoints: LocalEndpoints): KubeObject {
   if (object.kind !== 'ProviderProfile') return object;
   const profile = structuredClone(object) as ProviderProfile;
   if (profile.spec.aws) profile.spec.aws.endpoint = endpoints.aws;
   if (profile.spec.gcp) profile.spec.gcp.endpoint = endpoints.gcp;
+  if (profile.spec.kafka) profile.spec.kafka.bootstrapServers = [...endpoints.kafka];
   return profile;
 }

@@ -76,7 +76,7 @@ describe('generate-crds', () => {
     expect(await readFile(join(root, crdsDir, 'vendored.yaml'), 'utf8')).toContain('kind:');
   });
 
-  it('generates the DatabaseInstance and ProviderProfile CRDs into the controller chart', () => {
+  it('generates each controller chart its kinds, and ProviderProfile into both charts', () => {
     expect([...expectedFiles(targets).keys()].sort()).toEqual([
       join(
         'charts',
@@ -85,6 +85,21 @@ describe('generate-crds', () => {
         'databaseinstances.database.steward.dev.yaml',
       ),
       join('charts', 'database-instance-controller', 'crds', 'providerprofiles.steward.dev.yaml'),
+      join('charts', 'kafka-topic-controller', 'crds', 'kafkatopics.kafka.steward.dev.yaml'),
+      join('charts', 'kafka-topic-controller', 'crds', 'providerprofiles.steward.dev.yaml'),
     ]);
+  });
+
+  it('writes the same ProviderProfile CRD into both charts', () => {
+    const files = expectedFiles(targets);
+    expect(
+      files.get(
+        join('charts', 'kafka-topic-controller', 'crds', 'providerprofiles.steward.dev.yaml'),
+      ),
+    ).toBe(
+      files.get(
+        join('charts', 'database-instance-controller', 'crds', 'providerprofiles.steward.dev.yaml'),
+      ),
+    );
   });
 });

@@ -5,6 +5,7 @@
 //   npx tsx tools/scripts/generate-crds.ts           # regenerate
 //   npx tsx tools/scripts/generate-crds.ts --check   # fail when charts/*/crds is out of date
 import { DatabaseInstance } from '@steward/database-instance-api';
+import { KafkaTopic } from '@steward/kafka-topic-api';
 import { ProviderProfile } from '@steward/provider-profile-api';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -28,10 +29,13 @@ export const GENERATOR = 'tools/scripts/generate-crds.ts';
 /** Every generated CRD. A kind needed by several charts is listed once per chart. */
 export const targets: CrdTarget[] = [
   { kind: DatabaseInstance, chart: 'database-instance-controller' },
-  // ProviderProfile lives here for now, with its first user. The kafka-topic-controller chart will
-  // need it too; whether it moves to a shared chart or is listed once per chart is decided then
-  // (two charts installing one CRD fight over its ownership in Helm).
+  { kind: KafkaTopic, chart: 'kafka-topic-controller' },
+  // ProviderProfile is used by both controllers, so both charts ship it. Helm installs a CRD from
+  // a chart's crds/ only when it is absent and never upgrades or deletes it, so the second chart
+  // installed finds it and leaves it alone; both copies are generated from one schema, so they
+  // never differ. (A CRD upgrade is applied by hand or by a CRD-only chart, as with any Helm CRD.)
   { kind: ProviderProfile, chart: 'database-instance-controller' },
+  { kind: ProviderProfile, chart: 'kafka-topic-controller' },
 ];
 
 /** `charts/<chart>/crds/<plural>.<group>.yaml` → its expected text, relative to the repo root. */

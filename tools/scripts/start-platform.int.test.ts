@@ -16,14 +16,22 @@ describe('npm start', () => {
         { cwd: root, timeout: 6 * 60_000, maxBuffer: 16 * 1024 * 1024 },
       );
       expect(stdout).toContain('steward: database-instance-controller running');
+      expect(stdout).toContain('steward: kafka-topic-controller running');
       expect(stdout).toMatch(/applied DatabaseInstance shop\/orders-db/);
       expect(stdout).toMatch(/providerprofile\/aws-eu +aws +True CredentialsVerified +used by 1/);
       expect(stdout).toMatch(/providerprofile\/gcp-eu +gcp +True CredentialsVerified +used by 1/);
       expect(stdout).toMatch(/shop\/databaseinstance\/orders-db +aws-eu +True Available/);
       expect(stdout).toMatch(/shop\/databaseinstance\/analytics-db +gcp-eu +True Available/);
-      expect(stdout).toContain(
-        'steward: every example ProviderProfile and DatabaseInstance is Ready.',
+      expect(stdout).toMatch(
+        /providerprofile\/events-kafka +kafka +True CredentialsVerified +used by 2/,
       );
+      expect(stdout).toMatch(
+        /shop\/kafkatopic\/orders-events +events-kafka +True \w+ +6 partitions +orders-events/,
+      );
+      expect(stdout).toMatch(
+        /shop\/kafkatopic\/customers +events-kafka +True \w+ +3 partitions +shop\.customers\.v1/,
+      );
+      expect(stdout).toContain('steward: every example resource is Ready.');
       expect(stdout).toContain('steward: stopped cleanly.');
     },
     7 * 60_000,

@@ -1,6 +1,6 @@
 // `npm start`: the local platform. Brings up a real control plane (etcd, kube-apiserver,
 // kube-controller-manager) on loopback with every CRD under charts/*/crds, the providers' APIs
-// (moto for RDS, the local Cloud SQL Admin API), every controller as its own process (the bundle
+// (moto for RDS, the local Cloud SQL Admin API, an Apache Kafka broker), every controller as its own process (the bundle
 // the container image runs), then applies examples/ and shows the resources converging. The
 // kubeconfig is written to .steward/kubeconfig, controller logs to .steward/logs/. Ctrl-C (SIGINT)
 // or SIGTERM stops every process it started and exits 0.
@@ -9,13 +9,21 @@
 //                       that the README's first command works end to end.
 import { findCondition, type Condition } from '@steward/conditions';
 import { DatabaseInstance } from '@steward/database-instance-api';
-import { KubeClient, Secrets, type ApplyConfiguration, type KubeObject } from '@steward/kube';
+import { KafkaTopic } from '@steward/kafka-topic-api';
+import {
+  KubeClient,
+  Secrets,
+  type ApplyConfiguration,
+  type KubeObject,
+  type ResourceType,
+} from '@steward/kube';
 import { ProviderProfile } from '@steward/provider-profile-api';
 import {
   freePort,
   ManagedProcess,
   startCloudSqlApi,
   startControlPlane,
+  startKafka,
   startMoto,
 } from '@steward/testing';
 import { existsSync } from 'node:fs';
@@ -61,25 +69,30 @@ const logDir = join(stateDir, 'logs');
 await mkdir(logDir, { recursive: true });
 
 const crds = await crdDirectories();
-log('steward: starting the control plane, moto (RDS API) and the local Cloud SQL Admin API...');
-const [plane, moto, cloudSql] = await Promise.all([
+log(
+  'steward: starting the control plane, moto (RDS API), the local Cloud SQL Admin API and a Kafka broker...',
+);
+const [plane, moto, cloudSql, kafka] = await Promise.all([
   startControlPlane({ crds, controllerManager: true }),
   startMoto({ region: 'eu-west-1' }),
   startCloudSqlApi({ operationStepMs: 1_000, verifyCredentials: true }),
+  startKafka(),
 ]);
 stops.push(
   () => plane.stop(),
   () => moto.stop(),
   () => cloudSql.stop(),
+  () => kafka[Symbol.asyncDispose](),
 );
 const kubeconfig = join(stateDir, 'kubeconfig');
 await copyFile(plane.kubeconfigPath, kubeconfig);
 log(`steward: control plane ready at ${plane.server}`);
 log(`steward: CRDs installed from ${crds.map((d) => relative(root, d)).join(', ') || '(none)'}`);
 log(`steward: RDS API (moto) at ${moto.endpoint}; Cloud SQL Admin API at ${cloudSql.baseUrl}`);
+log(`steward: Kafka ${kafka.clusterId} at ${kafka.bootstrapServers.join(',')}`);
 
 // Controllers: each app's bundle as its own process, as its container would run it.
-const controllers = ['database-instance-controller'];
+const controllers = ['database-instance-controller', 'kafka-topic-controller'];
 for (const app of controllers) {
   const main = await bundleApp(app);
   const probePort = await freePort();
@@ -116,7 +129,11 @@ for (const { file, object, resourceType } of examples) {
   }
   await admin.apply(
     resourceType,
-    withLocalEndpoint(object, { aws: moto.endpoint, gcp: cloudSql.baseUrl }) as ApplyConfiguration,
+    withLocalEndpoint(object, {
+      aws: moto.endpoint,
+      gcp: cloudSql.baseUrl,
+      kafka: kafka.bootstrapServers,
+    }) as ApplyConfiguration,
     {
       force: true,
     },
@@ -129,7 +146,7 @@ for (const { file, object, resourceType } of examples) {
 log('');
 log('  Try, in another terminal:');
 log(`    export KUBECONFIG=${kubeconfig}`);
-log(`    ${plane.binaries.kubectl} get providerprofiles,databaseinstances -A`);
+log(`    ${plane.binaries.kubectl} get providerprofiles,databaseinstances,kafkatopics -A`);
 log(
   `    ${plane.binaries.kubectl} -n shop get secret orders-db-connection -o jsonpath='{.data.host}' | base64 -d`,
 );
@@ -178,41 +195,71 @@ async function createLocalCredentials(client: KubeClient, objects: KubeObject[])
 type Row = [string, string, string, string, string];
 const conditionText = (c: Condition | undefined): string =>
   c ? `${c.status}${c.reason ? ` ${c.reason}` : ''}` : '-';
+
+/** How each kind shows in the table: what is in its PROVIDER, STATE and DETAIL columns. */
+interface View<T extends KubeObject> {
+  resourceType: ResourceType;
+  name: string;
+  provider(o: T): string;
+  state(o: T): string;
+  detail(o: T): string;
+}
+type Conditioned = KubeObject & { status?: { conditions?: Condition[] } };
+const views: View<Conditioned>[] = [
+  {
+    resourceType: ProviderProfile.resourceType,
+    name: 'providerprofile',
+    provider: (p) => (p as ProviderProfile).spec.provider,
+    state: (p) => `used by ${(p as ProviderProfile).status?.usedBy ?? 0}`,
+    detail: () => '',
+  },
+  {
+    resourceType: DatabaseInstance.resourceType,
+    name: 'databaseinstance',
+    provider: (d) => (d as DatabaseInstance).spec.providerProfileRef.name,
+    state: (d) => (d as DatabaseInstance).status?.providerState ?? '-',
+    detail: (d) => {
+      const endpoint = (d as DatabaseInstance).status?.endpoint;
+      return endpoint ? `${endpoint.host}:${endpoint.port}` : '';
+    },
+  },
+  {
+    resourceType: KafkaTopic.resourceType,
+    name: 'kafkatopic',
+    provider: (t) => (t as KafkaTopic).spec.providerProfileRef.name,
+    state: (t) => {
+      const status = (t as KafkaTopic).status;
+      return status?.partitions ? `${status.partitions} partitions` : '-';
+    },
+    detail: (t) => (t as KafkaTopic).status?.topicName ?? '',
+  },
+];
+
 async function rows(): Promise<{ rows: Row[]; allReady: boolean }> {
   const out: Row[] = [];
   let allReady = true;
-  const profiles = await admin.list<ProviderProfile>(ProviderProfile.resourceType);
-  for (const p of profiles.items) {
-    const ready = findCondition(p.status?.conditions, 'Ready');
-    if (ready?.status !== 'True') allReady = false;
-    out.push([
-      `providerprofile/${p.metadata.name}`,
-      p.spec.provider,
-      conditionText(ready),
-      `used by ${p.status?.usedBy ?? 0}`,
-      ready?.status === 'True' ? '' : (ready?.message ?? ''),
-    ]);
+  let resources = 0;
+  for (const view of views) {
+    const list = await admin.list<Conditioned>(view.resourceType);
+    for (const o of list.items) {
+      if (view.name !== 'providerprofile') resources++;
+      const ready = findCondition(o.status?.conditions, 'Ready');
+      if (ready?.status !== 'True') allReady = false;
+      const ns = o.metadata.namespace ? `${o.metadata.namespace}/` : '';
+      out.push([
+        `${ns}${view.name}/${o.metadata.name}`,
+        view.provider(o),
+        conditionText(ready),
+        view.state(o),
+        ready?.status === 'True' ? view.detail(o) : (ready?.message ?? ''),
+      ]);
+    }
   }
-  const instances = await admin.list<DatabaseInstance>(DatabaseInstance.resourceType);
-  for (const d of instances.items) {
-    const ready = findCondition(d.status?.conditions, 'Ready');
-    if (ready?.status !== 'True') allReady = false;
-    const endpoint = d.status?.endpoint
-      ? `${d.status.endpoint.host}:${d.status.endpoint.port}`
-      : '';
-    out.push([
-      `${d.metadata.namespace}/databaseinstance/${d.metadata.name}`,
-      d.spec.providerProfileRef.name,
-      conditionText(ready),
-      d.status?.providerState ?? '-',
-      endpoint || (ready?.status === 'True' ? '' : (ready?.message ?? '')),
-    ]);
-  }
-  return { rows: out, allReady: allReady && instances.items.length > 0 };
+  return { rows: out, allReady: allReady && resources > 0 };
 }
 
 function table(data: Row[]): string {
-  const header: Row = ['RESOURCE', 'PROVIDER', 'READY', 'STATE', 'ENDPOINT / MESSAGE'];
+  const header: Row = ['RESOURCE', 'PROFILE', 'READY', 'STATE', 'DETAIL / MESSAGE'];
   const all = [header, ...data];
   const widths = header.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
   return all
@@ -231,7 +278,7 @@ for (;;) {
       log(`\n${new Date().toISOString()}\n${text}`);
     }
     if (exitWhenReady && view.allReady) {
-      log('\nsteward: every example ProviderProfile and DatabaseInstance is Ready.');
+      log('\nsteward: every example resource is Ready.');
       await shutdown('done');
     }
   }

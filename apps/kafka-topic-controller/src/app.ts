@@ -1,0 +1,52 @@
+import { type Manager } from '@steward/controller';
+import {
+  runUntilStopped,
+  Tokens,
+  type ExitCode,
+  type ProcessConfig,
+  type ProcessEvents,
+} from '@steward/controller-process';
+import { kafkaCredentialsCheck, kafkaTopicController, kafkaTopicUsers } from '@steward/kafka-topic';
+import { providerProfileController } from '@steward/provider-profile';
+import { externalMetrics, type Telemetry } from '@steward/telemetry';
+import { inject, injectable } from 'tsyringe';
+
+/** The name of this application: field manager, Lease name prefix, Event reporter, service name. */
+export const APP_NAME = 'kafka-topic-controller';
+
+/**
+ * The kafka-topic-controller process: the KafkaTopic controller (and the ProviderProfile
+ * controller for kafka profiles) on one manager. `run()` resolves with the exit code once the
+ * manager has stopped.
+ */
+@injectable()
+export class KafkaTopicControllerApp {
+  constructor(
+    @inject(Tokens.Config) private readonly config: ProcessConfig,
+    @inject(Tokens.Manager) private readonly manager: Manager,
+    @inject(Tokens.Telemetry) private readonly telemetry: Telemetry,
+    @inject(Tokens.EventSink) private readonly events: ProcessEvents,
+  ) {}
+
+  run(): Promise<ExitCode> {
+    const { config, manager } = this;
+    kafkaTopicController(manager, {
+      ...(config.watchNamespace ? { selection: { namespace: config.watchNamespace } } : {}),
+      pollIntervalMs: config.pollIntervalMs,
+      busyPollIntervalMs: config.busyPollIntervalMs,
+      maxConcurrentReconciles: config.maxConcurrentReconciles,
+      events: this.events,
+      externalMetrics: externalMetrics(this.telemetry.meter),
+    });
+    if (config.manageProviderProfiles) {
+      providerProfileController(manager, {
+        providers: ['kafka'],
+        checkCredentials: kafkaCredentialsCheck(manager.client),
+        users: [kafkaTopicUsers],
+        recheckIntervalMs: config.credentialsRecheckMs,
+        events: this.events,
+      });
+    }
+    return runUntilStopped(manager, [this.events, this.telemetry]);
+  }
+}

@@ -1,0 +1,254 @@
+import { KafkaTopic } from '@steward/kafka-topic-api';
+import { KubeClient } from '@steward/kube';
+import {
+  chartRbac,
+  defaultReleaseNamespace as releaseNamespace,
+  describeControllerChart,
+  renderChart,
+  repoRoot,
+  type ChartVariation,
+} from '@steward/testing';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const chart = 'kafka-topic-controller';
+const chartDir = join(repoRoot(), 'charts', chart);
+
+const variations: ChartVariation[] = [
+  {
+    name: 'default values',
+    values: {},
+    kinds: [
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'ConfigMap',
+      'Deployment',
+      'Role',
+      'RoleBinding',
+      'Service',
+      'ServiceAccount',
+    ],
+  },
+  {
+    name: 'watchNamespace set, credentials in their own namespace',
+    values: {
+      watchNamespace: 'team-a',
+      rbac: { credentialsSecretNamespaces: ['provider-credentials'] },
+    },
+    kinds: [
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'ConfigMap',
+      'Deployment',
+      'Role',
+      'Role',
+      'Role',
+      'Role',
+      'RoleBinding',
+      'RoleBinding',
+      'RoleBinding',
+      'RoleBinding',
+      'Service',
+      'ServiceAccount',
+    ],
+  },
+  {
+    name: 'two replicas',
+    values: { replicas: 2 },
+    kinds: [
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'ConfigMap',
+      'Deployment',
+      'PodDisruptionBudget',
+      'Role',
+      'RoleBinding',
+      'Service',
+      'ServiceAccount',
+    ],
+  },
+  {
+    name: 'ServiceMonitor on',
+    values: { serviceMonitor: { enabled: true, labels: { release: 'prometheus' } } },
+    kinds: [
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'ConfigMap',
+      'Deployment',
+      'Role',
+      'RoleBinding',
+      'Service',
+      'ServiceAccount',
+      'ServiceMonitor',
+    ],
+  },
+  {
+    name: 'existing ServiceAccount, no leader election, no dashboard, extras',
+    values: {
+      serviceAccount: { create: false, name: 'platform-kafka' },
+      leaderElection: { enabled: false },
+      dashboard: { enabled: false },
+      manageProviderProfiles: false,
+      otel: { endpoint: 'http://otel-collector.observability:4318' },
+      extraEnv: [{ name: 'NODE_OPTIONS', value: '--max-old-space-size=384' }],
+      image: { digest: `sha256:${'b'.repeat(64)}` },
+      podAnnotations: { 'example.com/team': 'platform' },
+      podLabels: { team: 'platform' },
+      nodeSelector: { 'kubernetes.io/os': 'linux' },
+      tolerations: [
+        { key: 'dedicated', operator: 'Equal', value: 'platform', effect: 'NoSchedule' },
+      ],
+      priorityClassName: 'system-cluster-critical',
+    },
+    kinds: ['ClusterRole', 'ClusterRoleBinding', 'Deployment', 'Service'],
+  },
+  {
+    name: 'watchNamespace set, credentials next to the topics',
+    values: {
+      watchNamespace: 'team-a',
+      rbac: { credentialsSecretNamespaces: ['team-a', 'provider-credentials'] },
+    },
+    kinds: [
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'ConfigMap',
+      'Deployment',
+      'Role',
+      'Role',
+      'Role',
+      'Role',
+      'RoleBinding',
+      'RoleBinding',
+      'RoleBinding',
+      'RoleBinding',
+      'Service',
+      'ServiceAccount',
+    ],
+  },
+];
+
+// What every Steward controller chart promises (lint, rendering, schema, dashboard, Pod, RBAC,
+// dry run, Pod Security, RBAC on a real API server, helm install), with this chart's specifics.
+describeControllerChart({
+  chart,
+  kind: KafkaTopic.resourceType,
+  connect: (kubeConfig) => new KubeClient(kubeConfig, { fieldManager: 'steward-chart-test' }),
+  variations,
+  defaultRules: [
+    {
+      roleKind: 'ClusterRole',
+      namespace: undefined,
+      apiGroups: ['steward.dev'],
+      resources: ['providerprofiles'],
+      verbs: ['get', 'list', 'watch', 'patch'],
+    },
+    {
+      roleKind: 'ClusterRole',
+      namespace: undefined,
+      apiGroups: ['steward.dev'],
+      resources: ['providerprofiles/status'],
+      verbs: ['patch'],
+    },
+    {
+      roleKind: 'ClusterRole',
+      namespace: undefined,
+      apiGroups: ['kafka.steward.dev'],
+      resources: ['kafkatopics'],
+      verbs: ['get', 'list', 'watch', 'patch'],
+    },
+    {
+      roleKind: 'ClusterRole',
+      namespace: undefined,
+      apiGroups: ['kafka.steward.dev'],
+      resources: ['kafkatopics/status'],
+      verbs: ['patch'],
+    },
+    {
+      roleKind: 'ClusterRole',
+      namespace: undefined,
+      apiGroups: [''],
+      resources: ['secrets'],
+      verbs: ['get'],
+    },
+    {
+      roleKind: 'ClusterRole',
+      namespace: undefined,
+      apiGroups: ['events.k8s.io'],
+      resources: ['events'],
+      verbs: ['create', 'patch'],
+    },
+    {
+      roleKind: 'Role',
+      namespace: releaseNamespace,
+      apiGroups: ['coordination.k8s.io'],
+      resources: ['leases'],
+      verbs: ['create'],
+    },
+    {
+      roleKind: 'Role',
+      namespace: releaseNamespace,
+      apiGroups: ['coordination.k8s.io'],
+      resources: ['leases'],
+      resourceNames: ['kafka-topic-controller-leader'],
+      verbs: ['get', 'update'],
+    },
+  ],
+  // The profiles' TLS and SASL Secrets live in provider-credentials; the topics' namespace has none.
+  watchNamespaceAccess: [
+    { verb: 'get', group: '', resource: 'secrets', namespace: 'team-a', allowed: false },
+    { verb: 'create', group: '', resource: 'secrets', namespace: 'team-a', allowed: false },
+  ],
+});
+
+describe('the kafka-topic-controller chart’s own promises', () => {
+  it.each(variations)(
+    'never lets the controller write a Secret, with $name',
+    async ({ values }) => {
+      const rbac = chartRbac(await renderChart(chartDir, values));
+      for (const namespace of [undefined, 'team-a', 'provider-credentials', releaseNamespace]) {
+        for (const verb of ['create', 'update', 'patch', 'delete']) {
+          expect(rbac.allows({ verb, group: '', resource: 'secrets', namespace })).toBe(false);
+        }
+      }
+    },
+  );
+
+  it('lets the controller read Secrets in the watched namespace when profiles name Secrets there', async () => {
+    const rbac = chartRbac(
+      await renderChart(chartDir, {
+        watchNamespace: 'team-a',
+        rbac: { credentialsSecretNamespaces: ['team-a', 'provider-credentials'] },
+      }),
+    );
+    const get = { verb: 'get', group: '', resource: 'secrets' };
+    expect(rbac.allows({ ...get, namespace: 'team-a' })).toBe(true);
+    expect(rbac.allows({ ...get, namespace: 'provider-credentials' })).toBe(true);
+    expect(rbac.allows({ ...get, namespace: 'team-b' })).toBe(false);
+    // One Role per namespace: team-a's is the watch Role, not a second credentials Role there.
+    expect(rbac.roles.map((r) => `${r.metadata.namespace}/${r.metadata.name}`).sort()).toEqual([
+      'default/kafka-topic-controller-events',
+      'provider-credentials/kafka-topic-controller-credentials',
+      `${releaseNamespace}/kafka-topic-controller-leader-election`,
+      'team-a/kafka-topic-controller',
+    ]);
+  });
+
+  it('shows the KafkaTopic controller and the Kafka admin API on its dashboard', () => {
+    const dashboard = JSON.parse(
+      readFileSync(join(chartDir, 'dashboards', `${chart}.json`), 'utf8'),
+    ) as {
+      templating: { list: { name: string; current?: { value?: string[] } }[] };
+      panels: { targets?: { expr: string }[] }[];
+    };
+    const controller = dashboard.templating.list.find((v) => v.name === 'controller');
+    expect(controller?.current?.value).toEqual(['kafkatopic']);
+    const exprs = dashboard.panels.flatMap((p) => p.targets ?? []).map((t) => t.expr);
+    const perController = exprs.filter((e) => /controller_runtime_|workqueue_/.test(e));
+    expect(perController.length).toBeGreaterThan(5);
+    for (const expr of perController) expect(expr).toContain('controller=~"$controller"');
+    const external = [...exprs.join('\n').matchAll(/steward_external_requests_total\{([^}]*)\}/g)];
+    expect(external.length).toBeGreaterThan(0);
+    for (const [, selector] of external) expect(selector).toContain('provider="kafka"');
+  });
+});

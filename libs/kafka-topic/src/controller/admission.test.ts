@@ -1,0 +1,156 @@
+import { ExternalAnnotations as A } from '@steward/external';
+import { type KafkaTopic } from '@steward/kafka-topic-api';
+import { type ProviderProfile } from '@steward/provider-profile-api';
+import { describe, expect, it } from 'vitest';
+import { admitKafkaTopic, deletionTouchesKafka } from './admission.js';
+
+const kafkaProfile = (guardrails?: ProviderProfile['spec']['guardrails']): ProviderProfile =>
+  ({
+    metadata: { name: 'events' },
+    spec: {
+      provider: 'kafka',
+      kafka: { bootstrapServers: ['k:9092'] },
+      ...(guardrails ? { guardrails } : {}),
+    },
+  }) as ProviderProfile;
+const awsProfile = { metadata: { name: 'events' }, spec: { provider: 'aws' } } as ProviderProfile;
+
+const created = {
+  [A.externalName]: 'orders',
+  [A.createPending]: '2026-01-01T00:00:00.000Z',
+  [A.createSucceeded]: '2026-01-01T00:00:01.000Z',
+};
+const topic = (
+  over: {
+    spec?: Partial<KafkaTopic['spec']>;
+    deleting?: boolean;
+    annotations?: Record<string, string>;
+    created?: string;
+    uid?: string;
+    name?: string;
+  } = {},
+): KafkaTopic => ({
+  apiVersion: 'kafka.steward.dev/v1alpha1',
+  kind: 'KafkaTopic',
+  metadata: {
+    name: over.name ?? 'orders',
+    namespace: 'shop',
+    uid: over.uid ?? 'u1',
+    creationTimestamp: over.created ?? '2026-01-02T00:00:00Z',
+    ...(over.deleting ? { deletionTimestamp: '2026-02-01T00:00:00Z' } : {}),
+    ...(over.annotations ? { annotations: over.annotations } : {}),
+  },
+  spec: { providerProfileRef: { name: 'events' }, partitions: 3, ...over.spec },
+});
+
+describe('admitKafkaTopic', () => {
+  it('reconciles a valid object on a kafka profile', () => {
+    expect(admitKafkaTopic(kafkaProfile(), topic())).toEqual({ action: 'reconcile' });
+  });
+
+  it.each<[string, ProviderProfile | undefined, KafkaTopic, string, string]>([
+    [
+      'no profile',
+      undefined,
+      topic(),
+      'ProviderProfileNotFound',
+      'ProviderProfile events not found: create it, or reference an existing kafka profile',
+    ],
+    [
+      'an aws profile',
+      awsProfile,
+      topic(),
+      'WrongProvider',
+      'ProviderProfile events is for aws; a KafkaTopic needs a kafka profile',
+    ],
+    [
+      'a forbidden deletion policy',
+      kafkaProfile({ allowedDeletionPolicies: ['Retain'] }),
+      topic({ spec: { deletionPolicy: 'Delete' } }),
+      'DeletionPolicyNotAllowed',
+      'spec.deletionPolicy Delete is not allowed by ProviderProfile events (allowed: Retain)',
+    ],
+    [
+      'an invalid config',
+      kafkaProfile(),
+      topic({ spec: { config: { 'retention.ms': 'forever' } } }),
+      'InvalidConfig',
+      'spec.config.retention.ms: "forever" is not valid',
+    ],
+    [
+      'an illegal topic name',
+      kafkaProfile(),
+      topic({ spec: { topicName: 'a b' } }),
+      'InvalidTopicName',
+      'topic name "a b" from spec.topicName is not a legal Kafka topic name',
+    ],
+  ])('stops with %s', (_case, profile, obj, reason, message) => {
+    const admission = admitKafkaTopic(profile, obj);
+    expect(admission).toMatchObject({ action: 'stop', reason });
+    expect(admission.action === 'stop' && admission.message).toContain(message);
+  });
+
+  it('stops the newer of two claimants with ResourceConflict, before looking at anything else', () => {
+    const older = topic({ name: 'first', uid: 'u0', created: '2026-01-01T00:00:00Z' });
+    const newer = topic({ spec: { config: { bogus: '1' } } });
+    expect(admitKafkaTopic(undefined, newer, [older, newer])).toMatchObject({
+      action: 'stop',
+      reason: 'ResourceConflict',
+    });
+    expect(admitKafkaTopic(kafkaProfile(), older, [older, newer])).toEqual({ action: 'reconcile' });
+  });
+
+  it('releases a newer claimant being deleted without touching the holder’s topic, even with Delete and adopt', () => {
+    const older = topic({ name: 'first', uid: 'u0', created: '2026-01-01T00:00:00Z' });
+    const newer = topic({
+      deleting: true,
+      spec: { deletionPolicy: 'Delete', adopt: true },
+      annotations: created,
+    });
+    expect(admitKafkaTopic(kafkaProfile(), newer, [older, newer])).toEqual({ action: 'release' });
+  });
+
+  it('lets a deletion that does not touch Kafka go without a profile, a kafka profile or allowed policy', () => {
+    const retained = topic({ deleting: true, annotations: created });
+    expect(admitKafkaTopic(undefined, retained)).toEqual({ action: 'release' });
+    expect(admitKafkaTopic(awsProfile, retained)).toEqual({ action: 'release' });
+    const neverCreated = topic({ deleting: true, spec: { deletionPolicy: 'Delete' } });
+    expect(admitKafkaTopic(undefined, neverCreated)).toEqual({ action: 'release' });
+  });
+
+  it('holds a Delete deletion without a profile, saying the finalizer stays', () => {
+    const admission = admitKafkaTopic(
+      undefined,
+      topic({ deleting: true, spec: { deletionPolicy: 'Delete' }, annotations: created }),
+    );
+    expect(admission).toMatchObject({ action: 'stop', reason: 'ProviderProfileNotFound' });
+    expect(admission.action === 'stop' && admission.message).toContain('the finalizer stays');
+  });
+
+  it('does not judge the config of an object being deleted', () => {
+    const obj = topic({
+      deleting: true,
+      spec: { deletionPolicy: 'Delete', config: { bogus: 'x' } },
+      annotations: created,
+    });
+    expect(admitKafkaTopic(kafkaProfile(), obj)).toEqual({ action: 'reconcile' });
+  });
+});
+
+describe('deletionTouchesKafka', () => {
+  it('is true only for Delete on a topic this object created or adopted', () => {
+    expect(deletionTouchesKafka(topic({ annotations: created }))).toBe(false);
+    expect(deletionTouchesKafka(topic({ spec: { deletionPolicy: 'Delete' } }))).toBe(false);
+    expect(
+      deletionTouchesKafka(topic({ spec: { deletionPolicy: 'Delete' }, annotations: created })),
+    ).toBe(true);
+    expect(
+      deletionTouchesKafka(
+        topic({
+          spec: { deletionPolicy: 'Delete', adopt: true },
+          annotations: { [A.externalName]: 'orders' },
+        }),
+      ),
+    ).toBe(true);
+  });
+});

@@ -1,0 +1,103 @@
+import { terminalCause } from '@steward/controller';
+import { ExternalAnnotations, ledgerState } from '@steward/external';
+import { type KafkaTopic } from '@steward/kafka-topic-api';
+import { type ProviderProfile } from '@steward/provider-profile-api';
+import { resolveClaim } from '../claims.js';
+import { validateTopicConfig } from '../config/index.js';
+import { KafkaTopicReasons } from '../reasons.js';
+import { resolveTopicName } from '../topic-name.js';
+
+/** What the controller does with one KafkaTopic before anything happens at Kafka. */
+export type KafkaTopicAdmission =
+  /** Hand the object to the managed reconciler. */
+  | { action: 'reconcile' }
+  /** Stop with a TerminalError: nothing happens at Kafka. */
+  | { action: 'stop'; reason: string; message: string }
+  /** Being deleted, and deleting it must not (or need not) touch Kafka: just remove the finalizer. */
+  | { action: 'release' };
+
+/**
+ * Whether deleting `obj` would act at Kafka: only with `deletionPolicy: Delete`, for a topic this
+ * object created or adopted (the managed reconciler's cleanup rule).
+ */
+export function deletionTouchesKafka(obj: KafkaTopic): boolean {
+  const annotations = obj.metadata.annotations;
+  if ((obj.spec.deletionPolicy ?? 'Retain') !== 'Delete') return false;
+  if (!annotations?.[ExternalAnnotations.externalName]) return false;
+  return ledgerState(annotations) !== 'none' || obj.spec.adopt === true;
+}
+
+/**
+ * Decides, before any call to Kafka, what to do with `obj` (pure), given its profile (or none) and
+ * every KafkaTopic that claims the same topic on the same profile (`claimants`, itself included or
+ * not):
+ * 1. another, older claimant holds the topic → `ResourceConflict`; while being deleted the object
+ *    is released without touching the topic (it is the holder's);
+ * 2. no profile → `ProviderProfileNotFound`; a profile for another provider → `WrongProvider`; a
+ *    deletion policy the profile's guardrails forbid → `DeletionPolicyNotAllowed`. While the
+ *    object is being deleted these hold only when the deletion would act at Kafka (the finalizer
+ *    stays, the message says how to proceed); otherwise it is released;
+ * 3. not being deleted: a topic name Kafka would refuse → `InvalidTopicName`, a `spec.config`
+ *    Kafka 4.1 would refuse → `InvalidConfig` (every problem, each naming key and value);
+ * 4. otherwise → reconcile.
+ */
+export function admitKafkaTopic(
+  profile: ProviderProfile | undefined,
+  obj: KafkaTopic,
+  claimants: readonly KafkaTopic[] = [],
+): KafkaTopicAdmission {
+  const deleting = Boolean(obj.metadata.deletionTimestamp);
+  const touches = !deleting || deletionTouchesKafka(obj);
+  const profileName = obj.spec.providerProfileRef.name;
+
+  const claim = resolveClaim(obj, claimants);
+  if (!claim.holds) {
+    return deleting
+      ? { action: 'release' }
+      : { action: 'stop', reason: claim.reason, message: claim.message };
+  }
+
+  const held = (reason: string, message: string): KafkaTopicAdmission =>
+    !touches
+      ? { action: 'release' }
+      : {
+          action: 'stop',
+          reason,
+          message: deleting
+            ? `${message}. The object is being deleted with deletionPolicy Delete, but nothing is deleted at Kafka and the finalizer stays until this is resolved (or spec.deletionPolicy is set to Retain)`
+            : message,
+        };
+  if (!profile) {
+    return held(
+      KafkaTopicReasons.ProviderProfileNotFound,
+      deleting
+        ? `ProviderProfile ${profileName} not found`
+        : `ProviderProfile ${profileName} not found: create it, or reference an existing kafka profile`,
+    );
+  }
+  if (profile.spec.provider !== 'kafka') {
+    return held(
+      KafkaTopicReasons.WrongProvider,
+      `ProviderProfile ${profileName} is for ${profile.spec.provider}; a KafkaTopic needs a kafka profile`,
+    );
+  }
+  const policy = obj.spec.deletionPolicy ?? 'Retain';
+  const allowed = profile.spec.guardrails?.allowedDeletionPolicies ?? ['Retain', 'Delete'];
+  if (!allowed.includes(policy)) {
+    return held(
+      KafkaTopicReasons.DeletionPolicyNotAllowed,
+      `spec.deletionPolicy ${policy} is not allowed by ProviderProfile ${profileName} (allowed: ${allowed.join(', ')})`,
+    );
+  }
+  if (!deleting) {
+    try {
+      resolveTopicName(obj);
+      validateTopicConfig(obj.spec.config);
+    } catch (error) {
+      const terminal = terminalCause(error);
+      if (!terminal) throw error;
+      return { action: 'stop', reason: terminal.reason, message: terminal.message };
+    }
+  }
+  return { action: 'reconcile' };
+}

@@ -1,0 +1,263 @@
+import { findCondition, setConditions } from '@steward/conditions';
+import {
+  controllerFor,
+  TerminalError,
+  type Controller,
+  type EventSink,
+  type Manager,
+  type MapFunc,
+  type Predicate,
+  type Reconciler,
+} from '@steward/controller';
+import { ExternalAnnotations, externalChanges, managedReconciler } from '@steward/external';
+import { withFinalizer } from '@steward/finalizers';
+import { objectKey, type Selection } from '@steward/informer';
+import { ConflictError, NotFoundError } from '@steward/kube';
+import { KafkaTopic } from '@steward/kafka-topic-api';
+import { ProviderProfile } from '@steward/provider-profile-api';
+import { type ExternalMetrics } from '@steward/telemetry';
+import { claimKey } from '../claims.js';
+import { KafkaAdminCache } from '../kafka/admin-cache.js';
+import { isKafkaUnreachable } from '../kafka/errors.js';
+import { type KafkaClientOptions } from '../kafka/connection.js';
+import { kafkaTopicProvider } from '../provider.js';
+import { KafkaTopicReasons } from '../reasons.js';
+import { admitKafkaTopic } from './admission.js';
+
+type Topic = KafkaTopic;
+type Profile = ProviderProfile;
+const Kind = KafkaTopic.resourceType;
+const Profiles = ProviderProfile.resourceType;
+
+/** The finalizer the controller keeps on every KafkaTopic it manages. */
+export const KafkaTopicFinalizer = 'kafka.steward.dev/external';
+/** Secondary index of the KafkaTopic cache: `spec.providerProfileRef.name`. */
+export const ByProviderProfile = 'kafka.steward.dev/provider-profile';
+/** Secondary index of the KafkaTopic cache: the claimed topic, `<profile>/<topic>` (`claimKey`). */
+export const ByTopicClaim = 'kafka.steward.dev/topic-claim';
+
+export interface KafkaTopicControllerOptions {
+  /**
+   * Which KafkaTopics to follow (e.g. one namespace). Default: all. Claims are resolved among the
+   * objects followed: two controllers watching different namespaces do not see each other's.
+   */
+  selection?: Selection;
+  /** Default `kafka.steward.dev/external`. */
+  finalizer?: string;
+  /** Re-observe converged topics this often (drift correction). Default 60 s. */
+  pollIntervalMs?: number;
+  /** Re-observe while a topic is being changed or is unavailable. Default 5 s. */
+  busyPollIntervalMs?: number;
+  maxConcurrentReconciles?: number;
+  /** Normal and Warning Events of the managed reconciler. */
+  events?: EventSink;
+  /** `steward_external_requests_total{provider="kafka",operation,result}` of every admin call. */
+  externalMetrics?: ExternalMetrics;
+  /**
+   * The admin clients, one per profile, kept across reconciles. Default: a cache of the
+   * controller's own, closed when the controller stops; one passed in is the caller's to close.
+   */
+  admins?: KafkaAdminCache;
+  /** Timeouts and retries of the default cache's clients (default: kafkajs logs to the manager's logger, at debug). */
+  kafkaClientOptions?: KafkaClientOptions;
+}
+
+/**
+ * Profile events that matter to topics: creation, deletion, a spec change, and its `Ready`
+ * condition changing status (credentials that start or stop working) — so a topic stalled on the
+ * profile's credentials resumes once the platform team fixes them. Usage counts do not.
+ * (The same rule as the DatabaseInstance controller's.)
+ */
+const profileChanges: Predicate = {
+  update: (old, obj) =>
+    old.metadata?.generation !== obj.metadata?.generation ||
+    readyStatus(old as Profile) !== readyStatus(obj as Profile),
+};
+
+function readyStatus(profile: Profile): string | undefined {
+  return profile.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+}
+
+/** A claimant appearing or going away is what can change who holds a topic. */
+const claimChanges: Predicate = { update: () => false };
+
+/**
+ * The KafkaTopic controller: for each object, the referenced (cluster-scoped) ProviderProfile from
+ * the shared cache, then the admission rules — the topic claim (an older KafkaTopic naming the same
+ * topic on the same profile holds it: `ResourceConflict`), the profile (`ProviderProfileNotFound`,
+ * `WrongProvider`, the deletion-policy guardrail) and the config (`InvalidConfig`, before any
+ * call) — then `managedReconciler` with `kafkaTopicProvider`. Status carries `topicName`,
+ * `partitions`, `replicationFactor` and the managed `config` as observed. When no broker of the
+ * profile answers, `Ready=False` with `BrokersUnreachable` (retried with backoff).
+ *
+ * Watches: the KafkaTopics (spec changes, deletion, annotations others set); the profiles (a spec
+ * change or a `Ready` change reconciles every topic referencing it, by a secondary index); and the
+ * KafkaTopics again for claims (one appearing or going away reconciles the others claiming that
+ * topic, so the next in line takes over when the holder is deleted).
+ *
+ * Admin clients are cached per profile (`KafkaAdminCache`); the default cache is closed when the
+ * controller stops (shutdown or lost leadership).
+ *
+ * RBAC: `kafka.steward.dev` `kafkatopics` get/list/watch/patch and `kafkatopics/status` patch;
+ * `steward.dev` `providerprofiles` get/list/watch; `get` on the Secrets kafka profiles name
+ * (`spec.kafka.tls.secretRef`, `spec.kafka.sasl.secretRef`); `events.k8s.io` `events`
+ * create/patch for the Event recorder.
+ */
+export function kafkaTopicController(
+  manager: Manager,
+  options: KafkaTopicControllerOptions = {},
+): Controller {
+  const client = manager.client;
+  const selection = options.selection ?? {};
+  const topics = manager.informers.informerFor<Topic>(Kind, selection);
+  const profiles = manager.informers.informerFor<Profile>(Profiles);
+  for (const [name, index] of Object.entries({
+    [ByProviderProfile]: (obj: Topic) => [obj.spec.providerProfileRef.name],
+    [ByTopicClaim]: (obj: Topic) => {
+      const key = claimKey(obj);
+      return key ? [key] : [];
+    },
+  })) {
+    try {
+      topics.store.addIndexers({ [name]: index });
+    } catch {
+      // Already indexed: another controller in this manager added the same index.
+    }
+  }
+  const finalizer = options.finalizer ?? KafkaTopicFinalizer;
+  const ownCache = !options.admins;
+  const admins =
+    options.admins ??
+    new KafkaAdminCache({
+      client,
+      clientOptions: {
+        logger: manager.logger.child({ component: 'kafkajs' }),
+        ...options.kafkaClientOptions,
+      },
+      ...(options.externalMetrics ? { metrics: options.externalMetrics } : {}),
+    });
+
+  const profileOf = (obj: Topic): Profile | undefined =>
+    profiles.store.get(obj.spec.providerProfileRef.name);
+  const claimantsOf = (obj: Topic): Topic[] => {
+    const key = claimKey(obj);
+    return key ? topics.store.byIndex(ByTopicClaim, key) : [];
+  };
+
+  const provider = kafkaTopicProvider({
+    admins,
+    profileFor: (obj) => {
+      const profile = profileOf(obj);
+      if (!profile) {
+        throw new TerminalError(
+          KafkaTopicReasons.ProviderProfileNotFound,
+          `ProviderProfile ${obj.spec.providerProfileRef.name} not found`,
+        );
+      }
+      return profile;
+    },
+  });
+  const managed = managedReconciler<Topic>({
+    client,
+    resourceType: Kind,
+    informer: topics,
+    provider,
+    finalizer,
+    ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
+    ...(options.busyPollIntervalMs !== undefined
+      ? { busyPollIntervalMs: options.busyPollIntervalMs }
+      : {}),
+    ...(options.events ? { events: options.events } : {}),
+  });
+
+  const reconciler: Reconciler = async (ctx, request) => {
+    const obj = topics.store.get(request.key);
+    if (!obj) return;
+    // Paused: the managed reconciler says so and touches nothing; no rule is judged either.
+    if (obj.metadata.annotations?.[ExternalAnnotations.paused] === 'true') {
+      return managed(ctx, request);
+    }
+    const admission = admitKafkaTopic(profileOf(obj), obj, claimantsOf(obj));
+    if (admission.action === 'stop') throw new TerminalError(admission.reason, admission.message);
+    if (admission.action === 'release') {
+      await withFinalizer(client, Kind, obj, finalizer, {
+        apply: async () => undefined,
+        cleanup: async () => undefined,
+      });
+      return;
+    }
+    try {
+      return await managed(ctx, request);
+    } catch (error) {
+      if (isKafkaUnreachable(error)) await markUnreachable(obj, error).catch(() => undefined);
+      throw error;
+    }
+  };
+
+  /**
+   * The managed reconciler keeps `Ready=True` on a retried error for a resource known to be
+   * available (a cloud database stays usable while its control API throttles). Kafka's admin API is
+   * its brokers: when none answers, the topic is not usable either, so `Ready` says so
+   * (`BrokersUnreachable`, no `Stalled`: retried with backoff). Written on a fresh read, guarded
+   * by its resourceVersion, so the `Synced` condition just written is not lost; a conflict leaves it
+   * to the next retry.
+   */
+  const markUnreachable = async (obj: Topic, error: unknown): Promise<void> => {
+    const name = obj.metadata.name!;
+    const namespace = obj.metadata.namespace;
+    const current = await client.get<Topic>(Kind, name, namespace);
+    const generation = current.metadata.generation;
+    const message = (error instanceof Error ? error.message : String(error)).slice(0, 1024);
+    const { conditions, changed } = setConditions(current.status?.conditions, [
+      {
+        type: 'Ready',
+        status: 'False',
+        reason: KafkaTopicReasons.BrokersUnreachable,
+        message,
+        ...(generation !== undefined ? { observedGeneration: generation } : {}),
+      },
+    ]);
+    if (!changed || findCondition(current.status?.conditions, 'Stalled')) return;
+    await client
+      .mergePatch(
+        Kind,
+        name,
+        namespace,
+        { metadata: { resourceVersion: current.metadata.resourceVersion }, status: { conditions } },
+        { subresource: 'status' },
+      )
+      .catch((e: unknown) => {
+        if (!(e instanceof ConflictError) && !(e instanceof NotFoundError)) throw e;
+      });
+  };
+
+  const byProfile: MapFunc = (profile) =>
+    topics.store.byIndex(ByProviderProfile, profile.metadata.name ?? '').map(objectKey);
+  const claimPeers: MapFunc = (obj) => {
+    const topic = obj as Topic;
+    return claimantsOf(topic)
+      .filter((other) => other.metadata.uid !== topic.metadata.uid)
+      .map(objectKey);
+  };
+
+  const controller = controllerFor(manager, Kind, { selection, predicates: [externalChanges] })
+    .named('kafkatopic')
+    .watches(Kind, claimPeers, { selection, predicates: [claimChanges] })
+    .watches(Profiles, byProfile, { predicates: [profileChanges] })
+    .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 1 })
+    .complete(reconciler);
+
+  if (ownCache) {
+    // The manager has no hook for disposables: the cache lives as long as the controller runs
+    // (until shutdown, or until leadership is lost; a new term connects afresh).
+    const run = controller.run.bind(controller);
+    controller.run = async (stop, abort) => {
+      try {
+        await run(stop, abort);
+      } finally {
+        await admins.close();
+      }
+    };
+  }
+  return controller;
+}
