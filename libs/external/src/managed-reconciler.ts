@@ -215,7 +215,10 @@ export function managedReconciler<T extends ManagedObject>(
             return { requeueAfter: busyPoll };
           }
 
-          if (ledger === 'none' && !obj.spec.adopt && observation.ownedByThisObject !== true) {
+          // Never created by this object (no create, or only creates the provider refused): the
+          // resource is someone else's unless the provider says it is ours or the user adopts it.
+          const neverCreated = ledger === 'none' || ledger === 'failed';
+          if (neverCreated && !obj.spec.adopt && observation.ownedByThisObject !== true) {
             throw new TerminalError(
               Reasons.AlreadyExists,
               `${externalName} already exists at ${provider.name} and was not created by this object; set spec.adopt: true to manage the existing resource, or choose another name`,
@@ -223,8 +226,7 @@ export function managedReconciler<T extends ManagedObject>(
           }
           if (ledger === 'pending')
             obj = await annotate(obj, { [A.createSucceeded]: ledgerTime() }, false);
-          if (ledger === 'none')
-            obj = await annotate(obj, { [A.createSucceeded]: ledgerTime() }, false); // adopted
+          if (neverCreated) obj = await annotate(obj, { [A.createSucceeded]: ledgerTime() }, false); // adopted
 
           let busy = !observation.ready;
           if (observation.upToDate === false) {

@@ -17,6 +17,7 @@ import { TerminalError } from '@steward/controller';
 import {
   ExternalAnnotations as A,
   externalChanges,
+  ledgerState,
   managedReconciler,
   type ExternalProvider,
   type ManagedObject,
@@ -219,6 +220,31 @@ describe('the managed reconciler on a real API server', () => {
     expect(world.creates).toEqual([]);
     await sleep(1_500);
     expect(world.createAttempts).toBe(1); // refused once: never asked again for the same generation
+  });
+
+  it('after a refused create, a resource of that name made by someone else is not taken over', async () => {
+    const world = new World();
+    world.failCreateTerminal = true;
+    run(world);
+    const obj = await create('refused');
+    await eventually(
+      async () => (await condition('refused', 'Ready'))?.reason === 'InvalidParameter',
+      {
+        description: 'the create refused',
+      },
+    );
+    expect(ledgerState((await read('refused')).metadata.annotations)).toBe('failed');
+    // someone else creates a resource of that name
+    world.resources.set(`${ns}-refused`, { owner: 'someone-else', size: 9 });
+    await admin.update<Bucket>(Buckets, { ...(await read('refused')), spec: { size: 2 } });
+    await eventually(
+      async () => (await condition('refused', 'Ready'))?.reason === 'AlreadyExists',
+      {
+        description: 'AlreadyExists, not adopted',
+      },
+    );
+    expect(world.resources.get(`${ns}-refused`)).toEqual({ owner: 'someone-else', size: 9 });
+    expect(obj.metadata.uid).toBeDefined();
   });
 
   it('refuses to take over a resource it did not create, unless spec.adopt', async () => {
