@@ -62,3 +62,4 @@ export {
   type ProfileUser,
   type ProfileUserRef,
 } from './users.js';
+export { profileChangesForUsers } from './predicates.js';

@@ -6,7 +6,6 @@ import {
   type EventSink,
   type Manager,
   type MapFunc,
-  type Predicate,
   type Reconciler,
 } from '@steward/controller';
 import { DatabaseInstance } from '@steward/database-instance-api';
@@ -19,6 +18,7 @@ import {
 import { withFinalizer } from '@steward/finalizers';
 import { objectKey, type Selection } from '@steward/informer';
 import { NotFoundError, Secrets, type KubeClient, type KubeObject } from '@steward/kube';
+import { profileChangesForUsers } from '@steward/provider-profile';
 import { ProviderProfile } from '@steward/provider-profile-api';
 import { type ExternalMetrics } from '@steward/telemetry';
 import { rdsExternalProvider } from '../aws/index.js';
@@ -145,22 +145,6 @@ function endpointOf(
 }
 
 /**
- * Profile events that matter to instances: creation, deletion, a spec change, and its `Ready`
- * condition changing status (credentials that start or stop working) — so an instance stalled on
- * the profile's credentials resumes once the platform team fixes them. Other status writes
- * (usedBy counts) do not.
- */
-const profileChanges: Predicate = {
-  update: (old, obj) =>
-    old.metadata?.generation !== obj.metadata?.generation ||
-    readyStatus(old as Profile) !== readyStatus(obj as Profile),
-};
-
-function readyStatus(profile: Profile): string | undefined {
-  return profile.status?.conditions?.find((c) => c.type === 'Ready')?.status;
-}
-
-/**
  * The DatabaseInstance controller: for each object, the referenced (cluster-scoped)
  * ProviderProfile from the shared cache, then the platform team's guardrails — both before
  * anything happens at a provider, on the delete path too — then `managedReconciler` with the RDS or
@@ -276,7 +260,7 @@ export function databaseInstanceController(
 
   return controllerFor(manager, Kind, { selection, predicates: [externalChanges] })
     .named('databaseinstance')
-    .watches(Profiles, byProfile, { predicates: [profileChanges] })
+    .watches(Profiles, byProfile, { predicates: [profileChangesForUsers] })
     .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 1 })
     .complete(reconciler);
 }

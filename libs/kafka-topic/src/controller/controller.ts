@@ -14,6 +14,7 @@ import { withFinalizer } from '@steward/finalizers';
 import { objectKey, type Selection } from '@steward/informer';
 import { ConflictError, NotFoundError } from '@steward/kube';
 import { KafkaTopic } from '@steward/kafka-topic-api';
+import { profileChangesForUsers } from '@steward/provider-profile';
 import { ProviderProfile } from '@steward/provider-profile-api';
 import { type ExternalMetrics } from '@steward/telemetry';
 import { claimKey } from '../claims.js';
@@ -60,22 +61,6 @@ export interface KafkaTopicControllerOptions {
   admins?: KafkaAdminCache;
   /** Timeouts and retries of the default cache's clients (default: kafkajs logs to the manager's logger, at debug). */
   kafkaClientOptions?: KafkaClientOptions;
-}
-
-/**
- * Profile events that matter to topics: creation, deletion, a spec change, and its `Ready`
- * condition changing status (credentials that start or stop working) — so a topic stalled on the
- * profile's credentials resumes once the platform team fixes them. Usage counts do not.
- * (The same rule as the DatabaseInstance controller's.)
- */
-const profileChanges: Predicate = {
-  update: (old, obj) =>
-    old.metadata?.generation !== obj.metadata?.generation ||
-    readyStatus(old as Profile) !== readyStatus(obj as Profile),
-};
-
-function readyStatus(profile: Profile): string | undefined {
-  return profile.status?.conditions?.find((c) => c.type === 'Ready')?.status;
 }
 
 /** A claimant appearing or going away is what can change who holds a topic. */
@@ -243,7 +228,7 @@ export function kafkaTopicController(
   const controller = controllerFor(manager, Kind, { selection, predicates: [externalChanges] })
     .named('kafkatopic')
     .watches(Kind, claimPeers, { selection, predicates: [claimChanges] })
-    .watches(Profiles, byProfile, { predicates: [profileChanges] })
+    .watches(Profiles, byProfile, { predicates: [profileChangesForUsers] })
     .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 1 })
     .complete(reconciler);
 
