@@ -31,6 +31,9 @@ describe('npm start', () => {
       expect(stdout).toMatch(
         /shop\/kafkatopic\/customers +events-kafka +True \w+ +3 partitions +shop\.customers\.v1/,
       );
+      expect(stdout).toMatch(
+        /topics in Kafka \(127\.0\.0\.1:\d+\): orders-events, shop\.customers\.v1/,
+      );
       expect(stdout).toContain('steward: every example resource is Ready.');
       expect(stdout).toContain('steward: stopped cleanly.');
     },

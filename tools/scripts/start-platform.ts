@@ -258,6 +258,16 @@ async function rows(): Promise<{ rows: Row[]; allReady: boolean }> {
   return { rows: out, allReady: allReady && resources > 0 };
 }
 
+/** What the broker itself lists (not what the CRs say), internal topics left out. */
+const kafkaAdmin = await kafka.admin();
+async function kafkaTopics(): Promise<string> {
+  const names = await kafkaAdmin.listTopics().catch(() => [] as string[]);
+  return names
+    .filter((n) => !n.startsWith('__'))
+    .sort()
+    .join(', ');
+}
+
 function table(data: Row[]): string {
   const header: Row = ['RESOURCE', 'PROFILE', 'READY', 'STATE', 'DETAIL / MESSAGE'];
   const all = [header, ...data];
@@ -272,7 +282,8 @@ let shown = '';
 for (;;) {
   const view = await rows().catch(() => undefined);
   if (view) {
-    const text = table(view.rows);
+    const topics = await kafkaTopics();
+    const text = `${table(view.rows)}\n\ntopics in Kafka (${kafka.bootstrapServers.join(',')}): ${topics || '(none)'}`;
     if (text !== shown) {
       shown = text;
       log(`\n${new Date().toISOString()}\n${text}`);
