@@ -5,6 +5,7 @@ import { type ProviderProfile } from '@steward/provider-profile-api';
 import kafkajs, { type Admin } from 'kafkajs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type KafkaAdminCache } from './kafka/admin-cache.js';
+import { topicAdmin } from './kafka/topic-admin.js';
 import { kafkaTopicProvider } from './provider.js';
 
 const { ConfigSource } = kafkajs;
@@ -142,10 +143,12 @@ beforeEach(async () => {
   const fake = fakeAdmin(cluster);
   calls = fake.calls;
   released = 0;
+  const context = { where: 'ProviderProfile events (k:9092)' };
   const admins = {
     acquire: async () => ({
       admin: fake.admin,
-      context: { where: 'ProviderProfile events (k:9092)' },
+      topics: topicAdmin(fake.admin, context),
+      context,
       release: () => void released++,
       discard: () => undefined,
     }),

@@ -2,10 +2,11 @@ import { TerminalError } from '@steward/controller';
 import { type ExternalClient, type ExternalProvider, type Observation } from '@steward/external';
 import { type KafkaTopic } from '@steward/kafka-topic-api';
 import { type ProviderProfile } from '@steward/provider-profile-api';
-import kafkajs, { type Admin, type ConfigEntries, type PartitionMetadata } from 'kafkajs';
+import kafkajs, { type ConfigEntries, type PartitionMetadata } from 'kafkajs';
 import { configStatus, validateTopicConfig } from './config/index.js';
 import { type KafkaAdminCache, type KafkaAdminLease } from './kafka/admin-cache.js';
-import { KafkaError, kafkaCall, kafkaErrorType } from './kafka/errors.js';
+import { KafkaError, kafkaErrorType } from './kafka/errors.js';
+import { type TopicAdmin } from './kafka/topic-admin.js';
 import { KafkaTopicReasons } from './reasons.js';
 import { resolveTopicName } from './topic-name.js';
 import { desiredTopic, planTopic, replicationFactorOf, type ObservedTopic } from './topic-plan.js';
@@ -32,6 +33,10 @@ export interface KafkaTopicProviderOptions {
  * this object's (the managed reconciler treats an existing topic with no ledger entry as
  * `AlreadyExists` unless `spec.adopt`). Observations never claim ownership (`ownedByThisObject`
  * is left undefined).
+ *
+ * Requests: every admin call goes through the lease's `topics` (`topicAdmin`), which gathers the
+ * calls that concurrent reconciles on one profile make into shared requests (one CreateTopics for
+ * many topics, …) and hands each reconcile its own topic's answer or error.
  *
  * Config: Kafka's IncrementalAlterConfigs is not in kafkajs 2.2.4, so changes go through
  * AlterConfigs, which replaces all of a topic's overrides: the provider sends the overrides it
@@ -62,25 +67,18 @@ const Unavailable = Symbol('unavailable');
 class KafkaTopicClient implements ExternalClient<KafkaTopic> {
   /** The topic behind each observation, for `update`. */
   private readonly observed = new WeakMap<Observation, ObservedTopic>();
-  private readonly admin: Admin;
+  /** Batched with the calls of every other reconcile on this profile's client. */
+  private readonly topics: TopicAdmin;
 
   constructor(private readonly lease: KafkaAdminLease) {
-    this.admin = lease.admin;
-  }
-
-  private call<R>(operation: string, fn: () => Promise<R>): Promise<R> {
-    return kafkaCall(operation, this.lease.context, fn);
+    this.topics = lease.topics;
   }
 
   /** Metadata and the topic's own config overrides; undefined when the topic does not exist. */
   private async describe(topic: string): Promise<ObservedTopic | typeof Unavailable | undefined> {
     let partitions: PartitionMetadata[];
     try {
-      const metadata = await this.call('Metadata', () =>
-        this.admin.fetchTopicMetadata({ topics: [topic] }),
-      );
-      const found = metadata.topics.find((t) => t.name === topic);
-      if (!found) return undefined;
+      const found = await this.topics.metadata(topic);
       partitions = [...found.partitions].sort((a, b) => a.partitionId - b.partitionId);
     } catch (error) {
       if (error instanceof KafkaError && error.kind === 'not-found') return undefined;
@@ -89,13 +87,7 @@ class KafkaTopicClient implements ExternalClient<KafkaTopic> {
     }
     let entries: ConfigEntries[];
     try {
-      const described = await this.call('DescribeConfigs', () =>
-        this.admin.describeConfigs({
-          resources: [{ type: kafkajs.ConfigResourceTypes.TOPIC, name: topic }],
-          includeSynonyms: false,
-        }),
-      );
-      entries = described.resources.find((r) => r.resourceName === topic)?.configEntries ?? [];
+      entries = await this.topics.describeConfigs(topic);
     } catch (error) {
       if (error instanceof KafkaError && error.kind === 'not-found') return undefined;
       throw error;
@@ -164,20 +156,12 @@ class KafkaTopicClient implements ExternalClient<KafkaTopic> {
     validateTopicConfig(obj.spec.config);
     const config = obj.spec.config ?? {};
     try {
-      await this.call('CreateTopics', () =>
-        this.admin.createTopics({
-          topics: [
-            {
-              topic,
-              numPartitions: obj.spec.partitions,
-              replicationFactor: obj.spec.replicationFactor ?? -1,
-              configEntries: Object.entries(config).map(([name, value]) => ({ name, value })),
-            },
-          ],
-          waitForLeaders: false,
-          timeout: 10_000,
-        }),
-      );
+      await this.topics.createTopic({
+        topic,
+        numPartitions: obj.spec.partitions,
+        replicationFactor: obj.spec.replicationFactor ?? -1,
+        configEntries: Object.entries(config).map(([name, value]) => ({ name, value })),
+      });
     } catch (error) {
       if (!(error instanceof KafkaError)) throw error;
       switch (error.kind) {
@@ -230,9 +214,7 @@ class KafkaTopicClient implements ExternalClient<KafkaTopic> {
     validateTopicConfig(obj.spec.config);
     if (plan.partitions !== undefined) {
       const count = plan.partitions;
-      await this.call('CreatePartitions', () =>
-        this.admin.createPartitions({ topicPartitions: [{ topic, count }], timeout: 10_000 }),
-      ).catch((error: unknown) => {
+      await this.topics.createPartitions(topic, count).catch((error: unknown) => {
         if (error instanceof KafkaError && error.kind === 'not-found') return;
         // INVALID_PARTITIONS: someone changed the count meanwhile; the next observe decides.
         throw error instanceof KafkaError ? new Error(error.message, { cause: error }) : error;
@@ -240,33 +222,27 @@ class KafkaTopicClient implements ExternalClient<KafkaTopic> {
     }
     if (plan.config.changed) {
       const alter = plan.config.alter;
-      await this.call('AlterConfigs', () =>
-        this.admin.alterConfigs({
-          validateOnly: false,
-          resources: [
-            {
-              type: kafkajs.ConfigResourceTypes.TOPIC,
-              name: topic,
-              configEntries: Object.entries(alter).map(([name, value]) => ({ name, value })),
-            },
-          ],
-        }),
-      ).catch((error: unknown) => {
-        if (!(error instanceof KafkaError)) throw error;
-        if (error.kind === 'not-found') return;
-        if (error.kind === 'invalid-config') {
-          const changes = [
-            ...Object.entries(plan.config.set).map(([k, v]) => `${k}=${v}`),
-            ...plan.config.reset.map((k) => `${k} (reset)`),
-          ];
-          throw new TerminalError(
-            KafkaTopicReasons.InvalidConfig,
-            `Kafka refused to change the config of topic ${topic} (${kafkaErrorType(error)}): ${changes.join(', ')}`,
-            { cause: error },
-          );
-        }
-        throw new Error(error.message, { cause: error });
-      });
+      await this.topics
+        .alterConfigs(
+          topic,
+          Object.entries(alter).map(([name, value]) => ({ name, value })),
+        )
+        .catch((error: unknown) => {
+          if (!(error instanceof KafkaError)) throw error;
+          if (error.kind === 'not-found') return;
+          if (error.kind === 'invalid-config') {
+            const changes = [
+              ...Object.entries(plan.config.set).map(([k, v]) => `${k}=${v}`),
+              ...plan.config.reset.map((k) => `${k} (reset)`),
+            ];
+            throw new TerminalError(
+              KafkaTopicReasons.InvalidConfig,
+              `Kafka refused to change the config of topic ${topic} (${kafkaErrorType(error)}): ${changes.join(', ')}`,
+              { cause: error },
+            );
+          }
+          throw new Error(error.message, { cause: error });
+        });
     }
   }
 
@@ -277,9 +253,7 @@ class KafkaTopicClient implements ExternalClient<KafkaTopic> {
    */
   async delete(_obj: KafkaTopic, topic: string): Promise<{ done: boolean }> {
     try {
-      await this.call('DeleteTopics', () =>
-        this.admin.deleteTopics({ topics: [topic], timeout: 10_000 }),
-      );
+      await this.topics.deleteTopic(topic);
     } catch (error) {
       if (!(error instanceof KafkaError)) throw error;
       if (error.kind === 'not-found') return { done: true };

@@ -24,6 +24,9 @@ function fakeKafka() {
             if (state.fail) throw state.fail;
           },
           disconnect: async () => void state.disconnects++,
+          fetchTopicMetadata: async ({ topics }: { topics: string[] }) => ({
+            topics: topics.map((name) => ({ name, partitions: [] })),
+          }),
         }) as unknown as Admin,
     } as Kafka;
   };
@@ -177,6 +180,32 @@ describe('KafkaAdminCache', () => {
         'Secret kafka/admin named by ProviderProfile events (spec.kafka.sasl.secretRef) does not exist',
     });
     expect(kafka.state.connects).toBe(0);
+  });
+
+  it('batches the topic calls of every borrower of a client, and counts requests once and calls per topic', async () => {
+    const { cache } = setup();
+    const [a, b] = await Promise.all([cache.acquire(profile()), cache.acquire(profile())]);
+    expect(a.topics).toBe(b.topics);
+    await Promise.all([a.topics.metadata('x'), b.topics.metadata('y'), b.topics.metadata('z')]);
+    a.release();
+    b.release();
+    expect(cache.counts()).toEqual({
+      requests: { Connect: 1, Metadata: 1 },
+      calls: { Metadata: 3 },
+    });
+  });
+
+  it('sends every topic call alone with batching off', async () => {
+    const secrets = new Map([['kafka/admin', secret('1')]]);
+    const cache = new KafkaAdminCache({
+      client: fakeClient(secrets).client,
+      kafkaFor: fakeKafka().kafkaFor,
+      batching: false,
+    });
+    const lease = await cache.acquire(profile());
+    await Promise.all([lease.topics.metadata('x'), lease.topics.metadata('y')]);
+    lease.release();
+    expect(cache.counts().requests).toEqual({ Connect: 1, Metadata: 2 });
   });
 
   it('disconnects everything on close, and can be used again', async () => {

@@ -10,13 +10,17 @@ import {
   type KafkaConnection,
 } from './connection.js';
 import { kafkaCall, type KafkaCallContext } from './errors.js';
+import { topicAdmin, type TopicAdmin, type TopicBatching } from './topic-admin.js';
 
 export interface KafkaAdminCacheOptions {
   /** Reads the profiles' TLS and SASL Secrets. */
   client: KubeClient;
   /** Timeouts, kafkajs retries, where kafkajs logs go. */
   clientOptions?: KafkaClientOptions;
-  /** Counts `Connect` and every admin call in `steward_external_requests_total{provider="kafka"}`. */
+  /**
+   * Counts `Connect` and every admin request in `steward_external_requests_total{provider="kafka"}`
+   * (a batched request counts once, whatever number of topics it carries).
+   */
   metrics?: ExternalMetrics;
   /** Makes the kafkajs client of a configuration (tests wrap it). Default `new Kafka(config)`. */
   kafkaFor?(config: KafkaConfig): Kafka;
@@ -28,11 +32,27 @@ export interface KafkaAdminCacheOptions {
   secretsMaxAgeMs?: number;
   /** Milliseconds now (tests). Default `Date.now`. */
   now?(): number;
+  /**
+   * How each client's topic calls are gathered into requests (see `topicAdmin`): by default, the
+   * calls of one kind made within 10 ms of the first share one request (up to 100 topics).
+   * `false` sends every call alone, at once.
+   */
+  batching?: TopicBatching | false;
+}
+
+/** What a cache has sent, by Kafka API (`Connect`, `Metadata`, `CreateTopics`, …). */
+export interface KafkaAdminCounts {
+  /** Requests sent (a batched request counts once, whatever number of topics it carries). */
+  requests: Record<string, number>;
+  /** Calls made by reconciles through `KafkaAdminLease.topics`, one per topic. */
+  calls: Record<string, number>;
 }
 
 /** A connected admin client lent to one reconcile (or one check). */
 export interface KafkaAdminLease {
   readonly admin: Admin;
+  /** The topic calls, on `admin`, batched with those of every other borrower of this client. */
+  readonly topics: TopicAdmin;
   /** For `kafkaCall`: where the brokers are, which Secrets hold the credentials, the metrics. */
   readonly context: KafkaCallContext;
   /** Gives it back. Called once, at the end of the reconcile; the client stays connected. */
@@ -51,6 +71,7 @@ interface Entry {
   fingerprint: string;
   secretsReadAt: number;
   admin: Admin;
+  topics: TopicAdmin;
   context: KafkaCallContext;
   connected: Promise<void>;
   users: number;
@@ -68,6 +89,10 @@ interface Entry {
  * whose connection failed or whose credentials were refused is retired at once, so the next
  * reconcile reads the Secrets and connects afresh.
  *
+ * Each client's topic calls are batched (`KafkaAdminLease.topics`, see `topicAdmin`): the calls
+ * that concurrent reconciles make on one profile share requests. `counts()` says how many requests
+ * went out and how many calls they carried, by Kafka API.
+ *
  * The owner calls `close()` on shutdown (`kafkaTopicController` does when its controller stops);
  * a closed cache can be used again and connects anew.
  */
@@ -76,6 +101,8 @@ export class KafkaAdminCache {
   private readonly kafkaFor: (config: KafkaConfig) => Kafka;
   private readonly now: () => number;
   private readonly secretsMaxAgeMs: number;
+  private readonly requests = new Map<string, number>();
+  private readonly calls = new Map<string, number>();
 
   constructor(private readonly options: KafkaAdminCacheOptions) {
     this.kafkaFor = options.kafkaFor ?? ((config) => new kafkajs.Kafka(config));
@@ -133,6 +160,7 @@ export class KafkaAdminCache {
     let released = false;
     return {
       admin: held.admin,
+      topics: held.topics,
       context: held.context,
       release: () => {
         if (released) return;
@@ -141,6 +169,14 @@ export class KafkaAdminCache {
         settle(held);
       },
       discard: () => this.retire(name, held),
+    };
+  }
+
+  /** Requests and calls so far, over every client this cache has made. */
+  counts(): KafkaAdminCounts {
+    return {
+      requests: Object.fromEntries(this.requests),
+      calls: Object.fromEntries(this.calls),
     };
   }
 
@@ -165,9 +201,15 @@ export class KafkaAdminCache {
     const kafka = this.kafkaFor(kafkaClientConfig(connection, this.options.clientOptions));
     const retries = this.options.clientOptions?.retries ?? 2;
     const admin = kafka.admin({ retry: { retries, initialRetryTime: 200, maxRetryTime: 2_000 } });
+    const metrics = this.options.metrics;
     const context: KafkaCallContext = {
       where: connection.where,
-      ...(this.options.metrics ? { metrics: this.options.metrics } : {}),
+      metrics: {
+        request: (provider, operation, result) => {
+          count(this.requests, operation);
+          metrics?.request(provider, operation, result);
+        },
+      },
       ...(connection.saslSecret ? { saslSecret: connection.saslSecret } : {}),
       ...(connection.tlsSecret ? { tlsSecret: connection.tlsSecret } : {}),
     };
@@ -176,6 +218,10 @@ export class KafkaAdminCache {
       fingerprint,
       secretsReadAt: this.now(),
       admin,
+      topics: topicAdmin(admin, context, {
+        ...(this.options.batching !== undefined ? { batching: this.options.batching } : {}),
+        onCall: (operation) => count(this.calls, operation),
+      }),
       context,
       connected: Promise.resolve(),
       users: 0,
@@ -205,6 +251,10 @@ async function disconnect(entry: Entry): Promise<void> {
   if (entry.disconnected) return;
   entry.disconnected = true;
   await entry.admin.disconnect().catch(() => undefined);
+}
+
+function count(counts: Map<string, number>, key: string): void {
+  counts.set(key, (counts.get(key) ?? 0) + 1);
 }
 
 /** What of the profile decides whether a cached client still fits it. */

@@ -206,6 +206,23 @@ export async function kafkaCall<R>(
   call: () => Promise<R>,
 ): Promise<R> {
   try {
+    return await kafkaRequest(operation, context, call);
+  } catch (error) {
+    throw mapKafkaError(operation, context, error);
+  }
+}
+
+/**
+ * The first half of `kafkaCall`: runs one admin request, counts it once (however many topics it
+ * carries), and drops the connection on a failure that makes it useless — but rethrows the kafkajs
+ * error as it is, for a batch to share out per topic before each caller maps its own part.
+ */
+export async function kafkaRequest<R>(
+  operation: string,
+  context: KafkaCallContext,
+  call: () => Promise<R>,
+): Promise<R> {
+  try {
     const result = await call();
     context.metrics?.request('kafka', operation, 'success');
     return result;
@@ -214,7 +231,7 @@ export async function kafkaCall<R>(
     const kind = kafkaErrorKind(error);
     if (kind === 'unreachable' || kind === 'authentication' || kind === 'tls')
       context.onUnusable?.();
-    throw mapKafkaError(operation, context, error);
+    throw error;
   }
 }
 
