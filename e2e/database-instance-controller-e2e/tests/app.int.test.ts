@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { bindChartRbac, renderChart } from './support/chart.js';
 import {
   controllerBundle,
@@ -44,6 +44,11 @@ describe('the database-instance-controller process', () => {
     platform = await startPlatform();
     await createProfiles(platform);
     await createNamespace(platform.admin, ns);
+  });
+  afterEach(async () => {
+    // a test that failed midway must not leave its controller running into the next one
+    await controller?.kill();
+    controller = undefined;
   });
   afterAll(async () => {
     await controller?.kill();
@@ -105,6 +110,7 @@ describe('the database-instance-controller process', () => {
         { description: `${name} Ready`, timeoutMs: 90_000 },
       );
       expect(findCondition(ready.status?.conditions, 'Synced')?.status).toBe('True');
+      // host and port are in the Secret before Ready=True is written
       const secret = await admin.get<Secret>(Secrets, `${name}-conn`, ns);
       expect(Object.keys(secret.data ?? {}).sort()).toEqual(
         expect.arrayContaining(['host', 'password', 'port', 'username']),

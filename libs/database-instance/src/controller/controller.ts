@@ -105,12 +105,12 @@ export async function readCredentials(
 }
 
 /**
- * Wraps a provider so that each observation of a reconcile is handed to `seen` (it does not change
- * what the provider does, nor the observation).
+ * Wraps a provider so that each observation is handed to `seen` before the managed reconciler
+ * acts on it (it does not change what the provider does, nor the observation).
  */
 function observed(
   provider: ExternalProvider<DB>,
-  seen: (obj: DB, observation: Observation) => void,
+  seen: (obj: DB, observation: Observation) => Promise<void>,
 ): ExternalProvider<DB> {
   return {
     name: provider.name,
@@ -121,7 +121,7 @@ function observed(
       return {
         observe: async (o, name, s) => {
           const observation = await inner.observe(o, name, s);
-          seen(o, observation);
+          await seen(o, observation);
           return observation;
         },
         create: (o, name, s) => inner.create(o, name, s),
@@ -183,10 +183,18 @@ export function databaseInstanceController(
     return profile;
   };
 
-  /** The last observation of each key in the reconcile running for it. */
-  const observations = new Map<string, Observation>();
-  const seen = (obj: DB, observation: Observation): void => {
-    observations.set(objectKey(obj), observation);
+  /**
+   * Once the instance is usable, host and port go into the connection Secret — before the managed
+   * reconciler writes `Ready=True`, so whoever sees Ready finds a complete Secret. Writes only
+   * when they changed; an adopted instance has no connection Secret (Steward never knew its
+   * password).
+   */
+  const seen = async (obj: DB, observation: Observation): Promise<void> => {
+    const endpoint = endpointOf(observation);
+    if (!endpoint || obj.metadata.deletionTimestamp) return;
+    await publishEndpoint(client, obj, endpoint).catch((e: unknown) => {
+      if (!(e instanceof NotFoundError)) throw e;
+    });
   };
 
   const aws = rdsExternalProvider({
@@ -239,20 +247,7 @@ export function databaseInstanceController(
       });
       return;
     }
-    observations.delete(request.key);
-    try {
-      const result = await reconcilers[admission.provider](ctx, request);
-      const endpoint = endpointOf(observations.get(request.key));
-      if (endpoint && !obj.metadata.deletionTimestamp) {
-        await publishEndpoint(client, obj, endpoint).catch((e: unknown) => {
-          // No connection Secret (an adopted instance: Steward never knew its password).
-          if (!(e instanceof NotFoundError)) throw e;
-        });
-      }
-      return result;
-    } finally {
-      observations.delete(request.key);
-    }
+    return reconcilers[admission.provider](ctx, request);
   };
 
   const byProfile: MapFunc = (profile) =>
