@@ -19,10 +19,9 @@ cache="${STEWARD_CACHE:-$HOME/.cache/steward}"
 java="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 print_env=false
 [[ "${1:-}" == "--print-env" ]] && print_env=true
-
-say() { if $print_env; then echo "$*" >&2; else echo "$*"; fi; }
-
-fail() { say "kafka: $*"; exit 1; }
+backend=kafka
+# shellcheck source=../lib.sh
+source "$here/../lib.sh"
 
 pom="$here/pom.xml"
 [[ -f "$pom" ]] || fail "missing $pom"
@@ -48,48 +47,9 @@ is_current() {
     compgen -G "$lib/kafka_2.13-$version.jar" >/dev/null
 }
 
-if is_current; then
-  say "kafka: $version cached at $dest"
-  done_env
-fi
-
-mkdir -p "$cache/logs"
-exec 9>"$cache/.$entry.lock"
-if ! flock -n 9; then
-  say "kafka: waiting for a concurrent install of $entry to finish"
-  flock 9
-fi
-if is_current; then
-  say "kafka: $version cached at $dest (installed by a concurrent run)"
-  done_env
-fi
-
-log="$cache/logs/$entry.log"
-: >"$log"
-start=$SECONDS
+begin_install "$entry"
 partial="$dest.partial"
-
-# step <name> <command...>: runs the command with its output in $log, reporting every 15 s.
-step() {
-  local name="$1"; shift
-  local began=$SECONDS
-  say "kafka: $name..."
-  echo "=== $name: $*" >>"$log"
-  "$@" >>"$log" 2>&1 &
-  local pid=$! next_report=$((SECONDS + 15))
-  while kill -0 "$pid" 2>/dev/null; do
-    sleep 1
-    if (( SECONDS >= next_report )); then
-      say "kafka: still at '$name'... $((SECONDS - began))s"
-      next_report=$((SECONDS + 15))
-    fi
-  done
-  if ! wait "$pid"; then
-    tail -n 20 "$log" >&2 || true
-    rm -rf "$partial"
-    fail "step '$name' failed after $((SECONDS - began))s; full log: $log"
-  fi
-}
+discard_on_failure="$partial"
 
 say "kafka: installing Apache Kafka $version into $dest (a cold install takes 10-60 s; log: $log)"
 # Built beside its destination and moved into place at the end: a half-fetched lib directory is
@@ -105,7 +65,4 @@ step "check the broker's classes load (kafka.tools.StorageTool random-uuid)" \
   "$java" -cp "$partial/lib/*" kafka.tools.StorageTool random-uuid
 rm -rf "$dest"
 mv "$partial" "$dest"
-echo "$stamp" >"$dest/.stamp"
-say "kafka: installed Apache Kafka $version ($(ls "$lib" | wc -l) jars) in $((SECONDS - start))s -> $lib"
-exec 9>&-
-done_env
+finish_install "installed Apache Kafka $version ($(ls "$lib" | wc -l) jars) in $((SECONDS - start))s -> $lib"

@@ -17,10 +17,9 @@ cache="${STEWARD_CACHE:-$HOME/.cache/steward}"
 python="${STEWARD_PYTHON:-python3}"
 print_env=false
 [[ "${1:-}" == "--print-env" ]] && print_env=true
-
-say() { if $print_env; then echo "$*" >&2; else echo "$*"; fi; }
-
-fail() { say "moto: $*"; exit 1; }
+backend=moto
+# shellcheck source=../lib.sh
+source "$here/../lib.sh"
 
 requirements="$here/requirements.txt"
 [[ -f "$requirements" ]] || fail "missing $requirements"
@@ -42,47 +41,8 @@ done_env() {
 
 is_current() { [[ -f "$dest/.stamp" && "$(cat "$dest/.stamp")" == "$stamp" && -x "$server" ]]; }
 
-if is_current; then
-  say "moto: $version cached at $dest"
-  done_env
-fi
-
-mkdir -p "$cache/logs"
-exec 9>"$cache/.$entry.lock"
-if ! flock -n 9; then
-  say "moto: waiting for a concurrent install of $entry to finish"
-  flock 9
-fi
-if is_current; then
-  say "moto: $version cached at $dest (installed by a concurrent run)"
-  done_env
-fi
-
-log="$cache/logs/$entry.log"
-: >"$log"
-start=$SECONDS
-
-# step <name> <command...>: runs the command with its output in $log, reporting every 15 s.
-step() {
-  local name="$1"; shift
-  local began=$SECONDS
-  say "moto: $name..."
-  echo "=== $name: $*" >>"$log"
-  "$@" >>"$log" 2>&1 &
-  local pid=$! next_report=$((SECONDS + 15))
-  while kill -0 "$pid" 2>/dev/null; do
-    sleep 1
-    if (( SECONDS >= next_report )); then
-      say "moto: still at '$name'... $((SECONDS - began))s"
-      next_report=$((SECONDS + 15))
-    fi
-  done
-  if ! wait "$pid"; then
-    tail -n 20 "$log" >&2 || true
-    rm -rf "$dest"
-    fail "step '$name' failed after $((SECONDS - began))s; full log: $log"
-  fi
-}
+begin_install "$entry"
+discard_on_failure="$dest"
 
 say "moto: installing moto $version into $dest (cold installs take about a minute; log: $log)"
 # A venv records its own absolute path, so it is built in place; the stamp, written last, marks it
@@ -93,7 +53,4 @@ step "pip install -r requirements.txt" \
   "$dest/bin/python" -m pip install --no-input --disable-pip-version-check --require-hashes \
   --only-binary=:all: -r "$requirements"
 step "check moto_server runs" "$server" --help
-echo "$stamp" >"$dest/.stamp"
-say "moto: installed moto $version in $((SECONDS - start))s -> $server"
-exec 9>&-
-done_env
+finish_install "installed moto $version in $((SECONDS - start))s -> $server"
