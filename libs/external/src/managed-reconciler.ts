@@ -300,12 +300,19 @@ export function managedReconciler<T extends ManagedObject>(
       const terminal = terminalCause(error);
       if (!terminal) {
         // Retrying: Synced=False says why. Ready=False says it too unless the resource is known
-        // to be available (an available database stays Ready while only its API throttles), so
-        // an object never seen at the provider is never without a Ready condition.
+        // to be available (an available database stays Ready while only its API throttles) and
+        // the provider does not say the error makes it unusable — so an object never seen at the
+        // provider is never without a Ready condition.
         const message = (error instanceof Error ? error.message : String(error)).slice(0, 1024);
         const updates = [synced(Reasons.ReconcileError, message)];
-        if (findCondition(obj.status?.conditions, 'Ready')?.status !== 'True') {
-          updates.push({ type: 'Ready', status: 'False', reason: Reasons.ReconcileError, message });
+        const unavailable = provider.unavailableReason?.(error);
+        if (unavailable || findCondition(obj.status?.conditions, 'Ready')?.status !== 'True') {
+          updates.push({
+            type: 'Ready',
+            status: 'False',
+            reason: unavailable ?? Reasons.ReconcileError,
+            message,
+          });
         }
         await writeStatus(obj, updates).catch(() => undefined);
       }

@@ -62,4 +62,11 @@ export interface ExternalProvider<T extends KubeObject> {
   externalName(obj: T): string;
   /** Resolves credentials and configuration (e.g. the ProviderProfile) for this object. */
   connect(obj: T, signal: AbortSignal): Promise<ExternalClient<T>>;
+  /**
+   * For an error that is retried: a `Ready` reason when it means the resource itself cannot be
+   * used now (e.g. no Kafka broker answers — the admin API *is* the service), so `Ready=False`
+   * even for a resource known to be available. Otherwise (undefined, or no such method) an
+   * available resource stays Ready while only its control API fails (a throttled cloud API).
+   */
+  unavailableReason?(error: unknown): string | undefined;
 }

@@ -5,7 +5,7 @@ import { type ProviderProfile } from '@steward/provider-profile-api';
 import kafkajs, { type ConfigEntries, type PartitionMetadata } from 'kafkajs';
 import { configStatus, validateTopicConfig } from './config/index.js';
 import { type KafkaAdminCache, type KafkaAdminLease } from './kafka/admin-cache.js';
-import { KafkaError, kafkaErrorType } from './kafka/errors.js';
+import { isKafkaUnreachable, KafkaError, kafkaErrorType } from './kafka/errors.js';
 import { type TopicAdmin } from './kafka/topic-admin.js';
 import { KafkaTopicReasons } from './reasons.js';
 import { resolveTopicName } from './topic-name.js';
@@ -57,6 +57,9 @@ export function kafkaTopicProvider(
       const lease = await options.admins.acquire(options.profileFor(obj), signal);
       return new KafkaTopicClient(lease);
     },
+    // Kafka's admin API is its brokers: when none answers, the topic is not usable either.
+    unavailableReason: (error) =>
+      isKafkaUnreachable(error) ? KafkaTopicReasons.BrokersUnreachable : undefined,
   };
 }
 

@@ -1,4 +1,3 @@
-import { findCondition, setConditions } from '@steward/conditions';
 import {
   controllerFor,
   TerminalError,
@@ -12,14 +11,12 @@ import {
 import { ExternalAnnotations, externalChanges, managedReconciler } from '@steward/external';
 import { withFinalizer } from '@steward/finalizers';
 import { objectKey, type Selection } from '@steward/informer';
-import { ConflictError, NotFoundError } from '@steward/kube';
 import { KafkaTopic } from '@steward/kafka-topic-api';
 import { profileChangesForUsers } from '@steward/provider-profile';
 import { ProviderProfile } from '@steward/provider-profile-api';
 import { type ExternalMetrics } from '@steward/telemetry';
 import { claimKey } from '../claims.js';
 import { KafkaAdminCache } from '../kafka/admin-cache.js';
-import { isKafkaUnreachable } from '../kafka/errors.js';
 import { type KafkaClientOptions } from '../kafka/connection.js';
 import { kafkaTopicProvider } from '../provider.js';
 import { KafkaTopicReasons } from '../reasons.js';
@@ -171,49 +168,7 @@ export function kafkaTopicController(
       });
       return;
     }
-    try {
-      return await managed(ctx, request);
-    } catch (error) {
-      if (isKafkaUnreachable(error)) await markUnreachable(obj, error).catch(() => undefined);
-      throw error;
-    }
-  };
-
-  /**
-   * The managed reconciler keeps `Ready=True` on a retried error for a resource known to be
-   * available (a cloud database stays usable while its control API throttles). Kafka's admin API is
-   * its brokers: when none answers, the topic is not usable either, so `Ready` says so
-   * (`BrokersUnreachable`, no `Stalled`: retried with backoff). Written on a fresh read, guarded
-   * by its resourceVersion, so the `Synced` condition just written is not lost; a conflict leaves it
-   * to the next retry.
-   */
-  const markUnreachable = async (obj: Topic, error: unknown): Promise<void> => {
-    const name = obj.metadata.name!;
-    const namespace = obj.metadata.namespace;
-    const current = await client.get<Topic>(Kind, name, namespace);
-    const generation = current.metadata.generation;
-    const message = (error instanceof Error ? error.message : String(error)).slice(0, 1024);
-    const { conditions, changed } = setConditions(current.status?.conditions, [
-      {
-        type: 'Ready',
-        status: 'False',
-        reason: KafkaTopicReasons.BrokersUnreachable,
-        message,
-        ...(generation !== undefined ? { observedGeneration: generation } : {}),
-      },
-    ]);
-    if (!changed || findCondition(current.status?.conditions, 'Stalled')) return;
-    await client
-      .mergePatch(
-        Kind,
-        name,
-        namespace,
-        { metadata: { resourceVersion: current.metadata.resourceVersion }, status: { conditions } },
-        { subresource: 'status' },
-      )
-      .catch((e: unknown) => {
-        if (!(e instanceof ConflictError) && !(e instanceof NotFoundError)) throw e;
-      });
+    return managed(ctx, request);
   };
 
   const byProfile: MapFunc = (profile) =>
