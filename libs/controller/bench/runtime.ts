@@ -30,6 +30,7 @@ import {
   ConfigMaps,
   KubeClient,
   Namespaces,
+  resourceOfPath,
   type KubeObject,
   type RequestInfo,
 } from '@steward/kube';
@@ -141,14 +142,6 @@ async function waitFor(
 
 const readVerbs = new Set(['get', 'list', 'watch']);
 
-/** The resource of an API path: `configmaps`, `gizmos/status`, … */
-function resourceOf(path: string): string {
-  const segments = path.split('/').filter((s) => s !== '');
-  let rest = segments[0] === 'api' ? segments.slice(2) : segments.slice(3);
-  if (rest[0] === 'namespaces' && rest.length >= 3) rest = rest.slice(2);
-  return rest[2] ? `${rest[0]}/${rest[2]}` : (rest[0] ?? path);
-}
-
 /** Counts a client's HTTP requests by verb and resource. */
 class RequestCounter {
   private counts = new Map<string, number>();
@@ -157,7 +150,7 @@ class RequestCounter {
   readonly writeDurations: number[] = [];
 
   record = (info: RequestInfo): void => {
-    const key = `${info.verb} ${resourceOf(info.path)}`;
+    const key = `${info.verb} ${resourceOfPath(info.path)}`;
     this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
     if (!readVerbs.has(info.verb)) this.writeDurations.push(info.durationMs);
   };

@@ -34,7 +34,13 @@ import { findCondition } from '@steward/conditions';
 import { Manager } from '@steward/controller';
 import { KubeEventRecorder } from '@steward/events';
 import { KafkaTopic } from '@steward/kafka-topic-api';
-import { KubeClient, Namespaces, NotFoundError, type RequestInfo } from '@steward/kube';
+import {
+  KubeClient,
+  Namespaces,
+  NotFoundError,
+  resourceOfPath,
+  type RequestInfo,
+} from '@steward/kube';
 import { ProviderProfile } from '@steward/provider-profile-api';
 // A benchmark runs on the test harness, as the integration tests do.
 import {
@@ -92,14 +98,6 @@ const fmt = (n: number, digits = 0): string =>
 
 const readVerbs = new Set(['get', 'list', 'watch']);
 
-/** The resource of an API path: `kafkatopics`, `kafkatopics/status`, `events`, … */
-function resourceOf(path: string): string {
-  const segments = path.split('/').filter((s) => s !== '');
-  let rest = segments[0] === 'api' ? segments.slice(2) : segments.slice(3);
-  if (rest[0] === 'namespaces' && rest.length >= 3) rest = rest.slice(2);
-  return rest[2] ? `${rest[0]}/${rest[2]}` : (rest[0] ?? path);
-}
-
 /** Counts by key, with a switch to stop counting at a moment. */
 class Tally {
   readonly counts = new Map<string, number>();
@@ -134,7 +132,7 @@ function apiTally(): { tally: Tally; onRequest: (info: RequestInfo) => void } {
   return {
     tally,
     onRequest: (info) =>
-      tally.add(`${info.verb} ${resourceOf(info.path)}`, 1, 'ms', info.durationMs),
+      tally.add(`${info.verb} ${resourceOfPath(info.path)}`, 1, 'ms', info.durationMs),
   };
 }
 

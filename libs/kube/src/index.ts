@@ -99,6 +99,7 @@ export {
 } from './rate-limiter.js';
 export {
   inferVerb,
+  resourceOfPath,
   type KubeRequest,
   type QueryValue,
   type RequestInfo,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inferVerb, type KubeRequest } from './request.js';
+import { inferVerb, resourceOfPath, type KubeRequest } from './request.js';
 
 describe('inferVerb', () => {
   it.each<[Pick<KubeRequest, 'method' | 'path' | 'query' | 'contentType'>, string]>([
@@ -36,5 +36,17 @@ describe('inferVerb', () => {
     [{ method: 'DELETE', path: '/api/v1/namespaces/db/configmaps' }, 'deletecollection'],
   ])('%o is %s', (request, verb) => {
     expect(inferVerb(request)).toBe(verb);
+  });
+});
+
+describe('resourceOfPath', () => {
+  it.each([
+    ['/api/v1/namespaces/a/configmaps', 'configmaps'],
+    ['/api/v1/namespaces/a/configmaps/x', 'configmaps'],
+    ['/apis/kafka.steward.dev/v1alpha1/namespaces/a/kafkatopics/t/status', 'kafkatopics/status'],
+    ['/apis/steward.dev/v1alpha1/providerprofiles/p', 'providerprofiles'],
+    ['/api/v1/namespaces', 'namespaces'],
+  ])('%s → %s', (path, resource) => {
+    expect(resourceOfPath(path)).toBe(resource);
   });
 });

@@ -79,3 +79,14 @@ function isCollectionPath(path: string): boolean {
   }
   return rest.length === 1;
 }
+
+/**
+ * The resource (and subresource) an API path names — `configmaps`, `kafkatopics/status` — for
+ * counting requests by resource (`RequestInfo.path`). Unrecognised paths come back whole.
+ */
+export function resourceOfPath(path: string): string {
+  const segments = path.split('/').filter((s) => s !== '');
+  let rest = segments[0] === 'api' ? segments.slice(2) : segments.slice(3);
+  if (rest[0] === 'namespaces' && rest.length >= 3) rest = rest.slice(2);
+  return rest[2] ? `${rest[0]}/${rest[2]}` : (rest[0] ?? path);
+}
