@@ -21,9 +21,9 @@ cache="${STEWARD_CACHE:-$HOME/.cache/steward}"
 print_env=false
 [[ "${1:-}" == "--print-env" ]] && print_env=true
 
-say() { if $print_env; then echo "$*" >&2; else echo "$*"; fi; }
-
-fail() { say "control-plane: $*"; exit 1; }
+component=control-plane
+# shellcheck source=go-build.sh
+source "$here/go-build.sh"
 
 check_pins() {
   grep -q "k8s.io/kubernetes ${K8S_VERSION}\( // indirect\)\?$" "$here/kube/go.mod" ||
@@ -34,61 +34,14 @@ check_pins() {
     fail "helm/go.mod does not require helm ${HELM_VERSION} (versions.env); run tools/control-plane/gen-modules.sh"
 }
 
-stamp_of() { cat "$here/$1/go.mod" "$here/$1/go.sum" | sha256sum | cut -d' ' -f1; }
-
-# build_entry <step name> <module dir> <cache entry> <ldflags> <packages...>
-build_entry() {
-  local step="$1" mod="$2" entry="$3" ldflags="$4"; shift 4
-  local dest="$cache/$entry" stamp; stamp="$(stamp_of "$mod")"
-  mkdir -p "$cache/logs"
-  if [[ -f "$dest/.stamp" && "$(cat "$dest/.stamp")" == "$stamp" ]]; then
-    say "control-plane: $step cached at $dest"
-    return
-  fi
-  exec 9>"$cache/.$entry.lock"
-  flock 9
-  if [[ -f "$dest/.stamp" && "$(cat "$dest/.stamp")" == "$stamp" ]]; then
-    say "control-plane: $step cached at $dest (built by a concurrent run)"
-    exec 9>&-
-    return
-  fi
-  local log="$cache/logs/$entry.log" tmp="$cache/.$entry.tmp.$$" start=$SECONDS
-  rm -rf "$tmp" && mkdir -p "$tmp/bin"
-  say "control-plane: building $step (cold builds take minutes; log: $log)"
-  (
-    cd "$here/$mod"
-    CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tmp/bin/" "$@"
-  ) >"$log" 2>&1 &
-  local pid=$! next_report=$((start + 30))
-  while kill -0 "$pid" 2>/dev/null; do
-    sleep 1
-    if (( SECONDS >= next_report )); then
-      say "control-plane: still building $step... $((SECONDS - start))s"
-      next_report=$((SECONDS + 30))
-    fi
-  done
-  if ! wait "$pid"; then
-    rm -rf "$tmp"
-    tail -n 20 "$log" >&2 || true
-    fail "step '$step' failed after $((SECONDS - start))s; full log: $log"
-  fi
-  echo "$stamp" >"$tmp/.stamp"
-  rm -rf "$dest" && mv "$tmp" "$dest"
-  say "control-plane: built $step in $((SECONDS - start))s -> $dest/bin"
-  exec 9>&-
-}
-
 check_pins
 command -v go >/dev/null || fail "Go is not installed (need Go >= 1.26)"
 
-k8s_minor="${K8S_VERSION#v1.}"; k8s_minor="${k8s_minor%%.*}"
-vpkg=k8s.io/component-base/version
-k8s_ldflags="-s -w -X ${vpkg}.gitVersion=${K8S_VERSION} -X ${vpkg}.gitMajor=1 -X ${vpkg}.gitMinor=${k8s_minor} -X ${vpkg}.gitTreeState=clean -X ${vpkg}.buildDate=1970-01-01T00:00:00Z"
 helm_ldflags="-s -w -X helm.sh/helm/v4/internal/version.version=${HELM_VERSION}"
 
-build_entry "etcd ${ETCD_VERSION}" etcd "etcd-${ETCD_VERSION}" "-s -w" .
-build_entry "helm ${HELM_VERSION}" helm "helm-${HELM_VERSION}" "$helm_ldflags" helm.sh/helm/v4/cmd/helm
-build_entry "kubernetes ${K8S_VERSION} (kube-apiserver, kube-controller-manager, kubectl)" kube "k8s-${K8S_VERSION}" "$k8s_ldflags" \
+build_entry "etcd ${ETCD_VERSION}" "$here/etcd" "etcd-${ETCD_VERSION}" "-s -w" .
+build_entry "helm ${HELM_VERSION}" "$here/helm" "helm-${HELM_VERSION}" "$helm_ldflags" helm.sh/helm/v4/cmd/helm
+build_entry "kubernetes ${K8S_VERSION} (kube-apiserver, kube-controller-manager, kubectl)" "$here/kube" "k8s-${K8S_VERSION}" "$(k8s_ldflags "$K8S_VERSION")" \
   k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kubectl
 
 # the etcd wrapper's binary is named after its module directory

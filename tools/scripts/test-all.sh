@@ -17,6 +17,15 @@ bash tools/control-plane/build.sh || exit 1
 eval "$(bash tools/control-plane/build.sh --print-env 2>/dev/null)"
 export STEWARD_ETCD_BIN STEWARD_KUBE_APISERVER_BIN STEWARD_KUBE_CONTROLLER_MANAGER_BIN STEWARD_KUBECTL_BIN STEWARD_HELM_BIN
 
+step "node tier: kubelet, kube-scheduler, kube-proxy, containerd (Go-built), runc + CNI (Debian, unpacked)"
+bash tools/node-tier/build.sh || exit 1
+eval "$(bash tools/node-tier/build.sh --print-env 2>/dev/null)"
+export STEWARD_KUBELET_BIN STEWARD_KUBE_SCHEDULER_BIN STEWARD_KUBE_PROXY_BIN STEWARD_CONTAINERD_BIN STEWARD_CTR_BIN \
+  STEWARD_CONTAINERD_SHIM_BIN STEWARD_PROVISIONER_BIN STEWARD_RUNC_BIN STEWARD_CNI_BIN_DIR STEWARD_NFT_BIN
+
+step "node tier: images from Debian packages (mmdebstrap; cached by their inputs)"
+bash tools/node-tier/images/build.sh || exit 1
+
 step "backends: moto (the AWS RDS API) in a venv"
 bash tools/backends/moto/install.sh || exit 1
 eval "$(bash tools/backends/moto/install.sh --print-env 2>/dev/null)"
@@ -27,15 +36,31 @@ bash tools/backends/kafka/install.sh || exit 1
 eval "$(bash tools/backends/kafka/install.sh --print-env 2>/dev/null)"
 export STEWARD_KAFKA_LIB
 
-rm -rf reports/vitest
+rm -rf reports/vitest && mkdir -p reports
 
 step "format, lint, typecheck, build"
 npx prettier --check . --log-level warn || status=1
 npx tsx tools/scripts/generate-crds.ts --check || status=1
 npx nx run-many -t lint typecheck build --outputStyle=stream || status=1
 
+step "node tier: started once, shared by every suite (a lease each)"
+node --import tsx tools/scripts/node-tier.ts hold >reports/node-tier-hold.log 2>&1 &
+holder=$!
+for _ in $(seq 600); do
+  grep -q '^node tier Ready' reports/node-tier-hold.log 2>/dev/null && break
+  kill -0 "$holder" 2>/dev/null || break
+  sleep 1
+done
+cat reports/node-tier-hold.log
+grep -q '^node tier Ready' reports/node-tier-hold.log || status=1
+
 step "tests: unit, integration and e2e, every project"
 npx nx run-many -t test --outputStyle=stream || status=1
+
+step "node tier: stopped, nothing left on the host"
+kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
+node --import tsx tools/scripts/node-tier.ts stop || status=1
+node --import tsx tools/scripts/node-tier.ts check || status=1
 
 step "summary ($((SECONDS - start)) s)"
 npx tsx tools/scripts/summarize-tests.ts reports/vitest || status=1

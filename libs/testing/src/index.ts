@@ -76,3 +76,14 @@ export {
   type KafkaOptions,
   type KafkaSaslUser,
 } from './kafka.js';
+// The node tier: a real single-node cluster shared by every test process on the machine.
+export { acquireNodeTier, type NodeTier, type NodeTierOptions } from './node-tier/node-tier.js';
+export {
+  appImage,
+  localImages,
+  nodeTierBinaries,
+  type LocalImage,
+  type NodeTierBinaries,
+} from './node-tier/binaries.js';
+export { nodeTierLayout, type NodeTierLayout } from './node-tier/layout.js';
+export { leftovers, missingPrivileges, NodeTierUnavailableError } from './node-tier/host.js';

@@ -15,9 +15,14 @@ export function parsePrintEnv(output: string): Record<string, string> {
  * tools/backends/moto/install.sh) with `--print-env`: it installs what is missing, with progress on
  * this process's stderr, then prints where things are. Rejects naming the script when it fails.
  */
-export async function runPrintEnv(script: string): Promise<Record<string, string>> {
+export async function runPrintEnv(
+  script: string,
+  args: string[] = [],
+): Promise<Record<string, string>> {
   const output = await new Promise<string>((resolve, reject) => {
-    const child = spawn('bash', [script, '--print-env'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn('bash', [script, '--print-env', ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let stdout = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.on('error', reject);

@@ -1,0 +1,264 @@
+/**
+ * `acquireNodeTier()`: the machine's one real single-node cluster — control plane, containerd,
+ * kubelet, kube-proxy, scheduler, the workload controllers, dynamic local volumes — started by
+ * the first test process that asks and shared by every other (a lease each, a namespace each), and
+ * stopped by its supervisor once the last lease is gone.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
+import { repoRoot } from '../repo-root.js';
+import {
+  localImages,
+  nodeTierBinaries,
+  type LocalImage,
+  type NodeTierBinaries,
+} from './binaries.js';
+import { missingPrivileges, NodeTierUnavailableError, run } from './host.js';
+import {
+  leaseDir,
+  nodeTierLayout,
+  startLockFile,
+  stateFile,
+  type NodeTierLayout,
+  type NodeTierState,
+  type SupervisorConfig,
+} from './layout.js';
+
+export interface NodeTierOptions {
+  /** How long to wait for a starting tier to be Ready. Default 5 minutes. */
+  readyTimeoutMs?: number;
+  /**
+   * How long a tier this call starts stays up once no lease is left, so that suites run one after
+   * another share it. Default 20 s.
+   */
+  lingerMs?: number;
+}
+
+/** A lease on the machine's node tier. */
+export interface NodeTier {
+  /** `https://<hostAddress>:<port>` */
+  readonly server: string;
+  /** The admin kubeconfig (system:masters). */
+  readonly kubeconfigPath: string;
+  readonly kubeConfig: KubeConfig;
+  readonly client: KubernetesObjectApi;
+  /** The kubelet's identity (system:node:<name>, Node authorizer + NodeRestriction). */
+  readonly nodeKubeconfigPath: string;
+  /** This machine as pods see it (the bridge address): where backends for pods must listen. */
+  readonly hostAddress: string;
+  readonly nodeName: string;
+  /** The default StorageClass: dynamic local volumes, deleted with their claim. */
+  readonly storageClass: string;
+  readonly layout: NodeTierLayout;
+  readonly binaries: NodeTierBinaries;
+  /** Imports an image into containerd unless it is there already (no registry: `imagePullPolicy: Never`). */
+  importImage(image: LocalImage): Promise<void>;
+  /** A new namespace, unique to this call; deleted by `release()`. */
+  createNamespace(prefix: string): Promise<string>;
+  /** Gives the lease back; the tier stops once no lease is left (after its linger time). */
+  release(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/**
+ * Joins the machine's node tier, or starts it when none runs (building what is missing first:
+ * a cold build takes minutes, with progress on stderr). Fails, naming what is missing, on a machine
+ * without the privileges the tier needs — never skips.
+ */
+export async function acquireNodeTier(options: NodeTierOptions = {}): Promise<NodeTier> {
+  const missing = await missingPrivileges();
+  if (missing.length) throw new NodeTierUnavailableError(missing);
+  const layout = nodeTierLayout();
+  const binaries = await nodeTierBinaries();
+  const { pause } = await localImages('pause');
+  mkdirSync(leaseDir(layout), { recursive: true });
+  mkdirSync(layout.logDir, { recursive: true });
+  const lease = takeLease(layout);
+  try {
+    const state = await readyState(
+      layout,
+      {
+        binaries,
+        sandboxImage: pause!,
+        lingerMs: options.lingerMs ?? 20_000,
+      },
+      options.readyTimeoutMs ?? 5 * 60_000,
+    );
+    return await handle(layout, binaries, state, lease);
+  } catch (error) {
+    lease.drop();
+    throw error;
+  }
+}
+
+interface Lease {
+  drop(): void;
+}
+
+/** A lease file named after this process; dropped on release, on exit, and by the supervisor once this process is gone. */
+function takeLease(layout: NodeTierLayout): Lease {
+  const file = join(leaseDir(layout), String(process.pid));
+  leaseCount.set(file, (leaseCount.get(file) ?? 0) + 1);
+  writeFileSync(file, `${process.argv.slice(1).join(' ')}\n`);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.on('exit', () => {
+      for (const f of leaseCount.keys()) rmSync(f, { force: true });
+    });
+  }
+  let dropped = false;
+  return {
+    drop: () => {
+      if (dropped) return;
+      dropped = true;
+      const n = (leaseCount.get(file) ?? 1) - 1;
+      if (n > 0) leaseCount.set(file, n);
+      else {
+        leaseCount.delete(file);
+        rmSync(file, { force: true });
+      }
+    },
+  };
+}
+
+const leaseCount = new Map<string, number>();
+let exitHookInstalled = false;
+
+async function readState(layout: NodeTierLayout): Promise<NodeTierState | undefined> {
+  try {
+    const state = JSON.parse(await readFile(stateFile(layout), 'utf8')) as NodeTierState;
+    return alive(state.pid) ? state : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Waits for a Ready tier, starting a supervisor when none is alive (one starter wins a lock). */
+async function readyState(
+  layout: NodeTierLayout,
+  config: SupervisorConfig,
+  timeoutMs: number,
+): Promise<NodeTierState> {
+  const deadline = Date.now() + timeoutMs;
+  let lastMessage = '';
+  let reported = 0;
+  for (;;) {
+    const state = await readState(layout);
+    if (state?.phase === 'ready') return state;
+    if (state?.phase === 'failed')
+      throw new Error(`${state.message ?? 'steward: node tier failed'}; logs in ${layout.logDir}`);
+    if (!state) await startSupervisor(layout, config);
+    else if (state.message && state.message !== lastMessage) {
+      lastMessage = state.message;
+      process.stderr.write(`node-tier: ${state.message}\n`);
+    }
+    if (Date.now() > deadline)
+      throw new Error(
+        `steward: the node tier was not Ready after ${timeoutMs} ms (last step: ${lastMessage || 'none'}); ` +
+          `logs in ${layout.logDir}`,
+      );
+    if (Date.now() - reported > 30_000 && reported)
+      process.stderr.write('node-tier: still starting...\n');
+    reported ||= Date.now();
+    await sleep(250);
+  }
+}
+
+async function startSupervisor(layout: NodeTierLayout, config: SupervisorConfig): Promise<void> {
+  const lock = startLockFile(layout);
+  try {
+    writeFileSync(lock, String(process.pid), { flag: 'wx' });
+  } catch {
+    // another process is starting one; a lock left by a dead starter is taken over
+    const holder = Number(await readFile(lock, 'utf8').catch(() => '0'));
+    if (!holder || !alive(holder)) await unlink(lock).catch(() => {});
+    return;
+  }
+  const log = openSync(join(layout.logDir, 'supervisor.log'), 'a');
+  try {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(import.meta.dirname, 'supervisor.ts')],
+      {
+        cwd: repoRoot(),
+        detached: true,
+        stdio: ['ignore', log, log],
+        env: { ...process.env, STEWARD_NODE_TIER_CONFIG: JSON.stringify(config) },
+      },
+    );
+    child.unref();
+    // the supervisor removes the lock once it has published its state; until then it holds it
+    writeFileSync(lock, String(child.pid));
+  } finally {
+    closeSync(log);
+  }
+  process.stderr.write(
+    `node-tier: starting the machine's node tier (logs in ${layout.logDir}; a cold start imports images)\n`,
+  );
+}
+
+async function handle(
+  layout: NodeTierLayout,
+  binaries: NodeTierBinaries,
+  state: NodeTierState,
+  lease: Lease,
+): Promise<NodeTier> {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(state.kubeconfigPath!);
+  const client = KubernetesObjectApi.makeApiClient(kubeConfig);
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const namespaces: string[] = [];
+  const ctr = (...args: string[]): Promise<string> =>
+    run(binaries.ctr, ['--address', state.containerdSocket!, '--namespace', 'k8s.io', ...args]);
+  let released = false;
+  const release = async (): Promise<void> => {
+    if (released) return;
+    released = true;
+    await Promise.all(
+      namespaces.map((name) =>
+        core.deleteNamespace({ name, propagationPolicy: 'Background' }).catch(() => undefined),
+      ),
+    );
+    lease.drop();
+  };
+  return {
+    server: state.server!,
+    kubeconfigPath: state.kubeconfigPath!,
+    kubeConfig,
+    client,
+    nodeKubeconfigPath: state.nodeKubeconfigPath!,
+    hostAddress: layout.hostAddress,
+    nodeName: layout.nodeName,
+    storageClass: layout.storageClass,
+    layout,
+    binaries,
+    importImage: async (image) => {
+      const present = (await ctr('images', 'ls', '-q')).split('\n');
+      if (!present.includes(image.ref)) await ctr('images', 'import', image.archive);
+    },
+    createNamespace: async (prefix) => {
+      const name = `${prefix}-${process.pid}-${Math.random().toString(36).slice(2, 7)}`.slice(
+        0,
+        63,
+      );
+      await core.createNamespace({ body: { metadata: { name } } });
+      namespaces.push(name);
+      return name;
+    },
+    release,
+    [Symbol.asyncDispose]: release,
+  };
+}
