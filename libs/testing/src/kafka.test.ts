@@ -107,6 +107,23 @@ describe('serverProperties', () => {
     });
   });
 
+  it('binds and advertises the client listeners on `host`, the controller staying on loopback', () => {
+    const props = parse(
+      serverProperties({
+        ...base,
+        host: '10.88.77.1',
+        ports: { ...base.ports, sasl: 9094, tls: 9095 },
+      }),
+    );
+    expect(props).toMatchObject({
+      'controller.quorum.voters': '1@127.0.0.1:9093',
+      listeners:
+        'PLAINTEXT://10.88.77.1:9092,CONTROLLER://127.0.0.1:9093,SASL_PLAINTEXT://10.88.77.1:9094,SSL://10.88.77.1:9095',
+      'advertised.listeners':
+        'PLAINTEXT://10.88.77.1:9092,SASL_PLAINTEXT://10.88.77.1:9094,SSL://10.88.77.1:9095',
+    });
+  });
+
   it('lets extra properties override defaults but never the listeners or the node id', () => {
     const props = parse(
       serverProperties({

@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { Kafka as KafkaClient, logLevel, type Admin, type KafkaConfig } from 'kafkajs';
 import { mintCertificate, mintCertificateAuthority } from './certificates.js';
 import { freePort } from './free-port.js';
+import { defaultListenHost, type ListenHostOption } from './listen-host.js';
 import { ManagedProcess } from './managed-process.js';
 import { parsePrintEnv, runPrintEnv } from './print-env.js';
 import { repoRoot } from './repo-root.js';
@@ -27,12 +28,12 @@ export interface KafkaSaslUser {
   readonly password: string;
 }
 
-export interface KafkaOptions {
+export interface KafkaOptions extends ListenHostOption {
   /** Adds a SASL_PLAINTEXT listener (`saslBootstrapServers`) that admits exactly this user. */
   sasl?: KafkaSaslUser;
   /**
-   * Adds an SSL listener (`tlsBootstrapServers`) serving a certificate for 127.0.0.1/localhost,
-   * signed by a throwaway CA (`caPem`). Clients are not asked for certificates.
+   * Adds an SSL listener (`tlsBootstrapServers`) serving a certificate for `host`, 127.0.0.1 and
+   * localhost, signed by a throwaway CA (`caPem`). Clients are not asked for certificates.
    */
   tls?: boolean;
   /** More `server.properties` lines; they win over the defaults (not over listeners or node id). */
@@ -47,11 +48,11 @@ export interface KafkaOptions {
 export type KafkaListener = 'plaintext' | 'sasl' | 'tls';
 
 /**
- * A single-node Apache Kafka broker (KRaft, combined broker and controller) on loopback, owned by
+ * A single-node Apache Kafka broker (KRaft, combined broker and controller) on its `host`, owned by
  * one test suite, with its data in a temporary directory.
  */
 export interface Kafka {
-  /** `127.0.0.1:<port>` of the PLAINTEXT listener. */
+  /** `<host>:<port>` of the PLAINTEXT listener. */
   readonly bootstrapServers: string[];
   /** The SASL_PLAINTEXT listener, when started with `sasl`. */
   readonly saslBootstrapServers?: string[];
@@ -113,7 +114,7 @@ const defaultReadyTimeoutMs = 120_000;
 
 /**
  * Starts an Apache Kafka broker (jars installed on first use by tools/backends/kafka/install.sh
- * into a cache outside the repository) on free loopback ports, formatted with a fresh cluster id,
+ * into a cache outside the repository) on free ports of `host`, formatted with a fresh cluster id,
  * and returns once a kafkajs admin can describe the cluster. Two suites can run side by side;
  * nothing outlives `stop()`, the test process, or a SIGINT.
  */
@@ -121,6 +122,7 @@ export async function startKafka(options: KafkaOptions = {}): Promise<Kafka> {
   if (options.sasl) validateSaslUser(options.sasl);
   const lib = await kafkaLibDir();
   const readyTimeoutMs = options.readyTimeoutMs ?? defaultReadyTimeoutMs;
+  const host = options.host ?? defaultListenHost;
   const dataDir = await mkdtemp(join(tmpdir(), 'steward-kafka-'));
   const logFile = join(dataDir, 'kafka.log');
   const propertiesFile = join(dataDir, 'server.properties');
@@ -133,13 +135,14 @@ export async function startKafka(options: KafkaOptions = {}): Promise<Kafka> {
   let ports: BrokerPorts | undefined;
   let proc: ManagedProcess | undefined;
   try {
-    if (options.tls) tls = await mintBrokerCertificate(join(dataDir, 'tls'));
+    if (options.tls) tls = await mintBrokerCertificate(join(dataDir, 'tls'), host);
     for (let attempt = 1; ; attempt++) {
-      ports = await brokerPorts({ sasl: !!options.sasl, tls: !!tls });
+      ports = await brokerPorts({ sasl: !!options.sasl, tls: !!tls }, host);
       await rm(join(dataDir, 'data'), { recursive: true, force: true });
       await writeFile(
         propertiesFile,
         serverProperties({
+          host,
           ports,
           logDir: join(dataDir, 'data'),
           saslUser: options.sasl,
@@ -151,7 +154,7 @@ export async function startKafka(options: KafkaOptions = {}): Promise<Kafka> {
       await formatStorage(lib, propertiesFile, clusterId, options.sasl, logFile);
       proc = launch(lib, dataDir, logFile);
       try {
-        await waitReady(proc, `127.0.0.1:${ports.plaintext}`, readyTimeoutMs);
+        await waitReady(proc, `${host}:${ports.plaintext}`, readyTimeoutMs);
         break;
       } catch (error) {
         await stopProcess(proc);
@@ -166,9 +169,9 @@ export async function startKafka(options: KafkaOptions = {}): Promise<Kafka> {
   removeOnExit(removeDataDir);
 
   const bound = ports;
-  const plaintext = [`127.0.0.1:${bound.plaintext}`];
-  const sasl = bound.sasl === undefined ? undefined : [`127.0.0.1:${bound.sasl}`];
-  const tlsServers = bound.tls === undefined ? undefined : [`127.0.0.1:${bound.tls}`];
+  const plaintext = [`${host}:${bound.plaintext}`];
+  const sasl = bound.sasl === undefined ? undefined : [`${host}:${bound.sasl}`];
+  const tlsServers = bound.tls === undefined ? undefined : [`${host}:${bound.tls}`];
   let current: ManagedProcess = proc;
   let disposed = false;
   let paused = false;
@@ -298,19 +301,23 @@ async function exitedWithin(proc: ManagedProcess, ms: number): Promise<boolean> 
   }
 }
 
-/** The loopback ports of one broker's listeners, all distinct. */
+/** The ports of one broker's listeners, all distinct. */
 export interface BrokerPorts {
   plaintext: number;
+  /** On 127.0.0.1, whatever the other listeners' host. */
   controller: number;
   sasl?: number;
   tls?: number;
 }
 
-async function brokerPorts(want: { sasl: boolean; tls: boolean }): Promise<BrokerPorts> {
+async function brokerPorts(
+  want: { sasl: boolean; tls: boolean },
+  host: string,
+): Promise<BrokerPorts> {
   const taken = new Set<number>();
-  const next = async (): Promise<number> => {
+  const next = async (on = host): Promise<number> => {
     for (;;) {
-      const port = await freePort();
+      const port = await freePort(on);
       if (!taken.has(port)) {
         taken.add(port);
         return port;
@@ -319,13 +326,15 @@ async function brokerPorts(want: { sasl: boolean; tls: boolean }): Promise<Broke
   };
   return {
     plaintext: await next(),
-    controller: await next(),
+    controller: await next(defaultListenHost),
     ...(want.sasl ? { sasl: await next() } : {}),
     ...(want.tls ? { tls: await next() } : {}),
   };
 }
 
 export interface ServerPropertiesInput {
+  /** The address the client listeners bind to and advertise. Default 127.0.0.1. */
+  host?: string | undefined;
   ports: BrokerPorts;
   logDir: string;
   saslUser?: KafkaSaslUser | undefined;
@@ -340,13 +349,20 @@ export interface ServerPropertiesInput {
  */
 export function serverProperties(input: ServerPropertiesInput): string {
   const { ports, saslUser } = input;
-  const listeners: [name: string, port: number, protocol: string][] = [
-    ['PLAINTEXT', ports.plaintext, 'PLAINTEXT'],
-    ['CONTROLLER', ports.controller, 'PLAINTEXT'],
+  const host = input.host ?? defaultListenHost;
+  // The KRaft controller listener stays on loopback: only this broker (its own voter) talks to it,
+  // and it is never advertised to clients.
+  const listeners: [name: string, host: string, port: number, protocol: string][] = [
+    ['PLAINTEXT', host, ports.plaintext, 'PLAINTEXT'],
+    ['CONTROLLER', defaultListenHost, ports.controller, 'PLAINTEXT'],
   ];
-  if (ports.sasl !== undefined) listeners.push(['SASL_PLAINTEXT', ports.sasl, 'SASL_PLAINTEXT']);
-  if (ports.tls !== undefined) listeners.push(['SSL', ports.tls, 'SSL']);
+  if (ports.sasl !== undefined) {
+    listeners.push(['SASL_PLAINTEXT', host, ports.sasl, 'SASL_PLAINTEXT']);
+  }
+  if (ports.tls !== undefined) listeners.push(['SSL', host, ports.tls, 'SSL']);
   const advertised = listeners.filter(([name]) => name !== 'CONTROLLER');
+  const endpoints = (of: typeof listeners): string =>
+    of.map(([name, at, port]) => `${name}://${at}:${port}`).join(',');
 
   const defaults: Record<string, string | number | boolean> = {
     'num.partitions': 1,
@@ -376,13 +392,11 @@ export function serverProperties(input: ServerPropertiesInput): string {
   const fixed: Record<string, string | number | boolean> = {
     'process.roles': 'broker,controller',
     'node.id': 1,
-    'controller.quorum.voters': `1@127.0.0.1:${ports.controller}`,
-    listeners: listeners.map(([name, port]) => `${name}://127.0.0.1:${port}`).join(','),
-    'advertised.listeners': advertised
-      .map(([name, port]) => `${name}://127.0.0.1:${port}`)
-      .join(','),
+    'controller.quorum.voters': `1@${defaultListenHost}:${ports.controller}`,
+    listeners: endpoints(listeners),
+    'advertised.listeners': endpoints(advertised),
     'listener.security.protocol.map': listeners
-      .map(([name, , protocol]) => `${name}:${protocol}`)
+      .map(([name, , , protocol]) => `${name}:${protocol}`)
       .join(','),
     'controller.listener.names': 'CONTROLLER',
     'inter.broker.listener.name': 'PLAINTEXT',
@@ -568,13 +582,14 @@ async function waitReady(proc: ManagedProcess, broker: string, timeoutMs: number
 
 async function mintBrokerCertificate(
   dir: string,
+  host: string,
 ): Promise<{ keystoreFile: string; caPem: string }> {
   await mkdir(dir, { recursive: true });
   const ca = await mintCertificateAuthority(dir);
   const serving = await mintCertificate(ca, {
     name: 'broker',
     commonName: 'steward-kafka',
-    subjectAltNames: ['IP:127.0.0.1', 'DNS:localhost'],
+    subjectAltNames: [...new Set([`IP:${host}`, 'IP:127.0.0.1', 'DNS:localhost'])],
   });
   // Kafka's PEM keystore: the private key (PKCS#8, as openssl 3 writes it) then the chain.
   const keystoreFile = join(dir, 'broker-keystore.pem');

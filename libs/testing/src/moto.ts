@@ -4,11 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './free-port.js';
+import { defaultListenHost, type ListenHostOption } from './listen-host.js';
 import { ManagedProcess } from './managed-process.js';
 import { parsePrintEnv, runPrintEnv } from './print-env.js';
 import { repoRoot } from './repo-root.js';
 
-export interface MotoOptions {
+export interface MotoOptions extends ListenHostOption {
   /** The AWS region the clients use. Moto serves every region. Default `us-east-1`. */
   region?: string;
   /** How long to wait for moto_server to answer HTTP. Default 60 s. */
@@ -17,9 +18,12 @@ export interface MotoOptions {
   keepDataDir?: boolean;
 }
 
-/** A moto_server on loopback (a real AWS API that keeps its state in memory), owned by one test suite. */
+/**
+ * A moto_server on its `host` (a real AWS API that keeps its state in memory), owned by one test
+ * suite.
+ */
 export interface Moto {
-  /** `http://127.0.0.1:<port>` */
+  /** `http://<host>:<port>` */
   readonly endpoint: string;
   readonly region: string;
   /** Static credentials; moto accepts any. */
@@ -45,12 +49,13 @@ const credentials = { accessKeyId: 'testing', secretAccessKey: 'testing' } as co
 
 /**
  * Starts moto_server (installed on first use by tools/backends/moto/install.sh into a venv cached
- * outside the repository) on a free loopback port, and returns once it answers HTTP. Two suites
+ * outside the repository) on a free port of `host`, and returns once it answers HTTP. Two suites
  * can run side by side; nothing outlives `stop()`, the test process, or a SIGINT.
  */
 export async function startMoto(options: MotoOptions = {}): Promise<Moto> {
   const server = await motoServerBinary();
   const region = options.region ?? 'us-east-1';
+  const host = options.host ?? defaultListenHost;
   const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
   const dataDir = await mkdtemp(join(tmpdir(), 'steward-moto-'));
   let logFile = '';
@@ -58,15 +63,10 @@ export async function startMoto(options: MotoOptions = {}): Promise<Moto> {
   let endpoint = '';
   try {
     for (let attempt = 1; ; attempt++) {
-      const port = await freePort();
-      endpoint = `http://127.0.0.1:${port}`;
+      const port = await freePort(host);
+      endpoint = `http://${host}:${port}`;
       logFile = join(dataDir, `moto_server-${port}.log`);
-      proc = ManagedProcess.start(
-        'moto_server',
-        server,
-        ['-H', '127.0.0.1', '-p', String(port)],
-        logFile,
-      );
+      proc = ManagedProcess.start('moto_server', server, ['-H', host, '-p', String(port)], logFile);
       try {
         await waitReady(proc, endpoint, readyTimeoutMs);
         break;

@@ -2,6 +2,7 @@ import { v1, type protos } from '@google-cloud/sql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCloudSqlApi, type CloudSqlApi } from '../src/cloudsql/index.js';
 import { eventually } from '../src/index.js';
+import { tcpConnect } from './fixtures/tcp-connect.js';
 
 type IDatabaseInstance = protos.google.cloud.sql.v1.IDatabaseInstance;
 type IOperation = protos.google.cloud.sql.v1.IOperation;
@@ -499,5 +500,25 @@ describe('the local Cloud SQL Admin API, driven by the real @google-cloud/sql cl
         ],
       },
     });
+  });
+});
+
+describe('the local Cloud SQL Admin API on another host address', () => {
+  it('listens on that address only, and reports it to the real client', async () => {
+    const api = await startCloudSqlApi({ host: '127.0.0.2' });
+    const instances = new v1.SqlInstancesServiceClient(api.clientOptions());
+    try {
+      const { port } = api.endpoint;
+      expect(api.endpoint).toEqual({ apiEndpoint: '127.0.0.2', port, protocol: 'http' });
+      expect(api.baseUrl).toBe(`http://127.0.0.2:${port}`);
+      const [op] = await instances.insert({ project, body: postgres('orders-db') });
+      expect(op.selfLink).toBe(`${api.baseUrl}/v1/projects/${project}/operations/${op.name}`);
+      const [list] = await instances.list({ project });
+      expect(list.items?.map((i) => i.name)).toEqual(['orders-db']);
+      expect(await tcpConnect('127.0.0.1', port)).toBe('ECONNREFUSED');
+    } finally {
+      await instances.close();
+      await api.stop();
+    }
   });
 });

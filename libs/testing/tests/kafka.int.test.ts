@@ -10,8 +10,15 @@ import {
   type Kafka as KafkaClient,
 } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kafkaLibDir, startKafka, type Kafka, type KafkaSaslUser } from '../src/kafka.js';
+import {
+  kafkaLibDir,
+  startKafka,
+  type Kafka,
+  type KafkaListener,
+  type KafkaSaslUser,
+} from '../src/kafka.js';
 import { eventually } from '../src/wait.js';
+import { tcpConnect } from './fixtures/tcp-connect.js';
 
 /** pids of processes whose command line mentions `dataDir` (pgrep exits 1 when nothing matches). */
 function processesUsing(dataDir: string): number[] {
@@ -320,6 +327,41 @@ describe('an SSL listener', () => {
     await admin.disconnect();
     expect(String(error.cause ?? error.message)).toMatch(/certificate/i);
   });
+});
+
+describe('a broker on another host address', () => {
+  let kafka: Kafka;
+
+  beforeAll(async () => {
+    kafka = await startKafka({
+      host: '127.0.0.2',
+      sasl: { mechanism: 'scram-sha-512', username: 'orders-app', password: 's3cret' },
+      tls: true,
+    });
+    await (await kafka.admin()).createTopics({ topics: [{ topic: 'reachable' }] });
+  });
+  afterAll(() => kafka?.[Symbol.asyncDispose]());
+
+  it.each<KafkaListener>(['plaintext', 'sasl', 'tls'])(
+    'listens on and advertises that address only: %s',
+    async (listener) => {
+      const { brokers } = kafka.clientConfig(listener);
+      expect(brokers).toEqual([expect.stringMatching(/^127\.0\.0\.2:\d+$/)]);
+      const port = Number((brokers as string[])[0]!.split(':')[1]);
+      const admin = kafka.kafka(kafka.clientConfig(listener)).admin();
+      await admin.connect();
+      try {
+        expect(await admin.listTopics()).toContain('reachable');
+        // Its metadata names the advertised address, so clients stay on it.
+        expect((await admin.describeCluster()).brokers).toEqual([
+          { nodeId: 1, host: '127.0.0.2', port },
+        ]);
+      } finally {
+        await admin.disconnect();
+      }
+      expect(await tcpConnect('127.0.0.1', port)).toBe('ECONNREFUSED');
+    },
+  );
 });
 
 describe('brokers never outlive their owner, and never share state', () => {

@@ -18,6 +18,7 @@ import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventually } from '../src/wait.js';
+import { tcpConnect } from './fixtures/tcp-connect.js';
 import {
   isPortClash,
   motoServerBinary,
@@ -323,6 +324,23 @@ describe('startMoto: the RDS API through the real @aws-sdk/client-rds', () => {
     await moto.reset();
     const { DBInstances } = await rds.send(new DescribeDBInstancesCommand({}));
     expect(DBInstances).toEqual([]);
+  });
+});
+
+describe('startMoto on another host address', () => {
+  it('listens on that address only, and the client reaches it through the endpoint', async () => {
+    const moto = await startMoto({ host: '127.0.0.2' });
+    try {
+      const url = new URL(moto.endpoint);
+      expect(url.hostname).toBe('127.0.0.2');
+      const rds = moto.rdsClient();
+      await rds.send(new CreateDBInstanceCommand(postgres('orders')));
+      const { DBInstances } = await rds.send(new DescribeDBInstancesCommand({}));
+      expect(DBInstances?.map((i) => i.DBInstanceIdentifier)).toEqual(['orders']);
+      expect(await tcpConnect('127.0.0.1', Number(url.port))).toBe('ECONNREFUSED');
+    } finally {
+      await moto.stop();
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { v1 } from '@google-cloud/sql';
 import { freePort } from '../free-port.js';
+import { defaultListenHost, type ListenHostOption } from '../listen-host.js';
 import { passThroughAuth } from './auth.js';
 import { CloudSqlError, invalidPayload, unimplemented } from './errors.js';
 import {
@@ -34,7 +35,7 @@ export type CloudSqlClientOptions = NonNullable<
   ConstructorParameters<typeof v1.SqlInstancesServiceClient>[0]
 >;
 
-export interface CloudSqlApiOptions {
+export interface CloudSqlApiOptions extends ListenHostOption {
   /** How long each operation stays PENDING, and then RUNNING. Default 200 ms. */
   operationStepMs?: number;
   /**
@@ -75,8 +76,8 @@ export interface CloudSqlRequestRecord {
 
 export interface CloudSqlApi {
   /** Where the server listens, in the client's option names. */
-  readonly endpoint: { apiEndpoint: '127.0.0.1'; port: number; protocol: 'http' };
-  /** `http://127.0.0.1:<port>`. */
+  readonly endpoint: { apiEndpoint: string; port: number; protocol: 'http' };
+  /** `http://<host>:<port>`. */
   readonly baseUrl: string;
   /**
    * Options for the real `@google-cloud/sql` clients: REST transport (`fallback: true`) over plain
@@ -114,13 +115,14 @@ export interface CloudSqlApi {
 }
 
 /**
- * Starts a local implementation of the Cloud SQL Admin API v1 REST surface on 127.0.0.1, for the
+ * Starts a local implementation of the Cloud SQL Admin API v1 REST surface on `host`, for the
  * real `@google-cloud/sql` client: instances insert/get/list/patch/update/delete, operations
  * get/list, backupRuns insert/get/list, backups get/list. There is no Cloud SQL emulator; this is
  * Steward's.
  */
 export async function startCloudSqlApi(options: CloudSqlApiOptions = {}): Promise<CloudSqlApi> {
   const operationStepMs = options.operationStepMs ?? 200;
+  const host = options.host ?? defaultListenHost;
   const schema = CloudSqlSchema.load();
   const faults = new Faults();
   const accounts = new ServiceAccounts();
@@ -203,17 +205,17 @@ export async function startCloudSqlApi(options: CloudSqlApiOptions = {}): Promis
     response.end(JSON.stringify(payload));
   }
 
-  const port = await listen(server);
-  baseUrl = `http://127.0.0.1:${port}`;
+  const port = await listen(server, host);
+  baseUrl = `http://${host}:${port}`;
   let stopped: Promise<void> | undefined;
 
   return {
-    endpoint: { apiEndpoint: '127.0.0.1', port, protocol: 'http' },
+    endpoint: { apiEndpoint: host, port, protocol: 'http' },
     baseUrl,
     clientOptions: () => ({
       fallback: true,
       protocol: 'http',
-      apiEndpoint: '127.0.0.1',
+      apiEndpoint: host,
       port,
       // google-gax accepts any object with getRequestHeaders() and fetch() as the auth client.
       auth: passThroughAuth() as unknown as CloudSqlClientOptions['auth'],
@@ -272,14 +274,14 @@ function parseBody(text: string): JsonObject {
   return parsed;
 }
 
-/** Binds a free port on 127.0.0.1, trying again with another one if it was taken meanwhile. */
-async function listen(server: Server): Promise<number> {
+/** Binds a free port on `host`, trying again with another one if it was taken meanwhile. */
+async function listen(server: Server, host: string): Promise<number> {
   for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
+    const port = await freePort(host);
     try {
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
-        server.listen({ host: '127.0.0.1', port, exclusive: true }, () => {
+        server.listen({ host, port, exclusive: true }, () => {
           server.off('error', reject);
           resolve();
         });
