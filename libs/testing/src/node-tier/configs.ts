@@ -159,6 +159,8 @@ export function kubeProxyConfig(
       mode: 'nftables',
       clientConnection: { kubeconfig },
       hostnameOverride: layout.nodeName,
+      // the node's IP (kube-proxy would otherwise guess loopback)
+      bindAddress: layout.hostAddress,
       clusterCIDR: layout.podCidr,
       healthzBindAddress: `127.0.0.1:${ports.healthz}`,
       metricsBindAddress: `127.0.0.1:${ports.metrics}`,

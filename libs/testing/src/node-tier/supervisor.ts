@@ -288,49 +288,31 @@ async function startTier(config: SupervisorConfig): Promise<void> {
   const client = KubernetesObjectApi.makeApiClient(kc);
 
   // ---- the workload controllers, the scheduler, kube-proxy, the volume provisioner
-  await step(
-    'starting kube-controller-manager, kube-scheduler, kube-proxy, provisioner',
-    async () => {
-      start('kube-controller-manager', binaries.kubeControllerManager, [
-        `--kubeconfig=${adminKubeconfig}`,
-        '--leader-elect=false',
-        '--secure-port=0',
-        `--controllers=${kubeControllers.join(',')}`,
-        `--service-account-private-key-file=${pki.saKey}`,
-        `--root-ca-file=${pki.ca.certFile}`,
-        '--concurrent-gc-syncs=5',
-        '--v=1',
-      ]);
-      start('kube-scheduler', binaries.kubeScheduler, [
-        `--kubeconfig=${adminKubeconfig}`,
-        '--leader-elect=false',
-        '--bind-address=127.0.0.1',
-        `--secure-port=${await freePort()}`,
-        '--v=1',
-      ]);
-      const proxyPorts = { healthz: await freePort(), metrics: await freePort() };
-      await writeFile(
-        dir('etc', 'kube-proxy.json'),
-        kubeProxyConfig(layout, adminKubeconfig, proxyPorts),
-      );
-      const nftDir = join(binaries.nft, '..');
-      const kubeProxy = start(
-        'kube-proxy',
-        binaries.kubeProxy,
-        [`--config=${dir('etc', 'kube-proxy.json')}`, '--v=1'],
-        { ...process.env, PATH: `${nftDir}:${process.env['PATH'] ?? '/usr/bin:/bin'}` },
-      );
-      start('provisioner', binaries.provisioner, [
-        `--kubeconfig=${adminKubeconfig}`,
-        `--provisioner-name=${layout.provisionerName}`,
-        `--base-dir=${dir('volumes')}`,
-        `--node-name=${layout.nodeName}`,
-      ]);
-      await waitFor(kubeProxy, 'kube-proxy /healthz', async () => {
-        return (await probe(`http://127.0.0.1:${proxyPorts.healthz}/healthz`)).status === 200;
-      });
-    },
-  );
+  await step('starting kube-controller-manager, kube-scheduler, provisioner', async () => {
+    start('kube-controller-manager', binaries.kubeControllerManager, [
+      `--kubeconfig=${adminKubeconfig}`,
+      '--leader-elect=false',
+      '--secure-port=0',
+      `--controllers=${kubeControllers.join(',')}`,
+      `--service-account-private-key-file=${pki.saKey}`,
+      `--root-ca-file=${pki.ca.certFile}`,
+      '--concurrent-gc-syncs=5',
+      '--v=1',
+    ]);
+    start('kube-scheduler', binaries.kubeScheduler, [
+      `--kubeconfig=${adminKubeconfig}`,
+      '--leader-elect=false',
+      '--bind-address=127.0.0.1',
+      `--secure-port=${await freePort()}`,
+      '--v=1',
+    ]);
+    start('provisioner', binaries.provisioner, [
+      `--kubeconfig=${adminKubeconfig}`,
+      `--provisioner-name=${layout.provisionerName}`,
+      `--base-dir=${dir('volumes')}`,
+      `--node-name=${layout.nodeName}`,
+    ]);
+  });
 
   // ---- the kubelet, as system:node:<name>
   await step('starting the kubelet and waiting for the node to be Ready', async () => {
@@ -367,6 +349,26 @@ async function startTier(config: SupervisorConfig): Promise<void> {
       };
       const ready = node.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
       return ready && !node.spec?.taints?.length;
+    });
+  });
+
+  // ---- kube-proxy (nftables): ClusterIPs from the host, and from pods to the API server; it
+  // needs its Node object, so it starts once the kubelet has registered it
+  await step('starting kube-proxy', async () => {
+    const proxyPorts = { healthz: await freePort(), metrics: await freePort() };
+    await writeFile(
+      dir('etc', 'kube-proxy.json'),
+      kubeProxyConfig(layout, adminKubeconfig, proxyPorts),
+    );
+    const nftDir = join(binaries.nft, '..');
+    const kubeProxy = start(
+      'kube-proxy',
+      binaries.kubeProxy,
+      [`--config=${dir('etc', 'kube-proxy.json')}`, '--v=1'],
+      { ...process.env, PATH: `${nftDir}:${process.env['PATH'] ?? '/usr/bin:/bin'}` },
+    );
+    await waitFor(kubeProxy, 'kube-proxy /healthz', async () => {
+      return (await probe(`http://127.0.0.1:${proxyPorts.healthz}/healthz`)).status === 200;
     });
   });
 
