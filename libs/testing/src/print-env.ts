@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 export function parsePrintEnv(output: string): Record<string, string> {
   const env: Record<string, string> = {};
   for (const line of output.split('\n')) {
-    const match = /^(STEWARD_[A-Z_]+)=(.+)$/.exec(line.trim());
+    const match = /^(STEWARD_[A-Z0-9_]+)=(.+)$/.exec(line.trim());
     if (match?.[1] && match[2]) env[match[1]] = match[2];
   }
   return env;
