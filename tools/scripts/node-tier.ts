@@ -7,32 +7,18 @@
  *   node --import tsx tools/scripts/node-tier.ts check    exit 1, listing them, if processes, mounts,
  *                                                         cgroups, nft tables or the bridge are left
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   acquireNodeTier,
   leftovers,
   nodeTierBinaries,
   nodeTierLayout,
+  stopNodeTier,
 } from '../../libs/testing/src/index.js';
 
 const [command] = process.argv.slice(2);
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
 const warn = (line: string): void => void process.stderr.write(`${line}\n`);
 const layout = nodeTierLayout();
-
-async function supervisorPid(): Promise<number | undefined> {
-  try {
-    const { pid } = JSON.parse(await readFile(join(layout.runDir, 'state.json'), 'utf8')) as {
-      pid: number;
-    };
-    process.kill(pid, 0);
-    return pid;
-  } catch {
-    return undefined;
-  }
-}
 
 switch (command) {
   case 'hold': {
@@ -50,15 +36,7 @@ switch (command) {
     break;
   }
   case 'stop': {
-    const pid = await supervisorPid();
-    if (pid) {
-      process.kill(pid, 'SIGTERM');
-      const deadline = Date.now() + 120_000;
-      while ((await supervisorPid()) && Date.now() < deadline) await sleep(250);
-      if (await supervisorPid())
-        throw new Error(`steward: the node tier (pid ${pid}) did not stop in 120 s`);
-      say('node tier stopped');
-    } else say('no node tier running');
+    say((await stopNodeTier()) ? 'node tier stopped' : 'node tier still in use');
     break;
   }
   case 'check': {

@@ -77,7 +77,12 @@ export {
   type KafkaSaslUser,
 } from './kafka.js';
 // The node tier: a real single-node cluster shared by every test process on the machine.
-export { acquireNodeTier, type NodeTier, type NodeTierOptions } from './node-tier/node-tier.js';
+export {
+  acquireNodeTier,
+  stopNodeTier,
+  type NodeTier,
+  type NodeTierOptions,
+} from './node-tier/node-tier.js';
 export {
   appImage,
   localImages,
@@ -87,3 +92,11 @@ export {
 } from './node-tier/binaries.js';
 export { nodeTierLayout, type NodeTierLayout } from './node-tier/layout.js';
 export { leftovers, missingPrivileges, NodeTierUnavailableError } from './node-tier/host.js';
+// A controller chart installed for real in the node tier, its pods and what to look at them with.
+export {
+  ControllerChartError,
+  imageValues,
+  installControllerChart,
+  type InstallControllerChartOptions,
+  type InstalledControllerChart,
+} from './in-cluster-chart.js';

@@ -65,6 +65,8 @@ export interface NodeTierState {
   readonly startedAt?: string;
   /** Milliseconds from the supervisor's start to a Ready node. */
   readonly startMs?: number;
+  /** The components' pids by name (containerd, etcd, kube-apiserver, kubelet, ...), for benchmarks. */
+  readonly pids?: Record<string, number>;
 }
 
 export const stateFile = (layout: NodeTierLayout): string => join(layout.runDir, 'state.json');

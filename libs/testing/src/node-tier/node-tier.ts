@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
-import { readFile, unlink } from 'node:fs/promises';
+import { readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
@@ -261,4 +261,27 @@ async function handle(
     release,
     [Symbol.asyncDispose]: release,
   };
+}
+
+/**
+ * Stops the machine's node tier now and resolves once its supervisor has cleaned up and exited.
+ * With `onlyIfUnused`, only when no live process holds a lease (what `npm start` does on Ctrl-C:
+ * a test run sharing the tier keeps it). Resolves false when it left a tier running.
+ */
+export async function stopNodeTier(options: { onlyIfUnused?: boolean } = {}): Promise<boolean> {
+  const layout = nodeTierLayout();
+  const state = await readState(layout);
+  if (!state) return true;
+  if (options.onlyIfUnused) {
+    const leases = await readdir(leaseDir(layout)).catch(() => [] as string[]);
+    if (leases.some((name) => alive(Number(name)))) return false;
+  }
+  process.kill(state.pid, 'SIGTERM');
+  const deadline = Date.now() + 120_000;
+  while (alive(state.pid)) {
+    if (Date.now() > deadline)
+      throw new Error(`steward: the node tier (pid ${state.pid}) did not stop within 120 s`);
+    await sleep(250);
+  }
+  return true;
 }

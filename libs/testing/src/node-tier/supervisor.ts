@@ -403,6 +403,7 @@ async function startTier(config: SupervisorConfig): Promise<void> {
     containerdSocket,
     startedAt: new Date(t0).toISOString(),
     startMs: Date.now() - t0,
+    pids: Object.fromEntries(processes.map((p) => [p.name, p.pid ?? 0])),
   });
   log(`tier ready in ${Date.now() - t0} ms: ${server}`);
 }
