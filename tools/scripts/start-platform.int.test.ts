@@ -1,22 +1,29 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { nodeTierLayout } from '@steward/testing';
 import { describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..', '..');
+const host = nodeTierLayout().hostAddress.replaceAll('.', '\\.');
 
 describe('npm start', () => {
   it(
-    'brings up the platform, the controllers and the examples, every example DatabaseInstance reaches Ready, and everything stops',
+    'brings up the node tier, the backends, every controller as pods from its chart and the examples, every example DatabaseInstance reaches Ready, and everything stops',
     async () => {
       const { stdout } = await run(
         process.execPath,
         ['--import', 'tsx', 'tools/scripts/start-platform.ts', '--exit-when-ready'],
-        { cwd: root, timeout: 6 * 60_000, maxBuffer: 16 * 1024 * 1024 },
+        { cwd: root, timeout: 20 * 60_000, maxBuffer: 16 * 1024 * 1024 },
       );
-      expect(stdout).toContain('steward: database-instance-controller running');
-      expect(stdout).toContain('steward: kafka-topic-controller running');
+      // the controllers run as pods, installed from their charts
+      expect(stdout).toMatch(
+        /steward: database-instance-controller running in the cluster \(pod steward-system\/steward-database-instance-controller-/,
+      );
+      expect(stdout).toMatch(
+        /steward: kafka-topic-controller running in the cluster \(pod steward-system\/steward-kafka-topic-controller-/,
+      );
       expect(stdout).toMatch(/applied DatabaseInstance shop\/orders-db/);
       expect(stdout).toMatch(/providerprofile\/aws-eu +aws +True CredentialsVerified +used by 1/);
       expect(stdout).toMatch(/providerprofile\/gcp-eu +gcp +True CredentialsVerified +used by 1/);
@@ -32,11 +39,11 @@ describe('npm start', () => {
         /shop\/kafkatopic\/customers +events-kafka +True \w+ +3 partitions +shop\.customers\.v1/,
       );
       expect(stdout).toMatch(
-        /topics in Kafka \(127\.0\.0\.1:\d+\): orders-events, shop\.customers\.v1/,
+        new RegExp(`topics in Kafka \\(${host}:\\d+\\): orders-events, shop\\.customers\\.v1`),
       );
       expect(stdout).toContain('steward: every example resource is Ready.');
       expect(stdout).toContain('steward: stopped cleanly.');
     },
-    7 * 60_000,
+    21 * 60_000,
   );
 });

@@ -1,9 +1,11 @@
-// `npm start`: the local platform. Brings up a real control plane (etcd, kube-apiserver,
-// kube-controller-manager) on loopback with every CRD under charts/*/crds, the providers' APIs
-// (moto for RDS, the local Cloud SQL Admin API, an Apache Kafka broker), every controller as its own process (the bundle
-// the container image runs), then applies examples/ and shows the resources converging. The
-// kubeconfig is written to .steward/kubeconfig, controller logs to .steward/logs/. Ctrl-C (SIGINT)
-// or SIGTERM stops every process it started and exits 0.
+// `npm start`: the local platform. Brings up the machine's node tier (a real control plane and a
+// Ready node: kubelet, containerd, kube-proxy, scheduler, the workload controllers), the providers'
+// APIs on the node's bridge address where pods reach them (moto for RDS, the local Cloud SQL Admin
+// API, an Apache Kafka broker), builds each controller's image from apps/Dockerfile and installs
+// its chart (the controllers run as pods, under their charts' ServiceAccounts and RBAC), then
+// applies examples/ and shows the resources converging. The kubeconfig is written to
+// .steward/kubeconfig. Ctrl-C (SIGINT) or SIGTERM uninstalls the charts, stops the backends and —
+// unless a test run is sharing it — the node tier, and exits 0.
 //
 //   --exit-when-ready   exit 0 once every example resource is Ready (1 after 5 minutes): a check
 //                       that the README's first command works end to end.
@@ -12,6 +14,7 @@ import { DatabaseInstance } from '@steward/database-instance-api';
 import { KafkaTopic } from '@steward/kafka-topic-api';
 import {
   KubeClient,
+  Namespaces,
   Secrets,
   type ApplyConfiguration,
   type KubeObject,
@@ -19,35 +22,22 @@ import {
 } from '@steward/kube';
 import { ProviderProfile } from '@steward/provider-profile-api';
 import {
-  freePort,
-  ManagedProcess,
+  acquireNodeTier,
+  appImage,
+  installControllerChart,
   startCloudSqlApi,
-  startControlPlane,
   startKafka,
   startMoto,
+  stopNodeTier,
 } from '@steward/testing';
-import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readdir } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { copyFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { bundleApp } from './bundle-app.js';
 import { loadExamples, withLocalEndpoint } from './examples.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const exitWhenReady = process.argv.includes('--exit-when-ready');
 const log = (line: string): boolean => process.stdout.write(`${line}\n`);
-
-async function crdDirectories(): Promise<string[]> {
-  const charts = join(root, 'charts');
-  if (!existsSync(charts)) return [];
-  const dirs: string[] = [];
-  for (const chart of await readdir(charts, { withFileTypes: true })) {
-    const crds = join(charts, chart.name, 'crds');
-    if (chart.isDirectory() && existsSync(crds) && (await readdir(crds)).length > 0)
-      dirs.push(crds);
-  }
-  return dirs;
-}
 
 /** Everything started, in reverse order of stopping. */
 const stops: (() => Promise<void>)[] = [];
@@ -65,58 +55,77 @@ process.on('SIGINT', () => void shutdown('SIGINT received'));
 process.on('SIGTERM', () => void shutdown('SIGTERM received'));
 
 const stateDir = join(root, '.steward');
-const logDir = join(stateDir, 'logs');
-await mkdir(logDir, { recursive: true });
+await mkdir(stateDir, { recursive: true });
 
-const crds = await crdDirectories();
+log('steward: starting the node tier (control plane + a Ready node; seconds when cached)...');
+const tier = await acquireNodeTier();
+stops.push(async () => {
+  await tier.release();
+  if (!(await stopNodeTier({ onlyIfUnused: true })))
+    log('steward: the node tier stays up: another process (a test run?) holds a lease on it');
+});
+const kubeconfig = join(stateDir, 'kubeconfig');
+await copyFile(tier.kubeconfigPath, kubeconfig);
+log(`steward: node ${tier.nodeName} Ready; API server ${tier.server}`);
+
 log(
-  'steward: starting the control plane, moto (RDS API), the local Cloud SQL Admin API and a Kafka broker...',
+  `steward: starting moto (RDS API), the local Cloud SQL Admin API and a Kafka broker on ${tier.hostAddress}, where pods reach this machine...`,
 );
-const [plane, moto, cloudSql, kafka] = await Promise.all([
-  startControlPlane({ crds, controllerManager: true }),
-  startMoto({ region: 'eu-west-1' }),
-  startCloudSqlApi({ operationStepMs: 1_000, verifyCredentials: true }),
-  startKafka(),
+const host = tier.hostAddress;
+const [moto, cloudSql, kafka] = await Promise.all([
+  startMoto({ region: 'eu-west-1', host }),
+  startCloudSqlApi({ operationStepMs: 1_000, verifyCredentials: true, host }),
+  startKafka({ host }),
 ]);
 stops.push(
-  () => plane.stop(),
   () => moto.stop(),
   () => cloudSql.stop(),
   () => kafka[Symbol.asyncDispose](),
 );
-const kubeconfig = join(stateDir, 'kubeconfig');
-await copyFile(plane.kubeconfigPath, kubeconfig);
-log(`steward: control plane ready at ${plane.server}`);
-log(`steward: CRDs installed from ${crds.map((d) => relative(root, d)).join(', ') || '(none)'}`);
 log(`steward: RDS API (moto) at ${moto.endpoint}; Cloud SQL Admin API at ${cloudSql.baseUrl}`);
 log(`steward: Kafka ${kafka.clusterId} at ${kafka.bootstrapServers.join(',')}`);
 
-// Controllers: each app's bundle as its own process, as its container would run it.
+// Controllers: each app's image built from apps/Dockerfile, its chart installed as a platform team
+// would (default values, the local image), in the namespace a platform team would pick.
+const admin = new KubeClient(tier.kubeConfig, { fieldManager: 'steward-examples' });
+stops.push(() => admin.close());
+const releaseNamespace = 'steward-system';
+await admin.apply(
+  Namespaces,
+  {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: releaseNamespace },
+  } as ApplyConfiguration,
+  { force: true },
+);
 const controllers = ['database-instance-controller', 'kafka-topic-controller'];
+log(
+  `steward: building the controllers' images (buildah, apps/Dockerfile; minutes the first time, cached after) and installing their charts in ${releaseNamespace}...`,
+);
 for (const app of controllers) {
-  const main = await bundleApp(app);
-  const probePort = await freePort();
-  const child = ManagedProcess.start(app, process.execPath, [main], join(logDir, `${app}.log`), {
-    env: {
-      ...process.env,
-      KUBECONFIG: kubeconfig,
-      STEWARD_LEADER_ELECT: 'false',
-      STEWARD_PROBE_HOST: '127.0.0.1',
-      STEWARD_PROBE_PORT: String(probePort),
-      STEWARD_BUSY_POLL_INTERVAL_SECONDS: '2',
-      STEWARD_POLL_INTERVAL_SECONDS: '30',
-      NODE_OPTIONS: '--enable-source-maps --no-deprecation',
+  const image = await appImage(app);
+  await tier.importImage(image);
+  const installed = await installControllerChart(tier, {
+    chart: app,
+    image,
+    namespace: releaseNamespace,
+    values: {
+      // a local platform converges at a pace a person watches
+      extraEnv: [
+        { name: 'STEWARD_BUSY_POLL_INTERVAL_SECONDS', value: '2' },
+        { name: 'STEWARD_POLL_INTERVAL_SECONDS', value: '30' },
+      ],
     },
   });
-  stops.push(() => child.stop());
+  stops.push(() => installed.uninstall());
+  const [pod] = await installed.pods();
   log(
-    `steward: ${app} running (metrics http://127.0.0.1:${probePort}/metrics, log ${relative(process.cwd(), join(logDir, `${app}.log`))})`,
+    `steward: ${app} running in the cluster (pod ${releaseNamespace}/${pod?.metadata?.name}, image ${image.ref}; logs: kubectl -n ${releaseNamespace} logs deploy/${installed.fullname})`,
   );
 }
 
 // The examples, as a platform team and an application team would apply them.
-const admin = new KubeClient(plane.kubeConfig, { fieldManager: 'steward-examples' });
-stops.push(() => admin.close());
 const examples = await loadExamples(join(root, 'examples'));
 let credentialsCreated = false;
 for (const { file, object, resourceType } of examples) {
@@ -146,9 +155,10 @@ for (const { file, object, resourceType } of examples) {
 log('');
 log('  Try, in another terminal:');
 log(`    export KUBECONFIG=${kubeconfig}`);
-log(`    ${plane.binaries.kubectl} get providerprofiles,databaseinstances,kafkatopics -A`);
+log(`    ${tier.binaries.kubectl} get providerprofiles,databaseinstances,kafkatopics -A`);
+log(`    ${tier.binaries.kubectl} -n ${releaseNamespace} get pods,leases`);
 log(
-  `    ${plane.binaries.kubectl} -n shop get secret orders-db-connection -o jsonpath='{.data.host}' | base64 -d`,
+  `    ${tier.binaries.kubectl} -n shop get secret orders-db-connection -o jsonpath='{.data.host}' | base64 -d`,
 );
 log('');
 log(
@@ -294,7 +304,9 @@ for (;;) {
     }
   }
   if (exitWhenReady && Date.now() > deadline) {
-    log('\nsteward: not every example became Ready within 5 minutes; see .steward/logs/.');
+    log(
+      `\nsteward: not every example became Ready within 5 minutes; see kubectl -n ${releaseNamespace} logs deploy/<controller>.`,
+    );
     await shutdown('timed out', 1);
   }
   await sleep(2_000);
