@@ -99,23 +99,24 @@ export function localImages(...names: string[]): Promise<Record<string, LocalIma
 export async function appImage(app: string): Promise<LocalImage> {
   const script = join(repoRoot(), 'tools', 'node-tier', 'images', 'build-app.sh');
   const env = await runPrintEnv(script, [app]);
-  const image = Object.values(imagesOf(env, [], script))[0];
+  const image = Object.values(imagesOf(env, [], script, 'STEWARD_APP_IMAGE_'))[0];
   if (!image) throw new Error(`steward: ${script} ${app} --print-env printed no image`);
   return image;
 }
 
-/** `STEWARD_IMAGE_<NAME>=<ref>|<archive>` lines, keyed by the lower-case name with `-` and `.`. */
+/** `<prefix><NAME>=<ref>|<archive>` lines (NAME upper-case, `-` and `.` as `_`), by name. */
 function imagesOf(
   env: Record<string, string>,
   names: string[],
   script: string,
+  prefix = 'STEWARD_IMAGE_',
 ): Record<string, LocalImage> {
   const images: Record<string, LocalImage> = {};
   for (const [key, value] of Object.entries(env)) {
-    if (!key.startsWith('STEWARD_IMAGE_')) continue;
+    if (!key.startsWith(prefix)) continue;
     const [ref, archive] = value.split('|');
     if (!ref || !archive) continue;
-    images[key.slice('STEWARD_IMAGE_'.length)] = { ref, archive };
+    images[key.slice(prefix.length)] = { ref, archive };
   }
   const byName: Record<string, LocalImage> = {};
   for (const name of names) {
