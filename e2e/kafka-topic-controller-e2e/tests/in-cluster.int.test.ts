@@ -1,0 +1,332 @@
+import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
+import { findCondition } from '@steward/conditions';
+import { KafkaTopic } from '@steward/kafka-topic-api';
+import {
+  CustomResourceDefinitions,
+  KubeClient,
+  Namespaces,
+  ServiceAccounts,
+  type KubeObject,
+} from '@steward/kube';
+import { ProviderProfile } from '@steward/provider-profile-api';
+import {
+  acquireNodeTier,
+  appImage,
+  installControllerChart,
+  repoRoot,
+  startKafka,
+  type InstalledControllerChart,
+  type Kafka,
+  type LocalImage,
+  type NodeTier,
+} from '@steward/testing';
+import { type Admin } from 'kafkajs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+type Topic = KafkaTopic;
+const Topics = KafkaTopic.resourceType;
+const Profiles = ProviderProfile.resourceType;
+const app = 'kafka-topic-controller';
+/** The Node.js the controllers' base image ships (apps/Dockerfile's NODE_IMAGE in the node tier). */
+const nodeVersion = /^NODE_24_NODE_VERSION=(.+)$/m.exec(
+  readFileSync(join(repoRoot(), 'tools/node-tier/images/versions.env'), 'utf8'),
+)?.[1];
+
+/**
+ * The kafka-topic-controller as it ships: its image built from apps/Dockerfile, its chart
+ * `helm install`ed with default values into the node tier (two replicas), its pods running under
+ * the chart's ServiceAccount and RBAC against a Kafka broker on this machine. One installation; the
+ * tests run in order and build on each other.
+ */
+describe('the kafka-topic-controller chart, installed and running in a cluster', () => {
+  let tier: NodeTier;
+  let kafka: Kafka;
+  let kafkaAdmin: Admin;
+  let admin: KubeClient;
+  let core: CoreV1Api;
+  let image: LocalImage;
+  let chart: InstalledControllerChart;
+  let releaseNs: string;
+  let topicsNs: string;
+  let profile: string;
+
+  beforeAll(async () => {
+    tier = await acquireNodeTier();
+    // The broker listens on the tier's host address, which pods reach; the image builds meanwhile.
+    [image, kafka] = await Promise.all([appImage(app), startKafka({ host: tier.hostAddress })]);
+    await tier.importImage(image);
+    kafkaAdmin = await kafka.admin();
+    admin = new KubeClient(tier.kubeConfig, { fieldManager: 'e2e-admin' });
+    core = tier.kubeConfig.makeApiClient(CoreV1Api);
+    releaseNs = await tier.createNamespace('kafka-controller');
+    topicsNs = await tier.createNamespace('kafka-topics');
+    // The release namespace enforces the restricted Pod Security Standard: a pod the chart renders
+    // that did not meet it would be refused by the API server.
+    await admin.mergePatch(Namespaces, releaseNs, undefined, {
+      metadata: {
+        labels: {
+          'pod-security.kubernetes.io/enforce': 'restricted',
+          'pod-security.kubernetes.io/enforce-version': 'latest',
+        },
+      },
+    });
+    // ProviderProfiles are cluster-scoped and the tier is shared: a name of this run's own.
+    profile = `events-${topicsNs.split('-').slice(-2).join('-')}`;
+    // Default values; only the image (built here, no registry) and a warm standby.
+    const installing = Date.now();
+    chart = await installControllerChart(tier, {
+      chart: app,
+      image,
+      namespace: releaseNs,
+      values: { replicas: 2 },
+    });
+    console.log(
+      `${app}: image ${image.ref}; helm install to two Ready pods and a leader in ${Date.now() - installing} ms`,
+    );
+  });
+  afterAll(async () => {
+    await chart?.uninstall().catch(() => undefined);
+    // Nothing is left to remove the controller's finalizers once it is uninstalled.
+    if (admin) {
+      const left = await admin.list<Topic>(Topics, { namespace: topicsNs }).catch(() => undefined);
+      for (const t of left?.items ?? []) {
+        await admin
+          .mergePatch(Topics, t.metadata.name!, topicsNs, { metadata: { finalizers: null } })
+          .catch(() => undefined);
+      }
+      if (profile) {
+        await admin
+          .mergePatch(Profiles, profile, undefined, { metadata: { finalizers: null } })
+          .catch(() => undefined);
+        await admin.delete(Profiles, profile).catch(() => undefined);
+      }
+      await admin.close();
+    }
+    await kafkaAdmin?.disconnect().catch(() => undefined);
+    await kafka?.[Symbol.asyncDispose]();
+    await tier?.release();
+  });
+
+  const topic = (name: string): Topic =>
+    ({
+      apiVersion: KafkaTopic.apiVersion,
+      kind: 'KafkaTopic',
+      metadata: { name, namespace: topicsNs },
+      spec: { providerProfileRef: { name: profile }, partitions: 3, replicationFactor: 1 },
+    }) as Topic;
+  const ready = (name: string) =>
+    chart.until(
+      async () => {
+        const t = await admin.get<Topic>(Topics, name, topicsNs);
+        return findCondition(t.status?.conditions, 'Ready')?.status === 'True' ? t : undefined;
+      },
+      { description: `KafkaTopic ${topicsNs}/${name} Ready`, timeoutMs: 90_000 },
+    );
+  const partitionsInKafka = async (name: string) =>
+    (await kafkaAdmin.fetchTopicMetadata({ topics: [name] })).topics[0]?.partitions.length;
+  const name = (pod: V1Pod) => pod.metadata!.name!;
+
+  it('runs two Ready pods of the local image under the chart’s ServiceAccount, with a projected token and the restricted security context', async () => {
+    const pods = await chart.readyPods(2);
+    const serviceAccount = await admin.get<KubeObject & { automountServiceAccountToken?: boolean }>(
+      ServiceAccounts,
+      `steward-${app}`,
+      releaseNs,
+    );
+    // The ServiceAccount mounts no token for other pods; the controller's pod asks for one.
+    expect(serviceAccount.automountServiceAccountToken).toBe(false);
+    for (const pod of pods) {
+      const spec = pod.spec!;
+      expect(spec.serviceAccountName).toBe(`steward-${app}`);
+      expect(spec.automountServiceAccountToken).toBe(true);
+      // The ServiceAccount admission plugin's bound token: a projected volume with an expiring,
+      // audience-bound token, the cluster CA and the namespace.
+      const tokenVolume = spec.volumes?.find((v) => v.name.startsWith('kube-api-access-'));
+      expect(tokenVolume?.projected?.sources).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({
+            serviceAccountToken: expect.objectContaining({ path: 'token' }),
+          }),
+        ]),
+      );
+      const controller = spec.containers.find((c) => c.name === 'controller')!;
+      expect(controller.volumeMounts).toContainEqual(
+        expect.objectContaining({
+          name: tokenVolume!.name,
+          mountPath: '/var/run/secrets/kubernetes.io/serviceaccount',
+        }),
+      );
+      expect(controller.image).toBe(image.ref);
+      expect(controller.imagePullPolicy).toBe('Never');
+      expect(spec.securityContext).toMatchObject({
+        runAsNonRoot: true,
+        runAsUser: 65532,
+        seccompProfile: { type: 'RuntimeDefault' },
+      });
+      expect(controller.securityContext).toMatchObject({
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        capabilities: { drop: ['ALL'] },
+      });
+      expect(pod.status?.containerStatuses?.[0]).toMatchObject({ ready: true, restartCount: 0 });
+    }
+  });
+
+  it(`runs the bundle as PID 1 on the image’s Node.js ${nodeVersion}`, async () => {
+    const [pod] = await chart.readyPods(2);
+    const { stdout } = await chart.exec(pod!, [
+      'node',
+      '-e',
+      `const fs = require('node:fs');
+       console.log(JSON.stringify({
+         version: process.version,
+         execPath: process.execPath,
+         pid1: fs.readlinkSync('/proc/1/exe'),
+         cmdline: fs.readFileSync('/proc/1/cmdline', 'utf8').split('\\0').filter(Boolean),
+         cwd: fs.readlinkSync('/proc/1/cwd'),
+       }));`,
+    ]);
+    const runtime = JSON.parse(stdout) as Record<string, unknown>;
+    expect(runtime['version']).toBe(`v${nodeVersion}`);
+    // PID 1 (the controller) is that same node binary, running the image's entrypoint.
+    expect(runtime['pid1']).toBe(runtime['execPath']);
+    expect(runtime).toMatchObject({ cmdline: ['node', 'main.js'], cwd: '/app' });
+  });
+
+  it('wins its Lease: the holder is one of its pods, by pod name', async () => {
+    const leader = await chart.leader();
+    const pods = (await chart.pods()).map(name);
+    expect(pods).toContain(await chart.leaseHolder());
+    expect(await chart.leaseHolder()).toBe(name(leader));
+  });
+
+  it('brings a KafkaTopic to Ready through a ProviderProfile, and the topic exists in the broker', async () => {
+    await admin.create<ProviderProfile>(Profiles, {
+      apiVersion: ProviderProfile.apiVersion,
+      kind: 'ProviderProfile',
+      metadata: { name: profile },
+      spec: { provider: 'kafka', kafka: { bootstrapServers: kafka.bootstrapServers } },
+    } as ProviderProfile);
+    await admin.create<Topic>(Topics, topic('payments'));
+    const created = await ready('payments');
+    expect(created.status).toMatchObject({ topicName: 'payments', partitions: 3 });
+    expect(await partitionsInKafka('payments')).toBe(3);
+    await chart.until(
+      async () => {
+        const p = await admin.get<ProviderProfile>(Profiles, profile);
+        return findCondition(p.status?.conditions, 'Ready')?.reason === 'CredentialsVerified';
+      },
+      { description: `ProviderProfile ${profile} Ready (CredentialsVerified)` },
+    );
+  });
+
+  it('serves controller-runtime’s metrics at the pod IP: the leader counts its KafkaTopic reconciles, the standby reconciles nothing', async () => {
+    const leader = await chart.leader();
+    const metrics = await chart.metrics(leader);
+    expect(metrics).toMatch(
+      /^controller_runtime_reconcile_total\{controller="kafkatopic",result="[a-z_]+"\} [1-9]/m,
+    );
+    expect(metrics).toMatch(/^workqueue_adds_total\{[^}]*name="kafkatopic"[^}]*\} [1-9]/m);
+    expect(metrics).toMatch(
+      /^leader_election_master_status\{name="kafka-topic-controller-leader"\} 1$/m,
+    );
+    // Under exactly the chart's RBAC, nothing the controller asked for was refused.
+    for (const pod of await chart.pods()) expect(await chart.logs(pod)).not.toMatch(/forbidden/i);
+    // The standby serves /metrics too, but runs no controller until it leads.
+    const standby = (await chart.pods()).find((p) => name(p) !== name(leader))!;
+    const standbyMetrics = await chart.metrics(standby);
+    expect(standbyMetrics).not.toMatch(/^leader_election_master_status\{[^}]*\} 1$/m);
+    expect(standbyMetrics).not.toMatch(
+      /^controller_runtime_reconcile_total\{controller="kafkatopic"/m,
+    );
+  });
+
+  /**
+   * Waits (generously: the lease duration is 15 s, the standby retries every 2 s, the machine is
+   * shared) for a Lease holder other than `leader`, checks that it is a live pod of the release,
+   * and reports how long it took since `since` and who won. Two candidates run meanwhile: the warm
+   * standby and the pod the Deployment starts in place of the old leader; which one writes the Lease
+   * first is a race the election does not decide (both wait out the same Lease), so either may win.
+   */
+  const takeover = async (leader: V1Pod, standby: V1Pod, how: string, since: number) => {
+    const observed = new Set<string>();
+    const successor = await chart.until(
+      async () => {
+        const holder = (await chart.leaseHolder()) ?? '(none)';
+        observed.add(holder);
+        return holder !== name(leader) && holder !== '(none)' ? holder : undefined;
+      },
+      {
+        description: `a new Lease holder after ${name(leader)} was ${how}`,
+        timeoutMs: 90_000,
+        intervalMs: 100,
+      },
+    );
+    const ms = Date.now() - since;
+    const released = observed.has('(none)');
+    const winner = successor === name(standby) ? 'the warm standby' : 'the replacement pod';
+    console.log(
+      `${app} leader takeover after the leader was ${how}: ${ms} ms to ${successor} (${winner}) ` +
+        `holding the Lease; holders seen: ${[...observed].join(' → ')}` +
+        (released ? ' (the old leader released the Lease)' : ' (the Lease expired)'),
+    );
+    expect((await chart.pods()).map(name), `takeover after ${ms} ms`).toContain(successor);
+    return { successor, ms, released };
+  };
+
+  it('hands the Lease over when the leader pod is deleted with grace period 0, and the new leader reconciles', async () => {
+    const leader = await chart.leader();
+    const standby = (await chart.readyPods(2)).find((p) => name(p) !== name(leader))!;
+    const since = Date.now();
+    await core.deleteNamespacedPod({
+      name: name(leader),
+      namespace: releaseNs,
+      gracePeriodSeconds: 0,
+    });
+    const { successor } = await takeover(leader, standby, 'deleted (grace period 0)', since);
+
+    await admin.create<Topic>(Topics, topic('after-failover'));
+    await ready('after-failover');
+    expect(await partitionsInKafka('after-failover')).toBe(3);
+    // The Deployment replaces the deleted pod with a new standby.
+    await chart.readyPods(2);
+    expect(await chart.leaseHolder()).toBe(successor);
+  });
+
+  it('hands the Lease over once it expires when the leader is killed outright (SIGKILL, no release), and the new leader reconciles', async () => {
+    const leader = await chart.leader();
+    const standby = (await chart.readyPods(2)).find((p) => name(p) !== name(leader))!;
+    const since = Date.now();
+    await chart.crash(leader);
+    const { ms, released, successor } = await takeover(leader, standby, 'killed (SIGKILL)', since);
+    // Nothing ran after the kill: the new leader took the Lease because it expired.
+    expect(released, `takeover after ${ms} ms`).toBe(false);
+
+    await admin.create<Topic>(Topics, topic('after-crash'));
+    await ready('after-crash');
+    expect(await partitionsInKafka('after-crash')).toBe(3);
+    await chart.readyPods(2);
+    expect(await chart.leaseHolder()).toBe(successor);
+  });
+
+  it('leaves the CRDs, the KafkaTopics and the topics in the broker after helm uninstall', async () => {
+    await chart.uninstall();
+    expect(await chart.pods()).toEqual([]);
+    for (const crd of ['kafkatopics.kafka.steward.dev', 'providerprofiles.steward.dev']) {
+      await expect(admin.get(CustomResourceDefinitions, crd)).resolves.toMatchObject({
+        metadata: { name: crd },
+      });
+    }
+    const { items } = await admin.list<Topic>(Topics, { namespace: topicsNs });
+    const topics = items.map((t) => t.metadata.name);
+    expect(topics.sort()).toEqual(['after-crash', 'after-failover', 'payments']);
+    await expect(admin.get(Profiles, profile)).resolves.toMatchObject({
+      metadata: { name: profile },
+    });
+    expect(await kafkaAdmin.listTopics()).toEqual(
+      expect.arrayContaining(['after-crash', 'after-failover', 'payments']),
+    );
+  });
+});
