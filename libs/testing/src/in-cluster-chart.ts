@@ -15,9 +15,11 @@ import {
   type V1Status,
 } from '@kubernetes/client-node';
 import { execFile } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import {
   HelmError,
@@ -149,6 +151,10 @@ export async function installControllerChart(
   const leaseName = `${chartName}-leader`;
   const helmTarget = ['--kubeconfig', tier.kubeconfigPath, '--namespace', namespace];
 
+  // One release of a chart in the tier at a time: its ClusterRoles are named after the release,
+  // and two controllers of one kind watching every namespace would reconcile each other's objects.
+  const lock = await takeChartLock(tier, chartName);
+
   const core = tier.kubeConfig.makeApiClient(CoreV1Api);
   const apps = tier.kubeConfig.makeApiClient(AppsV1Api);
   const coordination = tier.kubeConfig.makeApiClient(CoordinationV1Api);
@@ -226,6 +232,7 @@ export async function installControllerChart(
 
   const installed = await runHelmWithValues(chartDir, ['install', release], values, helmTarget);
   if (installed.code !== 0) {
+    lock.release();
     const error = new HelmError(['install', release, chartDir, ...helmTarget], installed);
     throw new ControllerChartError(`${error.message}\n\n${await diagnostics()}`, { cause: error });
   }
@@ -276,6 +283,7 @@ export async function installControllerChart(
           timeoutMs: 2 * 60_000,
           description: `the pods of ${namespace}/${fullname} gone after helm uninstall`,
         });
+        lock.release();
       })()),
   };
   try {
@@ -284,6 +292,7 @@ export async function installControllerChart(
   } catch (error) {
     // The caller gets no handle to uninstall with: leave no cluster-scoped RBAC behind.
     await handle.uninstall().catch(() => undefined);
+    lock.release();
     throw error;
   }
   return handle;
@@ -461,4 +470,55 @@ function describePod(pod: V1Pod): string {
 function eventTime(e: CoreV1Event): number {
   const t = e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? e.metadata.creationTimestamp;
   return t ? new Date(t).getTime() : 0;
+}
+
+/**
+ * A lock per chart on the machine's tier (a file holding this process's pid): taken before
+ * `helm install`, given back by `uninstall()` or when this process exits; a lock whose holder is
+ * gone is taken over. Waits up to 30 minutes for another process's release of the chart.
+ */
+async function takeChartLock(tier: NodeTier, chart: string): Promise<{ release(): void }> {
+  const dir = join(tier.layout.runDir, 'charts');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${chart}.lock`);
+  const deadline = Date.now() + 30 * 60_000;
+  let said = false;
+  for (;;) {
+    try {
+      writeFileSync(file, String(process.pid), { flag: 'wx' });
+      break;
+    } catch {
+      const holder = Number(readFileSync(file, 'utf8') || '0');
+      let alive = false;
+      try {
+        process.kill(holder, 0);
+        alive = true;
+      } catch {
+        alive = false;
+      }
+      if (!alive) {
+        rmSync(file, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline)
+        throw new ControllerChartError(
+          `steward: ${chart} is still installed in the node tier by process ${holder} after 30 minutes`,
+        );
+      if (!said) {
+        process.stderr.write(
+          `steward: waiting for process ${holder}'s release of ${chart} to go\n`,
+        );
+        said = true;
+      }
+      await sleep(1_000);
+    }
+  }
+  const onExit = (): void => rmSync(file, { force: true });
+  process.on('exit', onExit);
+  return {
+    release: () => {
+      process.removeListener('exit', onExit);
+      rmSync(file, { force: true });
+    },
+  };
 }
