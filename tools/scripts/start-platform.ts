@@ -110,12 +110,12 @@ for (const app of controllers) {
     chart: app,
     image,
     namespace: releaseNamespace,
+    // one release per chart in the namespace; its objects are then named steward-<chart>
+    release: `steward-${app}`,
     values: {
       // a local platform converges at a pace a person watches
-      extraEnv: [
-        { name: 'STEWARD_BUSY_POLL_INTERVAL_SECONDS', value: '2' },
-        { name: 'STEWARD_POLL_INTERVAL_SECONDS', value: '30' },
-      ],
+      pollIntervalSeconds: 30,
+      extraEnv: [{ name: 'STEWARD_BUSY_POLL_INTERVAL_SECONDS', value: '2' }],
     },
   });
   stops.push(() => installed.uninstall());
@@ -127,6 +127,24 @@ for (const app of controllers) {
 
 // The examples, as a platform team and an application team would apply them.
 const examples = await loadExamples(join(root, 'examples'));
+// Runs before the charts go (stops run in reverse): the controllers see the examples deleted
+// (deletionPolicy Retain: the CRs go, the data would stay), so a tier that outlives this process —
+// shared with a test run — keeps nothing of them.
+stops.push(async () => {
+  for (const { object, resourceType } of [...examples].reverse()) {
+    const { name, namespace } = object.metadata;
+    await admin.delete(resourceType, name!, namespace).catch(() => undefined);
+  }
+  const deadline = Date.now() + 60_000;
+  for (const { object, resourceType } of examples) {
+    const { name, namespace } = object.metadata;
+    while (
+      Date.now() < deadline &&
+      (await admin.get(resourceType, name!, namespace).catch(() => undefined))
+    )
+      await sleep(500);
+  }
+});
 let credentialsCreated = false;
 for (const { file, object, resourceType } of examples) {
   if (object.kind === 'ProviderProfile' && !credentialsCreated) {

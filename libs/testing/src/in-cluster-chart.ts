@@ -232,9 +232,12 @@ export async function installControllerChart(
 
   const installed = await runHelmWithValues(chartDir, ['install', release], values, helmTarget);
   if (installed.code !== 0) {
-    lock.release();
     const error = new HelmError(['install', release, chartDir, ...helmTarget], installed);
-    throw new ControllerChartError(`${error.message}\n\n${await diagnostics()}`, { cause: error });
+    const dump = await diagnostics();
+    // a refused install still records a failed release: leave nothing that blocks the next one
+    await runHelm(['uninstall', release, ...helmTarget]).catch(() => undefined);
+    lock.release();
+    throw new ControllerChartError(`${error.message}\n\n${dump}`, { cause: error });
   }
   let uninstalled: Promise<void> | undefined;
   const handle: InstalledControllerChart = {
