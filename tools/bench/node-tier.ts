@@ -23,7 +23,7 @@ const say = (line: string): void => void process.stdout.write(`${line}\n`);
 const layout = nodeTierLayout();
 const script = join(repoRoot(), 'tools/scripts/node-tier.ts');
 const stopTier = (): void =>
-  void execFileSync(process.execPath, ['--import', 'tsx', script, 'stop'], { stdio: 'ignore' });
+  void execFileSync(process.execPath, ['--import', 'tsx', script, 'stop'], { stdio: 'inherit' });
 
 function stats(values: number[], unit = 's', scale = 1000): string {
   const sorted = [...values].sort((a, b) => a - b);

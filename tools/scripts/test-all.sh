@@ -43,6 +43,10 @@ npx prettier --check . --log-level warn || status=1
 npx tsx tools/scripts/generate-crds.ts --check || status=1
 npx nx run-many -t lint typecheck build --outputStyle=stream || status=1
 
+step "node tier: the local-volume provisioner against a real API server and controller-manager"
+bash tools/node-tier/provisioner/test.sh >reports/provisioner-test.log 2>&1 || { cat reports/provisioner-test.log; status=1; }
+grep -E '^(PASS|FAIL)' reports/provisioner-test.log | tail -n 3
+
 step "node tier: started once, shared by every suite (a lease each)"
 node --import tsx tools/scripts/node-tier.ts hold >reports/node-tier-hold.log 2>&1 &
 holder=$!

@@ -29,6 +29,7 @@ import {
   type ChartValues,
 } from './helm.js';
 import { type LocalImage } from './node-tier/binaries.js';
+import { processAlive } from './node-tier/host.js';
 import { stateFile, type NodeTierState } from './node-tier/layout.js';
 import { type NodeTier } from './node-tier/node-tier.js';
 import { repoRoot } from './repo-root.js';
@@ -492,14 +493,7 @@ async function takeChartLock(tier: NodeTier, chart: string): Promise<{ release()
       break;
     } catch {
       const holder = Number(readFileSync(file, 'utf8') || '0');
-      let alive = false;
-      try {
-        process.kill(holder, 0);
-        alive = true;
-      } catch {
-        alive = false;
-      }
-      if (!alive) {
+      if (!processAlive(holder)) {
         rmSync(file, { force: true });
         continue;
       }

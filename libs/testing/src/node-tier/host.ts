@@ -211,3 +211,23 @@ export async function leftovers(
   if (await quietly('ip', ['link', 'show', layout.bridge])) found.push(`link ${layout.bridge}`);
   return found;
 }
+
+/**
+ * Whether `pid` is a live process: signal 0 reaches it and it is not a zombie (an exited child
+ * whose parent has not reaped it yet — e.g. a supervisor started by a process now blocked in a
+ * synchronous call — still answers signal 0).
+ */
+export function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}

@@ -17,7 +17,7 @@ import {
   type LocalImage,
   type NodeTierBinaries,
 } from './binaries.js';
-import { missingPrivileges, NodeTierUnavailableError, run } from './host.js';
+import { missingPrivileges, NodeTierUnavailableError, processAlive, run } from './host.js';
 import {
   leaseDir,
   nodeTierLayout,
@@ -137,14 +137,7 @@ async function readState(layout: NodeTierLayout): Promise<NodeTierState | undefi
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const alive = processAlive;
 
 /** Waits for a Ready tier, starting a supervisor when none is alive (one starter wins a lock). */
 async function readyState(

@@ -27,7 +27,7 @@ import {
   kubeProxyConfig,
   resolvConf,
 } from './configs.js';
-import { cgroupV2, cleanUpHost, run, setUpBridge } from './host.js';
+import { cgroupV2, cleanUpHost, processAlive, run, setUpBridge } from './host.js';
 import {
   leaseDir,
   nodeTierLayout,
@@ -492,14 +492,7 @@ async function liveLeases(): Promise<number> {
   let live = 0;
   for (const name of await readdir(leaseDir(layout)).catch(() => [] as string[])) {
     const pid = Number(name);
-    let alive = false;
-    try {
-      process.kill(pid, 0);
-      alive = true;
-    } catch {
-      alive = false;
-    }
-    if (alive) live++;
+    if (processAlive(pid)) live++;
     else await unlink(join(leaseDir(layout), name)).catch(() => {});
   }
   return live;
