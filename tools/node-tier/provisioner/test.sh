@@ -8,9 +8,12 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-cache=${STEWARD_CACHE:-$HOME/.cache/steward}
-kbin=$cache/k8s-v1.36.3/bin
-etcd_bin=$cache/etcd-v3.6.16/bin/etcd
+# the control plane's binaries at the pinned versions (npm test exports them; else asked of build.sh)
+if [[ -z "${STEWARD_ETCD_BIN:-}" || -z "${STEWARD_KUBE_APISERVER_BIN:-}" ]]; then
+  eval "$(bash "$here/../../control-plane/build.sh" --print-env 2>/dev/null)"
+fi
+etcd_bin=$STEWARD_ETCD_BIN
+kbin=$(dirname "$STEWARD_KUBE_APISERVER_BIN")
 for f in "$etcd_bin" "$kbin/kube-apiserver" "$kbin/kube-controller-manager" "$kbin/kubectl"; do
   [[ -x $f ]] || { echo "FAIL missing $f (run bash tools/control-plane/build.sh)"; exit 1; }
 done
