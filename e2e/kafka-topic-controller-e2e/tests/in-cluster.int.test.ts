@@ -1,19 +1,13 @@
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
 import { findCondition } from '@steward/conditions';
 import { KafkaTopic } from '@steward/kafka-topic-api';
-import {
-  CustomResourceDefinitions,
-  KubeClient,
-  Namespaces,
-  ServiceAccounts,
-  type KubeObject,
-} from '@steward/kube';
+import { CustomResourceDefinitions, KubeClient, Namespaces } from '@steward/kube';
 import { ProviderProfile } from '@steward/provider-profile-api';
 import {
   acquireNodeTier,
   appImage,
   installControllerChart,
-  repoRoot,
+  itRunsAsInstalledController,
   startKafka,
   type InstalledControllerChart,
   type Kafka,
@@ -21,18 +15,12 @@ import {
   type NodeTier,
 } from '@steward/testing';
 import { type Admin } from 'kafkajs';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 type Topic = KafkaTopic;
 const Topics = KafkaTopic.resourceType;
 const Profiles = ProviderProfile.resourceType;
 const app = 'kafka-topic-controller';
-/** The Node.js the controllers' base image ships (apps/Dockerfile's NODE_IMAGE in the node tier). */
-const nodeVersion = /^NODE_24_NODE_VERSION=(.+)$/m.exec(
-  readFileSync(join(repoRoot(), 'tools/node-tier/images/versions.env'), 'utf8'),
-)?.[1];
 
 /**
  * The kafka-topic-controller as it ships: its image built from apps/Dockerfile, its chart
@@ -128,79 +116,7 @@ describe('the kafka-topic-controller chart, installed and running in a cluster',
     (await kafkaAdmin.fetchTopicMetadata({ topics: [name] })).topics[0]?.partitions.length;
   const name = (pod: V1Pod) => pod.metadata!.name!;
 
-  it('runs two Ready pods of the local image under the chart’s ServiceAccount, with a projected token and the restricted security context', async () => {
-    const pods = await chart.readyPods(2);
-    const serviceAccount = await admin.get<KubeObject & { automountServiceAccountToken?: boolean }>(
-      ServiceAccounts,
-      `steward-${app}`,
-      releaseNs,
-    );
-    // The ServiceAccount mounts no token for other pods; the controller's pod asks for one.
-    expect(serviceAccount.automountServiceAccountToken).toBe(false);
-    for (const pod of pods) {
-      const spec = pod.spec!;
-      expect(spec.serviceAccountName).toBe(`steward-${app}`);
-      expect(spec.automountServiceAccountToken).toBe(true);
-      // The ServiceAccount admission plugin's bound token: a projected volume with an expiring,
-      // audience-bound token, the cluster CA and the namespace.
-      const tokenVolume = spec.volumes?.find((v) => v.name.startsWith('kube-api-access-'));
-      expect(tokenVolume?.projected?.sources).toEqual(
-        expect.arrayContaining([
-          expect.objectContaining({
-            serviceAccountToken: expect.objectContaining({ path: 'token' }),
-          }),
-        ]),
-      );
-      const controller = spec.containers.find((c) => c.name === 'controller')!;
-      expect(controller.volumeMounts).toContainEqual(
-        expect.objectContaining({
-          name: tokenVolume!.name,
-          mountPath: '/var/run/secrets/kubernetes.io/serviceaccount',
-        }),
-      );
-      expect(controller.image).toBe(image.ref);
-      expect(controller.imagePullPolicy).toBe('Never');
-      expect(spec.securityContext).toMatchObject({
-        runAsNonRoot: true,
-        runAsUser: 65532,
-        seccompProfile: { type: 'RuntimeDefault' },
-      });
-      expect(controller.securityContext).toMatchObject({
-        allowPrivilegeEscalation: false,
-        readOnlyRootFilesystem: true,
-        capabilities: { drop: ['ALL'] },
-      });
-      expect(pod.status?.containerStatuses?.[0]).toMatchObject({ ready: true, restartCount: 0 });
-    }
-  });
-
-  it(`runs the bundle as PID 1 on the image’s Node.js ${nodeVersion}`, async () => {
-    const [pod] = await chart.readyPods(2);
-    const { stdout } = await chart.exec(pod!, [
-      'node',
-      '-e',
-      `const fs = require('node:fs');
-       console.log(JSON.stringify({
-         version: process.version,
-         execPath: process.execPath,
-         pid1: fs.readlinkSync('/proc/1/exe'),
-         cmdline: fs.readFileSync('/proc/1/cmdline', 'utf8').split('\\0').filter(Boolean),
-         cwd: fs.readlinkSync('/proc/1/cwd'),
-       }));`,
-    ]);
-    const runtime = JSON.parse(stdout) as Record<string, unknown>;
-    expect(runtime['version']).toBe(`v${nodeVersion}`);
-    // PID 1 (the controller) is that same node binary, running the image's entrypoint.
-    expect(runtime['pid1']).toBe(runtime['execPath']);
-    expect(runtime).toMatchObject({ cmdline: ['node', 'main.js'], cwd: '/app' });
-  });
-
-  it('wins its Lease: the holder is one of its pods, by pod name', async () => {
-    const leader = await chart.leader();
-    const pods = (await chart.pods()).map(name);
-    expect(pods).toContain(await chart.leaseHolder());
-    expect(await chart.leaseHolder()).toBe(name(leader));
-  });
+  itRunsAsInstalledController(() => ({ app, tier, image, chart, replicas: 2 }));
 
   it('brings a KafkaTopic to Ready through a ProviderProfile, and the topic exists in the broker', async () => {
     await admin.create<ProviderProfile>(Profiles, {

@@ -100,3 +100,8 @@ export {
   type InstallControllerChartOptions,
   type InstalledControllerChart,
 } from './in-cluster-chart.js';
+export {
+  controllerNodeVersion,
+  itRunsAsInstalledController,
+  type InstalledControllerContext,
+} from './in-cluster-chart-suite.js';
