@@ -13,7 +13,7 @@ import {
   nodeTierBinaries,
   nodeTierLayout,
   stopNodeTier,
-} from '../../libs/testing/src/index.js';
+} from '@steward/testing';
 
 const [command] = process.argv.slice(2);
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
