@@ -7,6 +7,7 @@ import {
   acquireNodeTier,
   appImage,
   installControllerChart,
+  awaitLeaderTakeover,
   itRunsAsInstalledController,
   startCloudSqlApi,
   startMoto,
@@ -225,38 +226,8 @@ describe('the database-instance-controller chart, installed and running in a clu
     );
   });
 
-  /**
-   * Waits (generously: the lease duration is 15 s, the standby retries every 2 s, the machine is
-   * shared) for a Lease holder other than `leader`, checks that it is a live pod of the release,
-   * and reports how long it took since `since` and who won. Two candidates run meanwhile: the warm
-   * standby and the pod the Deployment starts in place of the old leader; which one writes the Lease
-   * first is a race the election does not decide (both wait out the same Lease), so either may win.
-   */
-  const takeover = async (leader: V1Pod, standby: V1Pod, how: string, since: number) => {
-    const observed = new Set<string>();
-    const successor = await chart.until(
-      async () => {
-        const holder = (await chart.leaseHolder()) ?? '(none)';
-        observed.add(holder);
-        return holder !== name(leader) && holder !== '(none)' ? holder : undefined;
-      },
-      {
-        description: `a new Lease holder after ${name(leader)} was ${how}`,
-        timeoutMs: 90_000,
-        intervalMs: 100,
-      },
-    );
-    const ms = Date.now() - since;
-    const released = observed.has('(none)');
-    const winner = successor === name(standby) ? 'the warm standby' : 'the replacement pod';
-    console.log(
-      `${app} leader takeover after the leader was ${how}: ${ms} ms to ${successor} (${winner}) ` +
-        `holding the Lease; holders seen: ${[...observed].join(' → ')}` +
-        (released ? ' (the old leader released the Lease)' : ' (the Lease expired)'),
-    );
-    expect((await chart.pods()).map(name), `takeover after ${ms} ms`).toContain(successor);
-    return { successor, ms, released };
-  };
+  const takeover = (leader: V1Pod, standby: V1Pod, how: string, since: number) =>
+    awaitLeaderTakeover(chart, { app, leader, standby, how, since });
 
   it('hands the Lease over when the leader pod is deleted with grace period 0, and the new leader reconciles', async () => {
     const leader = await chart.leader();

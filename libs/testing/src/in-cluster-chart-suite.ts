@@ -110,3 +110,41 @@ export function itRunsAsInstalledController(context: () => InstalledControllerCo
     expect(await chart.leaseHolder()).toBe(name(leader));
   });
 }
+
+/**
+ * Waits (generously: the lease duration is 15 s, the standby retries every 2 s, the machine is
+ * shared) for a Lease holder other than `leader`, checks that it is a live pod of the release,
+ * and reports how long it took since `since` and who won. Two candidates run meanwhile: the warm
+ * standby and the pod the Deployment starts in place of the old leader; which one writes the Lease
+ * first is a race the election does not decide (both wait out the same Lease), so either may win.
+ */
+export async function awaitLeaderTakeover(
+  chart: InstalledControllerChart,
+  options: { app: string; leader: V1Pod; standby: V1Pod; how: string; since: number },
+): Promise<{ successor: string; ms: number; released: boolean }> {
+  const { app, leader, standby, how, since } = options;
+  const name = (pod: V1Pod): string => pod.metadata!.name!;
+  const observed = new Set<string>();
+  const successor = await chart.until(
+    async () => {
+      const holder = (await chart.leaseHolder()) ?? '(none)';
+      observed.add(holder);
+      return holder !== name(leader) && holder !== '(none)' ? holder : undefined;
+    },
+    {
+      description: `a new Lease holder after ${name(leader)} was ${how}`,
+      timeoutMs: 90_000,
+      intervalMs: 100,
+    },
+  );
+  const ms = Date.now() - since;
+  const released = observed.has('(none)');
+  const winner = successor === name(standby) ? 'the warm standby' : 'the replacement pod';
+  process.stdout.write(
+    `${app} leader takeover after the leader was ${how}: ${ms} ms to ${successor} (${winner}) ` +
+      `holding the Lease; holders seen: ${[...observed].join(' → ')}` +
+      (released ? ' (the old leader released the Lease)\n' : ' (the Lease expired)\n'),
+  );
+  expect((await chart.pods()).map(name), `takeover after ${ms} ms`).toContain(successor);
+  return { successor, ms, released };
+}

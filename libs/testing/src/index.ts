@@ -101,6 +101,7 @@ export {
   type InstalledControllerChart,
 } from './in-cluster-chart.js';
 export {
+  awaitLeaderTakeover,
   controllerNodeVersion,
   itRunsAsInstalledController,
   type InstalledControllerContext,
