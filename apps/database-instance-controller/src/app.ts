@@ -51,6 +51,6 @@ export class DatabaseInstanceControllerApp {
         events: this.events,
       });
     }
-    return runUntilStopped(manager, [this.events, this.telemetry]);
+    return runUntilStopped(manager);
   }
 }

@@ -47,6 +47,6 @@ export class KafkaTopicControllerApp {
         events: this.events,
       });
     }
-    return runUntilStopped(manager, [this.events, this.telemetry]);
+    return runUntilStopped(manager);
   }
 }

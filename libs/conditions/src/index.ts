@@ -27,3 +27,9 @@ export {
   setConditions,
 } from './conditions.js';
 export { jsonEqual } from './status-diff.js';
+export {
+  ConditionTypes,
+  nextStatus,
+  type StatusChange,
+  type StatusWithConditions,
+} from './next-status.js';

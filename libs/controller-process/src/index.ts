@@ -9,7 +9,7 @@
  * - `loadKubeConfig`, `processTelemetry`, `processEvents`, `processManager` build the process's
  *   parts from the configuration; `Tokens` are the injection tokens main.ts registers them under
  *   (only main.ts touches the tsyringe container); `processProviders` lists those registrations.
- * - `runUntilStopped(manager, flush)` runs until SIGTERM/SIGINT or failure and resolves with the
+ * - `runUntilStopped(manager)` runs until SIGTERM/SIGINT or failure and resolves with the
  *   exit code (1 after a lost leader lease).
  */
 export {
@@ -19,7 +19,7 @@ export {
   type LogLevel,
   type ProcessConfig,
 } from './config.js';
-export { runUntilStopped, type ExitCode, type Flushable } from './run.js';
+export { runUntilStopped, type ExitCode } from './run.js';
 export {
   configOrExit,
   loadKubeConfig,

@@ -3,21 +3,13 @@ import { LeaderElectionLostError, type Manager } from '@steward/controller';
 /** How a controller process ends: 0 after a graceful stop, 1 after losing its lease or failing. */
 export type ExitCode = 0 | 1;
 
-/** What is flushed and released after the manager has stopped. */
-export interface Flushable {
-  shutdown(): Promise<void>;
-}
-
 /**
- * Runs `manager` until SIGTERM/SIGINT (graceful: in-flight reconciles finish) or until it fails,
- * then flushes `flush` in order (the Event recorder before telemetry, so its last writes are
- * traced). Resolves with the process's exit code: 1 when the leader lease was lost (the pod
- * restarts and rejoins the election) or the manager failed, else 0.
+ * Runs `manager` until SIGTERM/SIGINT (graceful: in-flight reconciles finish) or until it fails;
+ * what must be flushed (Events, telemetry) is the manager's own (`manager.add`), stopped last.
+ * Resolves with the process's exit code: 1 when the leader lease was lost (the pod restarts and
+ * rejoins the election) or the manager failed, else 0.
  */
-export async function runUntilStopped(
-  manager: Manager,
-  flush: readonly Flushable[],
-): Promise<ExitCode> {
+export async function runUntilStopped(manager: Manager): Promise<ExitCode> {
   const removeSignalHandlers = manager.stopOnSignals();
   let code: ExitCode = 0;
   try {
@@ -31,7 +23,6 @@ export async function runUntilStopped(
     }
   } finally {
     removeSignalHandlers();
-    for (const f of flush) await f.shutdown().catch(() => undefined);
   }
   return code;
 }

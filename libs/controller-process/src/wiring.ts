@@ -1,5 +1,5 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import { Manager, type EventSink } from '@steward/controller';
+import { Manager, onShutdown, type EventSink } from '@steward/controller';
 import { KubeEventRecorder } from '@steward/events';
 import { KubeClient } from '@steward/kube';
 import { createTelemetry, type Telemetry } from '@steward/telemetry';
@@ -51,13 +51,17 @@ export function processEvents(
   });
 }
 
-/** The manager: probes and /metrics on the configured port, leader election on `<app>-leader`. */
+/**
+ * The manager: probes and /metrics on the configured port, leader election on `<app>-leader`. It
+ * owns the flush of telemetry and of the Event recorder (the recorder first, so its last writes
+ * are traced).
+ */
 export function processManager(
   app: string,
   config: ProcessConfig,
-  deps: { kubeConfig: KubeConfig; telemetry: Telemetry; events: EventSink },
+  deps: { kubeConfig: KubeConfig; telemetry: Telemetry; events: ProcessEvents },
 ): Manager {
-  return new Manager({
+  const manager = new Manager({
     kubeConfig: deps.kubeConfig,
     name: app,
     ...(config.podName ? { identity: config.podName } : {}),
@@ -69,6 +73,9 @@ export function processManager(
       : false,
     events: deps.events,
   });
+  manager.add(onShutdown('telemetry', () => deps.telemetry.shutdown()));
+  manager.add(onShutdown('events', () => deps.events.shutdown()));
+  return manager;
 }
 
 /**

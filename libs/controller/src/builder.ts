@@ -5,7 +5,9 @@ import { type Controller, type WatchSpec } from './controller.js';
 import { enqueueForObject, enqueueForOwner, type MapFunc } from './handlers.js';
 import { type Manager } from './manager.js';
 import { type Predicate } from './predicates.js';
-import { type Reconciler } from './reconciler.js';
+import { type ObjectReconciler, type Reconciler } from './reconciler.js';
+import { type ObjectWithStatus } from './status-writer.js';
+import { type ReconcilerOf } from './controller.js';
 
 interface Source {
   rt: ResourceType;
@@ -84,7 +86,23 @@ export class ControllerBuilder {
     return this;
   }
 
+  /** Creates the controller with a key-level reconciler (it reads what it needs itself). */
   complete(reconciler: Reconciler): Controller {
+    return this.build({ kind: 'key', reconcile: reconciler });
+  }
+
+  /**
+   * Creates the controller with an object reconciler: the runtime reads each key's object from
+   * the cache once and hands it down (`ObjectReconciler`), with the object's status writer.
+   */
+  completeObjects<T extends ObjectWithStatus>(reconciler: ObjectReconciler<T>): Controller {
+    return this.build({
+      kind: 'object',
+      reconcile: reconciler as unknown as ObjectReconciler<ObjectWithStatus>,
+    });
+  }
+
+  private build(reconciler: ReconcilerOf): Controller {
     const watches: WatchSpec[] = this.sources.map((s) => ({
       informer: this.manager.informers.informerFor(s.rt, s.selection),
       map: s.map,

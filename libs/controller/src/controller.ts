@@ -18,9 +18,21 @@ import {
 } from '@steward/workqueue';
 import { mappingHandler, type MapFunc } from './handlers.js';
 import { type Predicate } from './predicates.js';
-import { requestFromKey, type Reconciler, type Result } from './reconciler.js';
+import {
+  requestFromKey,
+  type ObjectReconciler,
+  type Reconciler,
+  type Request,
+  type Result,
+} from './reconciler.js';
+import { StatusWriter, type ObjectWithStatus } from './status-writer.js';
 import { clearStalled, recordTerminalFailure } from './terminal-status.js';
 import { terminalCause } from './terminal-error.js';
+
+/** What a controller runs per key: a key-level reconciler, or an object reconciler (read once). */
+export type ReconcilerOf =
+  | { kind: 'key'; reconcile: Reconciler }
+  | { kind: 'object'; reconcile: ObjectReconciler<ObjectWithStatus> };
 
 /** Receives Warning Events about an object (structurally `@steward/events`' recorder). */
 export interface EventSink {
@@ -73,12 +85,15 @@ export class Controller {
   private readonly tracer: Tracer;
   private readonly metrics: ControllerMetrics;
   private readonly unsubscribes: (() => void)[] = [];
+  private readonly reconciler: ReconcilerOf;
 
   constructor(
     private readonly options: ControllerOptions,
     private readonly deps: ControllerDeps,
-    private readonly reconciler: Reconciler,
+    reconciler: Reconciler | ReconcilerOf,
   ) {
+    this.reconciler =
+      typeof reconciler === 'function' ? { kind: 'key', reconcile: reconciler } : reconciler;
     this.name = options.name;
     this.tracer = deps.tracer ?? trace.getTracer('steward-controller');
     this.metrics = deps.metrics ?? noopControllerMetrics;
@@ -157,7 +172,15 @@ export class Controller {
     const started = performance.now();
     let result: ReconcileResult = 'success';
     let terminal = false;
+    // Read once: an object reconciler gets this copy; the runtime's own status writes start from
+    // it too, and from whatever the reconcile wrote since (the shared writer tracks it).
+    const cached = forInformer.store.get(key) as ObjectWithStatus | undefined;
+    let status = cached ? new StatusWriter(this.deps.client, forType, cached) : undefined;
     try {
+      if (this.reconciler.kind === 'object' && !status) {
+        this.queue.forget(key);
+        return;
+      }
       const outcome = await withReconcileSpan(
         this.tracer,
         {
@@ -166,8 +189,7 @@ export class Controller {
           name: request.name,
           ...(request.namespace ? { namespace: request.namespace } : {}),
         },
-        async () =>
-          (await this.reconciler({ signal: abort, controller: this.name }, request)) ?? undefined,
+        async () => (await this.invoke(request, abort, status)) ?? undefined,
       );
       const requeueAfter = (outcome as Result | undefined)?.requeueAfter ?? 0;
       this.queue.forget(key);
@@ -175,8 +197,8 @@ export class Controller {
         result = 'requeue_after';
         this.queue.addAfter(key, requeueAfter);
       }
-      const obj = forInformer.store.get(key);
-      if (obj) await clearStalled(this.deps.client, forType, obj).catch(() => false);
+      status = this.writerAfter(key, status);
+      if (status) await clearStalled(status).catch(() => false);
     } catch (error) {
       result = 'error';
       const terminalError = terminalCause(error);
@@ -185,22 +207,18 @@ export class Controller {
         terminal = true;
         this.queue.forget(key);
         log.warn(
-          { key, reason: error.reason, msg2: error.message },
+          { key, reason: error.reason, msg2: error.message, recheckAfter: error.recheckAfter },
           'reconcile failed terminally; not retrying',
         );
-        const obj = forInformer.store.get(key);
-        if (obj) {
-          this.deps.events?.event(obj, 'Warning', error.reason, error.message);
-          await recordTerminalFailure(
-            this.deps.client,
-            forType,
-            obj,
-            error.reason,
-            error.message,
-          ).catch((e: unknown) =>
+        status = this.writerAfter(key, status);
+        if (status) {
+          this.deps.events?.event(status.object, 'Warning', error.reason, error.message);
+          await recordTerminalFailure(status, error.reason, error.message).catch((e: unknown) =>
             log.error({ err: e, key }, 'could not record the terminal failure on the object'),
           );
         }
+        if (error.recheckAfter !== undefined && error.recheckAfter > 0)
+          this.queue.addAfter(key, error.recheckAfter);
       } else {
         this.queue.addRateLimited(key);
         log.error(
@@ -214,5 +232,26 @@ export class Controller {
         terminal,
       });
     }
+  }
+
+  private invoke(
+    request: Request,
+    signal: AbortSignal,
+    status: StatusWriter | undefined,
+  ): Promise<Result | void> {
+    const ctx = { signal, controller: this.name };
+    if (this.reconciler.kind === 'key') return this.reconciler.reconcile(ctx, request);
+    return this.reconciler.reconcile({ ...ctx, request, status: status! }, status!.object);
+  }
+
+  /**
+   * The writer for the runtime's own status write after a reconcile: an object reconciler's shared
+   * writer (it knows the reconcile's writes); for a key-level reconciler, which may have read and
+   * written on its own, a writer over the cache's copy as it is now.
+   */
+  private writerAfter(key: string, status: StatusWriter | undefined): StatusWriter | undefined {
+    if (this.reconciler.kind === 'object') return status;
+    const obj = this.options.forInformer.store.get(key) as ObjectWithStatus | undefined;
+    return obj ? new StatusWriter(this.deps.client, this.options.forType, obj) : undefined;
   }
 }

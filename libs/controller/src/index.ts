@@ -22,6 +22,7 @@ export {
   type ControllerDeps,
   type ControllerOptions,
   type EventSink,
+  type ReconcilerOf,
   type WatchSpec,
 } from './controller.js';
 export { enqueueForObject, enqueueForOwner, mappingHandler, type MapFunc } from './handlers.js';
@@ -33,6 +34,7 @@ export {
   type LeadershipEnd,
 } from './leader-election.js';
 export { LeaderElectionLostError, Manager, type ManagerOptions } from './manager.js';
+export { onShutdown, type Runnable } from './runnable.js';
 export {
   and,
   annotationsChanged,
@@ -45,10 +47,18 @@ export {
 } from './predicates.js';
 export {
   requestFromKey,
+  type ObjectReconcileContext,
+  type ObjectReconciler,
   type ReconcileContext,
   type Reconciler,
   type Request,
   type Result,
 } from './reconciler.js';
+export { StatusWriter, type ObjectWithStatus, type StatusClient } from './status-writer.js';
 export { clearStalled, recordTerminalFailure, StalledCondition } from './terminal-status.js';
-export { isTerminalError, terminalCause, TerminalError } from './terminal-error.js';
+export {
+  isTerminalError,
+  terminalCause,
+  TerminalError,
+  type TerminalErrorOptions,
+} from './terminal-error.js';

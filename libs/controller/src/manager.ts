@@ -14,10 +14,16 @@ import {
 } from '@steward/telemetry';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { Controller, type ControllerOptions, type EventSink } from './controller.js';
+import {
+  Controller,
+  type ControllerOptions,
+  type EventSink,
+  type ReconcilerOf,
+} from './controller.js';
 import { startHealthServer } from './health-server.js';
 import { LeaderElector } from './leader-election.js';
 import { type Reconciler } from './reconciler.js';
+import { type Runnable } from './runnable.js';
 
 export interface ManagerOptions {
   kubeConfig: KubeConfig;
@@ -73,6 +79,7 @@ export class Manager {
   readonly logger: Logger;
   readonly identity: string;
   private readonly controllers: Controller[] = [];
+  private readonly runnables: Runnable[] = [];
   private readonly stopController = new AbortController();
   private running: Promise<void> | undefined;
   private server: Awaited<ReturnType<typeof startHealthServer>> | undefined;
@@ -109,7 +116,7 @@ export class Manager {
   }
 
   /** Used by the builder; adds a controller that runs when the manager leads. */
-  createController(options: ControllerOptions, reconciler: Reconciler): Controller {
+  createController(options: ControllerOptions, reconciler: Reconciler | ReconcilerOf): Controller {
     if (this.running) throw new Error('steward: add controllers before starting the manager');
     const telemetry = this.options.telemetry;
     const controller = new Controller(
@@ -130,6 +137,17 @@ export class Manager {
     );
     this.controllers.push(controller);
     return controller;
+  }
+
+  /**
+   * Adds something whose lifetime the manager owns (see `Runnable`): leader-only ones start with
+   * each term before the controllers and stop after them; the others run from `start()` to the end
+   * of shutdown. Stopped in the reverse order of adding. Returns the runnable.
+   */
+  add<R extends Runnable>(runnable: R): R {
+    if (this.running) throw new Error('steward: add runnables before starting the manager');
+    this.runnables.push(runnable);
+    return runnable;
   }
 
   /** The probe server's port, once started. */
@@ -183,9 +201,14 @@ export class Manager {
       });
       this.logger.info({ port: this.server.port }, 'probe server listening');
     }
-    this.informers.start();
+    let always: Runnable[] = [];
     let lost = false;
     try {
+      always = await this.startRunnables(
+        this.runnables.filter((r) => r.needsLeaderElection === false),
+        stop,
+      );
+      this.informers.start();
       const election = this.options.leaderElection;
       if (election) {
         const metrics = telemetry
@@ -211,9 +234,11 @@ export class Manager {
           this.leading = true;
           metrics.setMaster(leaseName, true);
           this.logger.info('became leader; starting controllers');
+          const term = await this.startRunnables(this.leaderRunnables(), leaderSignal);
           try {
             await this.runControllers(leaderSignal, () => !stop.aborted);
           } finally {
+            await this.stopRunnables(term);
             this.leading = false;
             metrics.setMaster(leaseName, false);
           }
@@ -221,19 +246,56 @@ export class Manager {
         lost = end === 'lost';
       } else {
         this.leading = true;
-        await this.runControllers(stop, () => false);
-        this.leading = false;
+        const term = await this.startRunnables(this.leaderRunnables(), stop);
+        try {
+          await this.runControllers(stop, () => false);
+        } finally {
+          await this.stopRunnables(term);
+          this.leading = false;
+        }
       }
     } finally {
       await this.informers.stop();
       await this.server?.close();
       this.server = undefined;
+      await this.stopRunnables(always);
     }
     if (lost) {
       this.logger.error('leader election lost; controllers stopped');
       throw new LeaderElectionLostError('steward: leader election lost');
     }
     this.logger.info('stopped cleanly');
+  }
+
+  private leaderRunnables(): Runnable[] {
+    return this.runnables.filter((r) => r.needsLeaderElection !== false);
+  }
+
+  /** Starts `runnables` in order; on a failure stops those started, in reverse, and rethrows. */
+  private async startRunnables(runnables: Runnable[], signal: AbortSignal): Promise<Runnable[]> {
+    const started: Runnable[] = [];
+    for (const runnable of runnables) {
+      try {
+        await runnable.start?.(signal);
+      } catch (error) {
+        this.logger.error({ err: error, runnable: runnable.name }, 'runnable failed to start');
+        await this.stopRunnables(started);
+        throw error;
+      }
+      started.push(runnable);
+    }
+    return started;
+  }
+
+  /** Stops `started` in reverse order; a failure is logged and does not stop the others. */
+  private async stopRunnables(started: Runnable[]): Promise<void> {
+    for (const runnable of [...started].reverse()) {
+      try {
+        await runnable.stop?.();
+      } catch (error) {
+        this.logger.warn({ err: error, runnable: runnable.name }, 'runnable failed to stop');
+      }
+    }
   }
 
   /**

@@ -1,3 +1,5 @@
+import { type ObjectWithStatus, type StatusWriter } from './status-writer.js';
+
 /** What a reconcile asks of the controller once it returns. */
 export interface Result {
   /** Reconcile this key again after this many milliseconds (e.g. to poll an external system). */
@@ -29,6 +31,28 @@ export interface ReconcileContext {
  * Never runs twice at once for one key.
  */
 export type Reconciler = (ctx: ReconcileContext, request: Request) => Promise<Result | void>;
+
+/** Context handed to an `ObjectReconciler`: the key's identity and the object's status writer. */
+export interface ObjectReconcileContext<T extends ObjectWithStatus> extends ReconcileContext {
+  request: Request;
+  /**
+   * The one status writer of this object for this reconcile, shared with the runtime (which
+   * records terminal failures and clears `Stalled` through it). Tell it about metadata writes
+   * (`status.track(updated)`) so its resourceVersion stays current.
+   */
+  status: StatusWriter<T>;
+}
+
+/**
+ * A reconciler of objects (controller-runtime's `ObjectReconciler` behind `AsReconciler`): the
+ * runtime reads the object from the cache once and hands it down; domain code never reads it
+ * again. A key whose object is not in the cache (deleted) is not reconciled: nothing to do.
+ * Outcomes as for `Reconciler`.
+ */
+export type ObjectReconciler<T extends ObjectWithStatus> = (
+  ctx: ObjectReconcileContext<T>,
+  obj: T,
+) => Promise<Result | void>;
 
 export function requestFromKey(key: string): Request {
   const slash = key.indexOf('/');

@@ -12,16 +12,35 @@
 export { ExternalAnnotations } from './annotations.js';
 export {
   decideMissing,
+  formatRefusal,
   ledgerState,
   ledgerTime,
+  refusalAt,
+  type CreateRefusal,
   type LedgerState,
   type MissingResourceDecision,
 } from './ledger.js';
+export { managedReconciler } from './managed-reconciler.js';
 export {
-  managedReconciler,
-  Reasons,
+  type Admission,
   type ManagedObject,
   type ManagedReconcilerOptions,
-} from './managed-reconciler.js';
+} from './managed-run.js';
+export {
+  planManaged,
+  type ManagedAction,
+  type ManagedFacts,
+  type Owner,
+  type RefusalReason,
+  type ReleaseReason,
+} from './plan.js';
+export { deletionActsAtProvider } from './deletion.js';
 export { externalChanges } from './predicates.js';
-export { type ExternalClient, type ExternalProvider, type Observation } from './provider.js';
+export {
+  type Absent,
+  type ExternalClient,
+  type ExternalProvider,
+  type Observation,
+  type Present,
+} from './provider.js';
+export { Reasons } from './reasons.js';

@@ -47,3 +47,42 @@ export function decideMissing(
 export function ledgerTime(date: Date = new Date()): string {
   return date.toISOString();
 }
+
+/** A create the provider refused, as the ledger remembers it (`steward.dev/external-create-refused`). */
+export interface CreateRefusal {
+  generation: number;
+  reason: string;
+  message: string;
+}
+
+/** The annotation value recording `refusal`. */
+export function formatRefusal(refusal: CreateRefusal): string {
+  return JSON.stringify(refusal);
+}
+
+/**
+ * The refusal recorded for the object's current `generation`, if the ledger's latest outcome is
+ * that refusal; undefined otherwise (no refusal, another generation, a later attempt, or a value
+ * that does not parse — then the create may be tried again, which is safe: a refused create made
+ * nothing).
+ */
+export function refusalAt(
+  annotations: Record<string, string> | undefined,
+  generation: number | undefined,
+): CreateRefusal | undefined {
+  const value = annotations?.[A.createRefused];
+  if (!value || ledgerState(annotations) !== 'failed') return undefined;
+  try {
+    const parsed = JSON.parse(value) as Partial<CreateRefusal>;
+    if (
+      typeof parsed.generation !== 'number' ||
+      typeof parsed.reason !== 'string' ||
+      typeof parsed.message !== 'string' ||
+      parsed.generation !== generation
+    )
+      return undefined;
+    return { generation: parsed.generation, reason: parsed.reason, message: parsed.message };
+  } catch {
+    return undefined;
+  }
+}

@@ -7,6 +7,7 @@ const ownWrites: readonly string[] = [
   A.createPending,
   A.createSucceeded,
   A.createFailed,
+  A.createRefused,
 ];
 
 /**

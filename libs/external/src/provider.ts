@@ -1,55 +1,104 @@
 import { type KubeObject } from '@steward/kube';
 
-/** What `observe` learned about the external resource. */
-export interface Observation {
-  /** The resource exists at the provider. */
-  exists: boolean;
-  /** Its settings match the spec (ignored when it does not exist). Default true. */
-  upToDate?: boolean;
+/** `observe` found nothing under the external name. */
+export interface Absent {
+  exists: false;
+}
+
+/** What `observe` learned about an existing external resource. */
+export interface Present<R = unknown> {
+  exists: true;
+  /**
+   * The provider's own description of the resource as observed (an RDS `DBInstance`, a Cloud SQL
+   * instance, a topic's metadata and config): handed back to `update` and `delete` of the same
+   * reconcile, so they act on what was seen without asking again.
+   */
+  raw: R;
+  /** Its settings match the desired state. */
+  upToDate: boolean;
   /** It is usable (e.g. `available`); sets `Ready`. */
-  ready?: boolean;
+  ready: boolean;
   /** The provider's own state word, for status and messages (e.g. `creating`, `available`). */
   state?: string;
   /**
    * Whether the resource carries this object's ownership mark (tag/label). `false` for a resource of
-   * that name made by someone else; undefined when the provider cannot tell.
+   * that name made by someone else; undefined when the provider cannot tell (then the create
+   * ledger alone says whose it is).
    */
   ownedByThisObject?: boolean;
   /** Fields to merge into `status` (e.g. endpoint). Never secrets. */
   status?: Record<string, unknown>;
+  /**
+   * What clients need to connect (e.g. `host`, `port`), for the reconciler's connection-details
+   * publisher; published before `Ready=True` is written, so whoever sees Ready finds them.
+   */
+  connectionDetails?: Record<string, string>;
 }
 
+export type Observation<R = unknown> = Absent | Present<R>;
+
 /**
- * Talks to the provider about one object's external resource. Crossplane's contract:
- * - `observe` is called on every reconcile; it must not mutate anything, anywhere;
- * - `create`, `update` and `delete` must be idempotent and must not block until the provider has
- *   finished: start the operation and return; later `observe` calls report progress.
- * - Throw `TerminalError` (from @steward/controller) for what only the user can fix (invalid
- *   parameters, forbidden); from `create`, that also records the create as definitely failed. Any
- *   other error is retried with backoff; from `create` it leaves the outcome unknown.
+ * Talks to the provider about one object's external resource, for one reconcile (Crossplane's
+ * `ExternalClient`). `desired` is what the provider's `validate` computed from the spec for this
+ * reconcile (never recomputed here). Errors: throw `TerminalError` (from @steward/controller) for
+ * what only the user can fix; from `create` that also records the create as refused for this
+ * generation (not tried again until the spec changes). Any other error is retried with backoff;
+ * from `create` it leaves the outcome unknown (the ledger's `pending`).
  */
-export interface ExternalClient<T extends KubeObject> {
-  observe(obj: T, externalName: string, signal: AbortSignal): Promise<Observation>;
-  create(obj: T, externalName: string, signal: AbortSignal): Promise<void>;
+export interface ExternalClient<T extends KubeObject, D = unknown, R = unknown> {
+  /**
+   * Called on every reconcile that reaches the provider, before any other method. Must not mutate
+   * anything, anywhere. `desired` is undefined while the object is being deleted (its spec may no
+   * longer validate, and it does not matter then).
+   */
+  observe(
+    obj: T,
+    externalName: string,
+    desired: D | undefined,
+    signal: AbortSignal,
+  ): Promise<Observation<R>>;
+  /**
+   * Called when `observe` found nothing, after the ledger recorded the create as pending (a
+   * resourceVersion-checked write: it runs at most once per recorded attempt). Must be idempotent
+   * (a resource of this name that turns out to be ours counts as created) and must not wait for the
+   * provider to finish: start the creation and return; later observations report progress. May
+   * mutate only the provider's world.
+   */
+  create(obj: T, externalName: string, desired: D, signal: AbortSignal): Promise<void>;
+  /**
+   * Called when the resource exists, is this object's (created, adopted, or owned by its mark) and
+   * is not up to date. Acts on the difference between `desired` and `observed.raw`; idempotent and
+   * non-blocking. What the provider cannot change is a `TerminalError` raised before anything
+   * changes (e.g. `NotSupported`).
+   */
   update(
     obj: T,
     externalName: string,
-    observation: Observation,
+    desired: D,
+    observed: Present<R>,
     signal: AbortSignal,
   ): Promise<void>;
-  /** Starts deletion; resolves `{ done: true }` once the resource is gone. */
+  /**
+   * Called while the object is being deleted with `deletionPolicy: Delete`, for a resource this
+   * object created or adopted that still exists. Starts the deletion (idempotent: a deletion under
+   * way or a resource already gone is fine); resolves `{ done: true }` once the resource is gone.
+   */
   delete(
     obj: T,
     externalName: string,
-    observation: Observation,
+    observed: Present<R>,
     signal: AbortSignal,
   ): Promise<{ done: boolean }>;
-  /** Releases connections; called at the end of every reconcile. */
+  /** Releases connections; called once at the end of every reconcile that connected. */
   close?(): Promise<void>;
 }
 
-/** A provider of one kind of external resource. */
-export interface ExternalProvider<T extends KubeObject> {
+/**
+ * A provider of one kind of external resource. `C` is what the kind's admission resolved for the
+ * object (e.g. its ProviderProfile), `D` the desired state `validate` computes, `R` the raw
+ * observed resource.
+ */
+export interface ExternalProvider<T extends KubeObject, C = void, D = unknown, R = unknown> {
   /** For metrics and messages, e.g. `aws-rds`, `gcp-cloudsql`, `kafka`. */
   readonly name: string;
   /**
@@ -58,10 +107,24 @@ export interface ExternalProvider<T extends KubeObject> {
    * a crash is harmless. False otherwise: a create with an unrecorded outcome stops reconciliation.
    */
   readonly deterministicNames: boolean;
-  /** The external name for a new object; must be a pure function of the object when deterministic. */
-  externalName(obj: T): string;
-  /** Resolves credentials and configuration (e.g. the ProviderProfile) for this object. */
-  connect(obj: T, signal: AbortSignal): Promise<ExternalClient<T>>;
+  /**
+   * The external name for an object that has none recorded yet; must be a pure function of the
+   * object when `deterministicNames`. Called before anything is created; recorded in the same write
+   * as the create's pending mark.
+   */
+  externalName(obj: T, context: C): string;
+  /**
+   * Called on every reconcile of a live object before any provider call (pure, no I/O): checks
+   * what the provider would refuse and computes the desired state from the spec, once. Throws
+   * `TerminalError` for an invalid spec — nothing is then asked of the provider.
+   */
+  validate(obj: T, context: C): D;
+  /**
+   * Called once per reconcile that needs the provider, after `validate`: resolves credentials and
+   * opens (or borrows) a connection. May throw `TerminalError` (e.g. credentials missing); must not
+   * mutate anything.
+   */
+  connect(obj: T, context: C, signal: AbortSignal): Promise<ExternalClient<T, D, R>>;
   /**
    * For an error that is retried: a `Ready` reason when it means the resource itself cannot be
    * used now (e.g. no Kafka broker answers — the admin API *is* the service), so `Ready=False`

@@ -9,7 +9,7 @@ import {
   type KubeObject,
   type ResourceType,
 } from '@steward/kube';
-import { eventually, startControlPlane, type ControlPlane } from '@steward/testing';
+import { eventually, kstatus, startControlPlane, type ControlPlane } from '@steward/testing';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -48,21 +48,32 @@ class World {
   observeError: string | undefined;
 }
 
-function provider(world: World, deterministicNames: boolean): ExternalProvider<Bucket> {
+type Resource = { owner?: string; size: number };
+
+function provider(
+  world: World,
+  deterministicNames: boolean,
+): ExternalProvider<Bucket, void, number, Resource> {
   return {
     name: 'test-provider',
     deterministicNames,
     externalName: (obj) => `${obj.metadata.namespace}-${obj.metadata.name}`,
+    validate: (obj) => {
+      if (obj.spec.size > 100)
+        throw new TerminalError('InvalidSize', `size ${obj.spec.size} is over 100`);
+      return obj.spec.size;
+    },
     connect: async () => ({
-      observe: async (obj, name) => {
+      observe: async (obj, name, size) => {
         if (world.observeError) throw new Error(world.observeError);
         const r = world.resources.get(name);
         if (!r || world.hidden.has(name)) return { exists: false };
         return {
           exists: true,
+          raw: { ...r },
           ready: true,
           state: 'available',
-          upToDate: r.size === obj.spec.size,
+          upToDate: size === undefined || r.size === size,
           ownedByThisObject: r.owner === obj.metadata.uid,
           status: { size: r.size },
         };
@@ -77,8 +88,9 @@ function provider(world: World, deterministicNames: boolean): ExternalProvider<B
         if (world.failAfterCreate)
           throw new Error('connection reset after the create call (outcome unknown)');
       },
-      update: async (obj, name) => {
-        world.resources.get(name)!.size = obj.spec.size;
+      update: async (_obj, name, size, observed) => {
+        expect(observed.raw.size).not.toBe(size); // acts on what observe saw
+        world.resources.get(name)!.size = size;
       },
       delete: async (_obj, name) => {
         world.deletes.push(name);
@@ -91,7 +103,13 @@ function provider(world: World, deterministicNames: boolean): ExternalProvider<B
 
 let plane: ControlPlane;
 let admin: KubeClient;
-const running: { manager: Manager; started: Promise<void>; recorder: KubeEventRecorder }[] = [];
+const running: {
+  manager: Manager;
+  started: Promise<void>;
+  recorder: KubeEventRecorder;
+  /** The controller's own writes (not its Events): method and path. */
+  writes: string[];
+}[] = [];
 /** Each test works in its own namespace, watched by its own manager: no test sees another's objects. */
 let ns = 'ext';
 let testNumber = 0;
@@ -116,21 +134,31 @@ afterAll(async () => {
 });
 
 function run(world: World, deterministicNames = true): void {
-  const manager = new Manager({ kubeConfig: plane.kubeConfig, name: 'bucket-controller' });
+  const writes: string[] = [];
+  const manager = new Manager({
+    kubeConfig: plane.kubeConfig,
+    name: 'bucket-controller',
+    client: {
+      onRequest: (info) => {
+        if (info.method !== 'GET' && info.path.includes('/buckets'))
+          writes.push(`${info.method} ${info.path}`);
+      },
+    },
+  });
   const recorder = new KubeEventRecorder(manager.client, {
     reportingController: 'steward.dev/bucket-controller',
   });
+  const buckets = provider(world, deterministicNames);
   controllerFor(manager, Buckets, {
     selection: { namespace: ns },
     predicates: [externalChanges],
   })
     .named('bucket')
-    .complete(
-      managedReconciler<Bucket>({
+    .completeObjects(
+      managedReconciler<Bucket, void>({
         client: manager.client,
         resourceType: Buckets,
-        informer: manager.informers.informerFor<Bucket>(Buckets, { namespace: ns }),
-        provider: provider(world, deterministicNames),
+        admit: () => ({ action: 'manage', provider: buckets, context: undefined }),
         finalizer: 'external.steward.dev/bucket',
         busyPollIntervalMs: 200,
         pollIntervalMs: 500,
@@ -139,7 +167,7 @@ function run(world: World, deterministicNames = true): void {
     );
   const started = manager.start();
   started.catch(() => undefined);
-  running.push({ manager, started, recorder });
+  running.push({ manager, started, recorder, writes });
 }
 
 const create = (name: string, spec: Partial<Bucket['spec']> = {}) =>
@@ -168,6 +196,10 @@ describe('the managed reconciler on a real API server', () => {
     expect(succeeded >= (b.metadata.annotations?.[A.createPending] ?? '~')).toBe(true);
     expect((await condition('plain', 'Synced'))?.status).toBe('True');
     expect(world.creates).toEqual([`${ns}-plain`]);
+    // Ready in at most four writes: pending record (finalizer + name + mark), create-succeeded,
+    // status Creating, status Ready.
+    const own = running[0]!.writes.filter((w) => w.includes('/buckets/plain'));
+    expect(own.length, own.join('\n')).toBeLessThanOrEqual(4);
     // a spec change is an update, not a second create
     await admin.update<Bucket>(Buckets, { ...b, spec: { ...b.spec, size: 5 } });
     await eventually(() => world.resources.get(`${ns}-plain`)?.size === 5, {
@@ -244,7 +276,8 @@ describe('the managed reconciler on a real API server', () => {
       },
     );
     expect(world.resources.get(`${ns}-refused`)).toEqual({ owner: 'someone-else', size: 9 });
-    expect(obj.metadata.uid).toBeDefined();
+    expect(world.resources.get(`${ns}-refused`)?.owner).not.toBe(obj.metadata.uid);
+    expect(world.createAttempts).toBe(1);
   });
 
   it('refuses to take over a resource it did not create, unless spec.adopt', async () => {
@@ -349,6 +382,49 @@ describe('the managed reconciler on a real API server', () => {
       description: 'the update applied after recovery',
     });
     expect(world.creates).toHaveLength(1);
+  });
+
+  it('observes every processed generation: kstatus reads Current, InProgress while retrying, Failed when refused', async () => {
+    const world = new World();
+    run(world);
+    await create('gitops');
+    const verdict = async () => (await kstatus([await read('gitops')]))[0]!;
+    await eventually(async () => (await verdict()).status === 'Current', {
+      description: 'Current once Ready',
+    });
+
+    // refused at admission (validate): generation 2 is observed, Synced=False, Failed
+    await admin.mergePatch(Buckets, 'gitops', ns, { spec: { size: 500 } });
+    await eventually(async () => (await verdict()).status === 'Failed', {
+      description: 'Failed after the refused change',
+    });
+    let current = await read('gitops');
+    expect(current.metadata.generation).toBe(2);
+    expect(current.status?.observedGeneration).toBe(2);
+    for (const c of current.status?.conditions ?? []) expect(c.observedGeneration).toBe(2);
+    expect(findCondition(current.status?.conditions, 'Synced')).toMatchObject({
+      status: 'False',
+      reason: 'InvalidSize',
+    });
+    expect((await verdict()).message).toContain('size 500 is over 100');
+
+    // retrying (the provider fails) at generation 3: InProgress, still observed
+    world.observeError = 'Service Unavailable';
+    await admin.mergePatch(Buckets, 'gitops', ns, { spec: { size: 7 } });
+    await eventually(async () => (await verdict()).status === 'InProgress', {
+      description: 'InProgress while retrying',
+    });
+    current = await read('gitops');
+    expect(current.status?.observedGeneration).toBe(3);
+    expect(findCondition(current.status?.conditions, 'Stalled')).toBeUndefined();
+    expect(findCondition(current.status?.conditions, 'Reconciling')?.status).toBe('True');
+
+    world.observeError = undefined;
+    await eventually(async () => (await verdict()).status === 'Current', {
+      description: 'Current once applied',
+    });
+    expect(world.resources.get(`${ns}-gitops`)?.size).toBe(7);
+    expect(findCondition((await read('gitops')).status?.conditions, 'Reconciling')).toBeUndefined();
   });
 
   it('touches nothing while paused and says so', async () => {

@@ -64,6 +64,16 @@ export {
   type ControllerProcess,
   type StartControllerProcessOptions,
 } from './controller-process.js';
+// kstatus (sigs.k8s.io/cli-utils), run for real over objects: is a custom resource reconciled?
+export {
+  kstatus,
+  kstatusBinary,
+  KstatusBinaryMissingError,
+  KstatusError,
+  type KstatusObject,
+  type KstatusResult,
+  type KstatusStatus,
+} from './kstatus.js';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 export { kubeConfigWithServer } from './kubeconfig-with-server.js';
 export { startMoto, type Moto } from './moto.js';
