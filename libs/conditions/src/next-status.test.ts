@@ -120,6 +120,21 @@ describe('nextStatus', () => {
     expect(status.conditions?.map((c) => c.type).sort()).toEqual(['Ready', 'Stalled']);
   });
 
+  it('drops a Stalled the change does not restate: a later write got past the stall', () => {
+    const { status } = nextStatus(
+      {
+        conditions: [
+          cond('Ready', 'False', 'InvalidSpec', 2),
+          cond('Stalled', 'True', 'InvalidSpec', 2),
+        ],
+      },
+      3,
+      { conditions: [{ type: 'Ready', status: 'True', reason: 'Done', message: '' }] },
+      t1,
+    );
+    expect(status.conditions?.map((c) => `${c.type}=${c.status}`)).toEqual(['Ready=True']);
+  });
+
   it('adds no Synced condition to a kind that has none', () => {
     const { status } = nextStatus(
       undefined,

@@ -40,6 +40,8 @@ export interface StatusChange {
  * of status follows, so that kstatus (Flux, Argo CD) reads every kind the same way:
  * - `observedGeneration` — top-level and on every condition — becomes `generation`: a generation
  *   the controller processed (converged, retrying or refused) is observed;
+ * - `Stalled` is restated by every write that stands by it; a write that does not set it removes
+ *   it (the reconcile writing got past what stalled an earlier one);
  * - `Stalled=True` forces `Ready=False` and, when the kind has a `Synced` condition,
  *   `Synced=False`, both with the stall's reason and message — a refused spec is never "synced" —
  *   and removes `Reconciling` (nothing is being retried);
@@ -54,6 +56,10 @@ export function nextStatus(
 ): { status: StatusWithConditions; changed: boolean } {
   const before = current ?? {};
   let conditions = setConditions(before.conditions, change.conditions ?? [], now).conditions;
+  // A stall is restated by every write that still stands by it: a write without it comes from a
+  // reconcile that got past whatever stalled an earlier one.
+  if (!(change.conditions ?? []).some((c) => c.type === ConditionTypes.Stalled))
+    conditions = removeCondition(conditions, ConditionTypes.Stalled).conditions;
   for (const type of change.removeConditions ?? []) {
     conditions = removeCondition(conditions, type).conditions;
   }

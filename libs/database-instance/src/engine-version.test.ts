@@ -26,10 +26,10 @@ describe('checkVersionUnchanged', () => {
     expect(() => checkVersionUnchanged('gcp', 'postgres', '16', undefined)).not.toThrow();
   });
 
-  it('refuses a major change as Unsupported, naming field, versions and provider', () => {
+  it('refuses a major change as NotSupported, naming field, versions and provider', () => {
     expect(() => checkVersionUnchanged('aws', 'postgres', '17', '16.4')).toThrow(
       expect.objectContaining({
-        reason: 'Unsupported',
+        reason: 'NotSupported',
         message: expect.stringMatching(
           /^spec\.version 17 asks for postgres 17 but the instance runs 16 \(16\.4\): the aws provider does not change/,
         ),

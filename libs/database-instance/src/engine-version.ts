@@ -21,7 +21,7 @@ export function majorVersion(engine: Engine, version: string): string | undefine
 /**
  * Refuses a `spec.version` whose major version differs from the running instance's: neither
  * provider changes an engine's major version in place (it is a planned upgrade with a snapshot
- * first), and a changed field is never silently ignored — `Unsupported`, naming the field, the
+ * first), and a changed field is never silently ignored — `NotSupported` (a change the provider cannot make in place), naming the field, the
  * versions and the provider. Minor versions are the provider's (RDS and Cloud SQL apply minor
  * upgrades themselves), so `16` and `16.4` against a running `16.6` both pass.
  */
@@ -36,7 +36,7 @@ export function checkVersionUnchanged(
   const running = majorVersion(engine, actualVersion);
   if (!wanted || !running || wanted === running) return;
   throw new TerminalError(
-    'Unsupported',
+    'NotSupported',
     `spec.version ${specVersion} asks for ${engine} ${wanted} but the instance runs ${running} (${actualVersion}): the ${provider} provider does not change an engine's major version in place; set spec.version back to ${running} (or upgrade at the provider after a snapshot, then set it)`,
   );
 }

@@ -22,6 +22,16 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type AwsConfig } from '../src/provider-config.js';
+import { type ProviderProfile } from '@steward/provider-profile-api';
+
+/** The admitted profile the provider gets as its context: only what validate reads of it. */
+const profileOf = (c: AwsConfig): ProviderProfile =>
+  ({
+    apiVersion: 'steward.dev/v1alpha1',
+    kind: 'ProviderProfile',
+    metadata: { name: 'aws' },
+    spec: { provider: 'aws', sizeClasses: c.sizeClasses, aws: { region: c.region } },
+  }) as ProviderProfile;
 import { rdsExternalProvider, rdsIdentifier, RdsTags } from '../src/aws/index.js';
 
 type Dbi = typeof DatabaseInstance.$object;
@@ -96,12 +106,11 @@ function run(): void {
     predicates: [externalChanges],
   })
     .named('databaseinstance')
-    .complete(
-      managedReconciler<Dbi>({
+    .completeObjects(
+      managedReconciler<Dbi, ProviderProfile>({
         client: manager.client,
         resourceType: Dbis,
-        informer: manager.informers.informerFor<Dbi>(Dbis, { namespace: ns }),
-        provider,
+        admit: () => ({ action: 'manage', provider, context: profileOf(config) }),
         finalizer: 'database.steward.dev/external',
         busyPollIntervalMs: 200,
         pollIntervalMs: 500,
@@ -194,7 +203,7 @@ describe('the AWS RDS provider under the managed reconciler (real API server + m
     expect(count('CreateDBInstance')).toBe(1);
   });
 
-  it('reports a major version change as Unsupported and modifies nothing; reverting it is Ready again', async () => {
+  it('reports a major version change as NotSupported and modifies nothing; reverting it is Ready again', async () => {
     run();
     await create('versioned');
     await ready('versioned');
@@ -203,9 +212,9 @@ describe('the AWS RDS provider under the managed reconciler (real API server + m
     const unsupported = await eventually(
       async () => {
         const c = await condition('versioned', 'Ready');
-        return c?.reason === 'Unsupported' ? c : undefined;
+        return c?.reason === 'NotSupported' ? c : undefined;
       },
-      { description: 'Ready=False Unsupported' },
+      { description: 'Ready=False NotSupported' },
     );
     expect(unsupported.status).toBe('False');
     expect(unsupported.message).toMatch(

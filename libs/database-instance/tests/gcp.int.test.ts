@@ -17,6 +17,16 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type GcpConfig } from '../src/provider-config.js';
+import { type ProviderProfile } from '@steward/provider-profile-api';
+
+/** The admitted profile the provider gets as its context: only what validate reads of it. */
+const profileOf = (c: GcpConfig): ProviderProfile =>
+  ({
+    apiVersion: 'steward.dev/v1alpha1',
+    kind: 'ProviderProfile',
+    metadata: { name: 'gcp' },
+    spec: { provider: 'gcp', sizeClasses: c.sizeClasses, gcp: { region: c.region } },
+  }) as ProviderProfile;
 import { cloudSqlExternalProvider, cloudSqlInstanceName, OwnerLabels } from '../src/gcp/index.js';
 
 type DB = DatabaseInstance;
@@ -75,14 +85,17 @@ function run(): void {
     predicates: [externalChanges],
   })
     .named('databaseinstance')
-    .complete(
-      managedReconciler<DB>({
+    .completeObjects(
+      managedReconciler<DB, ProviderProfile>({
         client: manager.client,
         resourceType: Kind,
-        informer: manager.informers.informerFor<DB>(Kind, { namespace: ns }),
-        provider: cloudSqlExternalProvider({
-          resolveConfig: async () => config,
-          passwordFor: () => rootPassword,
+        admit: () => ({
+          action: 'manage',
+          provider: cloudSqlExternalProvider({
+            resolveConfig: async () => config,
+            passwordFor: () => rootPassword,
+          }),
+          context: profileOf(config),
         }),
         finalizer: 'database.steward.dev/external',
         busyPollIntervalMs: 150,
@@ -209,7 +222,7 @@ describe('DatabaseInstance on Cloud SQL (local Cloud SQL Admin API, real client,
     expect(requestsFor('instances.insert', 'growing')).toHaveLength(1);
   });
 
-  it('reports a major version change as Unsupported and patches nothing; status shows the version by name', async () => {
+  it('reports a major version change as NotSupported and patches nothing; status shows the version by name', async () => {
     run();
     await create('versioned');
     await ready('versioned');
@@ -219,9 +232,9 @@ describe('DatabaseInstance on Cloud SQL (local Cloud SQL Admin API, real client,
     const unsupported = await eventually(
       async () => {
         const c = await condition('versioned', 'Ready');
-        return c?.reason === 'Unsupported' ? c : undefined;
+        return c?.reason === 'NotSupported' ? c : undefined;
       },
-      { description: 'Ready=False Unsupported' },
+      { description: 'Ready=False NotSupported' },
     );
     expect(unsupported.status).toBe('False');
     expect(unsupported.message).toMatch(

@@ -1,12 +1,18 @@
 import { isTerminalError } from '@steward/controller';
-import { type ExternalClient } from '@steward/external';
+import { type ExternalClient, type Observation, type Present } from '@steward/external';
 import { type KafkaTopic } from '@steward/kafka-topic-api';
 import { type ProviderProfile } from '@steward/provider-profile-api';
 import kafkajs, { type Admin } from 'kafkajs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type KafkaAdminCache } from './kafka/admin-cache.js';
 import { topicAdmin } from './kafka/topic-admin.js';
-import { kafkaTopicProvider } from './provider.js';
+import { kafkaTopicProvider, type SeenTopic } from './provider.js';
+import { desiredTopic, type DesiredTopic } from './topic-plan.js';
+
+function present(observation: Observation<SeenTopic>): Present<SeenTopic> {
+  if (!observation.exists) throw new Error('expected the topic to exist');
+  return observation;
+}
 
 const { ConfigSource } = kafkajs;
 /** kafkajs' error classes take more arguments than its typings declare. */
@@ -135,7 +141,7 @@ const profile = { metadata: { name: 'events' }, spec: { provider: 'kafka' } } as
 let cluster: Map<string, FakeTopic>;
 let calls: string[];
 let released: number;
-let ext: ExternalClient<KafkaTopic>;
+let ext: ExternalClient<KafkaTopic, DesiredTopic, SeenTopic>;
 const signal = new AbortController().signal;
 
 beforeEach(async () => {
@@ -153,8 +159,8 @@ beforeEach(async () => {
       discard: () => undefined,
     }),
   } as unknown as KafkaAdminCache;
-  const provider = kafkaTopicProvider({ admins, profileFor: () => profile });
-  ext = await provider.connect(topic(), signal);
+  const provider = kafkaTopicProvider({ admins });
+  ext = await provider.connect(topic(), profile, signal);
 });
 
 const topic = (
@@ -180,35 +186,47 @@ async function terminal(p: Promise<unknown>): Promise<{ reason: string; message:
 
 describe('kafkaTopicProvider', () => {
   it('names the topic deterministically after the object', () => {
-    const provider = kafkaTopicProvider({
-      admins: {} as KafkaAdminCache,
-      profileFor: () => profile,
-    });
+    const provider = kafkaTopicProvider({ admins: {} as KafkaAdminCache });
     expect(provider).toMatchObject({ name: 'kafka', deterministicNames: true });
-    expect(provider.externalName(topic({ topicName: 'orders.v2' }))).toBe('orders.v2');
-    expect(provider.externalName(topic())).toBe('orders');
+    expect(provider.externalName(topic({ topicName: 'orders.v2' }), profile)).toBe('orders.v2');
+    expect(provider.externalName(topic(), profile)).toBe('orders');
   });
 
-  it('observes a missing topic as not existing, and an invalid config before the create is marked', async () => {
-    expect(await ext.observe(topic(), 'orders', signal)).toEqual({ exists: false });
-    expect(
-      await terminal(ext.observe(topic({ config: { 'retention.ms': 'soon' } }), 'orders', signal)),
-    ).toMatchObject({
-      reason: 'InvalidConfig',
+  it.each([
+    [
+      'an invalid config',
+      topic({ config: { 'retention.ms': 'forever' } }),
+      'InvalidConfig',
+      'spec.config.retention.ms: "forever" is not valid',
+    ],
+    [
+      'an illegal topic name',
+      topic({ topicName: 'a b' }),
+      'InvalidTopicName',
+      'topic name "a b" from spec.topicName is not a legal Kafka topic name',
+    ],
+  ])('validates before any call: refuses %s', async (_case, obj, reason, message) => {
+    const provider = kafkaTopicProvider({ admins: {} as KafkaAdminCache });
+    const failure = await terminal(Promise.resolve().then(() => provider.validate(obj, profile)));
+    expect(failure.reason).toBe(reason);
+    expect(failure.message).toContain(message);
+    expect(calls).toEqual([]);
+  });
+
+  it('observes a missing topic as not existing', async () => {
+    expect(await ext.observe(topic(), 'orders', desiredTopic(topic()), signal)).toEqual({
+      exists: false,
     });
-    expect(calls).toEqual(['Metadata', 'Metadata']);
+    expect(calls).toEqual(['Metadata']);
   });
 
   it('creates with partitions, the broker’s default replication factor and the config', async () => {
-    await ext.create(topic({ config: { 'retention.ms': '1000' } }), 'orders', signal);
+    const withConfig = topic({ config: { 'retention.ms': '1000' } });
+    await ext.create(withConfig, 'orders', desiredTopic(withConfig), signal);
     expect(calls).toEqual([
       'CreateTopics {"topic":"orders","numPartitions":3,"replicationFactor":-1,"configEntries":[{"name":"retention.ms","value":"1000"}]}',
     ]);
-    const observation = await ext.observe(
-      topic({ config: { 'retention.ms': '1000' } }),
-      'orders',
-      signal,
-    );
+    const observation = await ext.observe(withConfig, 'orders', desiredTopic(withConfig), signal);
     expect(observation).toMatchObject({
       exists: true,
       upToDate: true,
@@ -221,18 +239,25 @@ describe('kafkaTopicProvider', () => {
         config: { 'retention.ms': '1000' },
       },
     });
-    expect(observation.ownedByThisObject).toBeUndefined();
+    expect(observation.exists && observation.ownedByThisObject).toBeUndefined();
   });
 
   it('counts an existing topic as created (idempotent create)', async () => {
     cluster.set('orders', { partitions: 3, rf: 1, overrides: {} });
-    await expect(ext.create(topic(), 'orders', signal)).resolves.toBeUndefined();
+    await expect(
+      ext.create(topic(), 'orders', desiredTopic(topic()), signal),
+    ).resolves.toBeUndefined();
   });
 
   it('maps a config the brokers refuse to InvalidConfig naming the keys and values', async () => {
     expect(
       await terminal(
-        ext.create(topic({ config: { 'remote.storage.enable': 'true' } }), 'orders', signal),
+        ext.create(
+          topic(),
+          'orders',
+          desiredTopic(topic({ config: { 'remote.storage.enable': 'true' } })),
+          signal,
+        ),
       ),
     ).toEqual({
       reason: 'InvalidConfig',
@@ -252,9 +277,9 @@ describe('kafkaTopicProvider', () => {
       { partitions: 6, config: { 'retention.ms': '2000' } },
       { config: { 'retention.ms': '1000' } },
     );
-    const observation = await ext.observe(obj, 'orders', signal);
+    const observation = present(await ext.observe(obj, 'orders', desiredTopic(obj), signal));
     expect(observation.upToDate).toBe(false);
-    await ext.update(obj, 'orders', observation, signal);
+    await ext.update(obj, 'orders', desiredTopic(obj), observation, signal);
     expect(calls.slice(2)).toEqual([
       'CreatePartitions 6',
       'AlterConfigs {"x.outside":"kept","retention.ms":"2000"}',
@@ -264,8 +289,10 @@ describe('kafkaTopicProvider', () => {
   it('reports another replication factor as NotSupported before changing anything', async () => {
     cluster.set('orders', { partitions: 3, rf: 1, overrides: {} });
     const obj = topic({ partitions: 6, replicationFactor: 3, config: { 'retention.ms': '2000' } });
-    const observation = await ext.observe(obj, 'orders', signal);
-    const failure = await terminal(ext.update(obj, 'orders', observation, signal));
+    const observation = present(await ext.observe(obj, 'orders', desiredTopic(obj), signal));
+    const failure = await terminal(
+      ext.update(obj, 'orders', desiredTopic(obj), observation, signal),
+    );
     expect(failure.reason).toBe('NotSupported');
     expect(failure.message).toContain(
       'spec.replicationFactor is 3 but topic orders has 1 replica per partition',
@@ -275,8 +302,9 @@ describe('kafkaTopicProvider', () => {
 
   it('reports a topic with a leaderless partition as existing and unavailable', async () => {
     cluster.set('orders', { partitions: 3, rf: 1, overrides: {}, leaderless: true });
-    expect(await ext.observe(topic(), 'orders', signal)).toEqual({
+    expect(await ext.observe(topic(), 'orders', desiredTopic(topic()), signal)).toEqual({
       exists: true,
+      raw: 'unavailable',
       upToDate: true,
       ready: false,
       state: 'unavailable',
@@ -285,7 +313,7 @@ describe('kafkaTopicProvider', () => {
 
   it('deletes the topic and is done once it is gone; a cluster that forbids deletion is NotSupported', async () => {
     cluster.set('orders', { partitions: 3, rf: 1, overrides: {} });
-    const observation = await ext.observe(topic(), 'orders', signal);
+    const observation = present(await ext.observe(topic(), 'orders', undefined, signal));
     expect(await ext.delete(topic(), 'orders', observation, signal)).toEqual({ done: true });
     expect(cluster.has('orders')).toBe(false);
     cluster.set('undeletable', { partitions: 1, rf: 1, overrides: {} });

@@ -1,5 +1,10 @@
 import { TerminalError } from '@steward/controller';
-import { type ExternalClient, type ExternalProvider, type Observation } from '@steward/external';
+import {
+  type ExternalClient,
+  type ExternalProvider,
+  type Observation,
+  type Present,
+} from '@steward/external';
 import { type KafkaTopic } from '@steward/kafka-topic-api';
 import { type ProviderProfile } from '@steward/provider-profile-api';
 import kafkajs, { type ConfigEntries, type PartitionMetadata } from 'kafkajs';
@@ -9,20 +14,32 @@ import { isKafkaUnreachable, KafkaError, kafkaErrorType } from './kafka/errors.j
 import { type TopicAdmin } from './kafka/topic-admin.js';
 import { KafkaTopicReasons } from './reasons.js';
 import { resolveTopicName } from './topic-name.js';
-import { desiredTopic, planTopic, replicationFactorOf, type ObservedTopic } from './topic-plan.js';
+import {
+  desiredTopic,
+  planTopic,
+  replicationFactorOf,
+  type DesiredTopic,
+  type ObservedTopic,
+} from './topic-plan.js';
 
 /** The provider's name, in messages and as `provider="kafka"` in metrics. */
 export const KafkaProviderName = 'kafka';
 
 export interface KafkaTopicProviderOptions {
-  /**
-   * The kafka ProviderProfile of an object (the controller reads it from the shared cache). Called
-   * by `connect`, once per reconcile; may throw `TerminalError` (no profile, not a kafka profile).
-   */
-  profileFor(obj: KafkaTopic): ProviderProfile;
   /** Connected admin clients, one per profile, shared across reconciles. */
   admins: KafkaAdminCache;
 }
+
+/** What `observe` saw of an existing topic: its shape, or that a partition has no leader. */
+export type SeenTopic = ObservedTopic | 'unavailable';
+
+/** The KafkaTopic provider: the admitted object's kafka ProviderProfile is its context. */
+export type KafkaTopicProvider = ExternalProvider<
+  KafkaTopic,
+  ProviderProfile,
+  DesiredTopic,
+  SeenTopic
+>;
 
 /**
  * The `KafkaTopic` provider for `managedReconciler`, on kafkajs' admin API. The external name is
@@ -46,30 +63,27 @@ export interface KafkaTopicProviderOptions {
  * described. Managed keys are those of `spec.config`; removed ones are tracked through
  * `status.config` and reset.
  */
-export function kafkaTopicProvider(
-  options: KafkaTopicProviderOptions,
-): ExternalProvider<KafkaTopic> {
+export function kafkaTopicProvider(options: KafkaTopicProviderOptions): KafkaTopicProvider {
   return {
     name: KafkaProviderName,
     deterministicNames: true,
     externalName: (obj) => resolveTopicName(obj),
-    connect: async (obj, signal) => {
-      const lease = await options.admins.acquire(options.profileFor(obj), signal);
-      return new KafkaTopicClient(lease);
+    /** The topic name Kafka accepts and a `spec.config` Kafka 4.1 accepts (`InvalidConfig`). */
+    validate: (obj) => {
+      resolveTopicName(obj);
+      validateTopicConfig(obj.spec.config);
+      return desiredTopic(obj);
     },
+    connect: async (_obj, profile, signal) =>
+      new KafkaTopicClient(await options.admins.acquire(profile, signal)),
     // Kafka's admin API is its brokers: when none answers, the topic is not usable either.
     unavailableReason: (error) =>
       isKafkaUnreachable(error) ? KafkaTopicReasons.BrokersUnreachable : undefined,
   };
 }
 
-/** A topic is there, but some partition has no leader: its shape cannot be read now. */
-const Unavailable = Symbol('unavailable');
-
 /** One reconcile's conversation with the brokers about one object's topic. */
-class KafkaTopicClient implements ExternalClient<KafkaTopic> {
-  /** The topic behind each observation, for `update`. */
-  private readonly observed = new WeakMap<Observation, ObservedTopic>();
+class KafkaTopicClient implements ExternalClient<KafkaTopic, DesiredTopic, SeenTopic> {
   /** Batched with the calls of every other reconcile on this profile's client. */
   private readonly topics: TopicAdmin;
 
@@ -78,14 +92,15 @@ class KafkaTopicClient implements ExternalClient<KafkaTopic> {
   }
 
   /** Metadata and the topic's own config overrides; undefined when the topic does not exist. */
-  private async describe(topic: string): Promise<ObservedTopic | typeof Unavailable | undefined> {
+  private async describe(topic: string): Promise<SeenTopic | undefined> {
     let partitions: PartitionMetadata[];
     try {
       const found = await this.topics.metadata(topic);
       partitions = [...found.partitions].sort((a, b) => a.partitionId - b.partitionId);
     } catch (error) {
       if (error instanceof KafkaError && error.kind === 'not-found') return undefined;
-      if (error instanceof KafkaError && error.kind === 'leader-not-available') return Unavailable;
+      if (error instanceof KafkaError && error.kind === 'leader-not-available')
+        return 'unavailable';
       throw error;
     }
     let entries: ConfigEntries[];
@@ -111,24 +126,25 @@ class KafkaTopicClient implements ExternalClient<KafkaTopic> {
   }
 
   /**
-   * Metadata + DescribeConfigs of the topic; never mutates. A topic still to be created has its
-   * `spec.config` validated here (`InvalidConfig`), before the reconciler marks a create as pending.
-   * A topic with a leaderless partition is reported existing and not ready (state `unavailable`).
+   * Metadata + DescribeConfigs of the topic; never mutates. A topic with a leaderless partition is
+   * reported existing and not ready (state `unavailable`, raw `'unavailable'`).
    */
-  async observe(obj: KafkaTopic, topic: string): Promise<Observation> {
+  async observe(
+    obj: KafkaTopic,
+    topic: string,
+    wanted: DesiredTopic | undefined,
+  ): Promise<Observation<SeenTopic>> {
     const found = await this.describe(topic);
-    if (!found) {
-      if (!obj.metadata.deletionTimestamp) validateTopicConfig(obj.spec.config);
-      return { exists: false };
+    if (!found) return { exists: false };
+    if (found === 'unavailable') {
+      return { exists: true, raw: found, upToDate: true, ready: false, state: 'unavailable' };
     }
-    if (found === Unavailable) {
-      return { exists: true, upToDate: true, ready: false, state: 'unavailable' };
-    }
-    const desired = desiredTopic(obj);
+    const desired = wanted ?? desiredTopic(obj);
     const plan = planTopic(desired, found);
     const ready = found.leaderless === 0 && found.partitions > 0;
-    const observation: Observation = {
+    return {
       exists: true,
+      raw: found,
       upToDate: plan.upToDate,
       ready,
       state: ready ? 'available' : 'unavailable',
@@ -143,8 +159,6 @@ class KafkaTopicClient implements ExternalClient<KafkaTopic> {
         }),
       },
     };
-    this.observed.set(observation, found);
-    return observation;
   }
 
   /**
@@ -155,14 +169,13 @@ class KafkaTopicClient implements ExternalClient<KafkaTopic> {
    * which the two cannot tell apart (a topic has no ownership mark), so it is taken as this
    * object's: the pending mark was written before the call.
    */
-  async create(obj: KafkaTopic, topic: string): Promise<void> {
-    validateTopicConfig(obj.spec.config);
-    const config = obj.spec.config ?? {};
+  async create(obj: KafkaTopic, topic: string, desired: DesiredTopic): Promise<void> {
+    const config = desired.config;
     try {
       await this.topics.createTopic({
         topic,
-        numPartitions: obj.spec.partitions,
-        replicationFactor: obj.spec.replicationFactor ?? -1,
+        numPartitions: desired.partitions,
+        replicationFactor: desired.replicationFactor ?? -1,
         configEntries: Object.entries(config).map(([name, value]) => ({ name, value })),
       });
     } catch (error) {
@@ -206,15 +219,18 @@ class KafkaTopicClient implements ExternalClient<KafkaTopic> {
    * cannot do — fewer partitions, another replication factor — is `NotSupported`, raised before
    * anything changes. Idempotent: it acts on the difference between the spec and the topic.
    */
-  async update(obj: KafkaTopic, topic: string, observation: Observation): Promise<void> {
-    const known = this.observed.get(observation);
-    const found = known ?? (await this.describe(topic));
-    if (!found || found === Unavailable) return;
-    const plan = planTopic(desiredTopic(obj), found);
+  async update(
+    _obj: KafkaTopic,
+    topic: string,
+    desired: DesiredTopic,
+    observed: Present<SeenTopic>,
+  ): Promise<void> {
+    const found = observed.raw;
+    if (found === 'unavailable') return;
+    const plan = planTopic(desired, found);
     if (plan.notSupported.length) {
       throw new TerminalError(KafkaTopicReasons.NotSupported, plan.notSupported.join('; '));
     }
-    validateTopicConfig(obj.spec.config);
     if (plan.partitions !== undefined) {
       const count = plan.partitions;
       await this.topics.createPartitions(topic, count).catch((error: unknown) => {

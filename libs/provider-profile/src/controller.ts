@@ -7,17 +7,14 @@ import {
   type EventSink,
   type Manager,
   type MapFunc,
+  type ObjectReconciler,
   type Predicate,
-  type Reconciler,
   type Result,
+  type StatusWriter,
 } from '@steward/controller';
 import { withFinalizer } from '@steward/finalizers';
 import { ConflictError, type KubeObject } from '@steward/kube';
-import {
-  ProviderProfile,
-  type Provider,
-  type ProviderProfileStatus,
-} from '@steward/provider-profile-api';
+import { ProviderProfile, type Provider } from '@steward/provider-profile-api';
 import {
   bucketRateLimiter,
   itemExponentialFailureRateLimiter,
@@ -129,25 +126,16 @@ export function providerProfileController(
       ),
     );
 
-  const writeStatus = async (profile: Profile, status: ProviderProfileStatus): Promise<void> => {
-    await client.mergePatch(
-      Profiles,
-      profile.metadata.name!,
-      undefined,
-      { metadata: { resourceVersion: profile.metadata.resourceVersion }, status },
-      { subresource: 'status' },
-    );
-  };
-
   /** Writes `state` if it changes anything; an Event when `Ready` changed and `event` says so. */
   const converge = async (
-    profile: Profile,
+    status: StatusWriter<Profile>,
     state: ProfileState,
     event: 'Normal' | 'Warning' | undefined,
   ): Promise<void> => {
+    const profile = status.object;
     const plan = planStatus(profile, state);
     if (!plan.changed) return;
-    await writeStatus(profile, plan.status);
+    await status.write(plan.change);
     if (plan.readyChanged) {
       log.info(
         { profile: profile.metadata.name, ready: state.ready.status, reason: state.ready.reason },
@@ -159,10 +147,11 @@ export function providerProfileController(
 
   const apply = async (
     key: string,
-    profile: Profile,
+    status: StatusWriter<Profile>,
     usage: ProfileUsage,
     signal: AbortSignal,
   ): Promise<Result> => {
+    const profile = status.object;
     const now = Date.now();
     let result = schedule.fresh(key, profile, now);
     if (!result) {
@@ -171,37 +160,34 @@ export function providerProfileController(
     }
     const state = stateFromCheck(result, usage.count);
     if (result.ok) {
-      await converge(profile, state, 'Normal');
+      await converge(status, state, 'Normal');
       return { requeueAfter: schedule.dueIn(key, profile, Date.now()) };
     }
     if (result.transient) {
-      await converge(profile, state, 'Warning');
+      await converge(status, state, 'Warning');
       throw new TransientCredentialsError(result.reason, result.message);
     }
     // Only the platform team can fix this (a Secret, an IAM policy, the profile): the runtime
     // records it as terminal (Stalled, Warning Event) and does not retry. The fix may be outside
     // the profile, where no event reaches this controller, so it is looked at again on schedule.
-    await converge(profile, state, undefined);
-    controller.queue.addAfter(key, schedule.dueIn(key, profile, Date.now()));
-    throw new TerminalError(result.reason, result.message);
+    await converge(status, state, undefined);
+    throw new TerminalError(result.reason, result.message, {
+      recheckAfter: schedule.dueIn(key, profile, Date.now()),
+    });
   };
 
   const cleanup = async (
-    profile: Profile,
+    status: StatusWriter<Profile>,
     usage: ProfileUsage,
   ): Promise<{ requeueAfter: number } | void> => {
     if (usage.count === 0) return; // the finalizer goes, and the profile with it
-    await converge(profile, stateInUse(profile.metadata.name!, usage), 'Warning');
+    await converge(status, stateInUse(status.object.metadata.name!, usage), 'Warning');
     // Users' deletions wake this controller up; the requeue is only a safety net.
     return { requeueAfter: options.recheckIntervalMs ?? 5 * 60_000 };
   };
 
-  const reconciler: Reconciler = async (ctx, request) => {
-    const profile = profiles.store.get(request.key);
-    if (!profile) {
-      schedule.forget(request.key);
-      return;
-    }
+  const reconciler: ObjectReconciler<Profile> = async (ctx, profile) => {
+    const request = ctx.request;
     if (!handles(profile)) return;
     const usage = usageOf(profile.metadata.name!);
     try {
@@ -211,8 +197,8 @@ export function providerProfileController(
         profile,
         InUseFinalizer,
         {
-          apply: (obj) => apply(request.key, obj, usage, ctx.signal),
-          cleanup: (obj) => cleanup(obj, usage),
+          apply: () => apply(request.key, ctx.status, usage, ctx.signal),
+          cleanup: () => cleanup(ctx.status, usage),
         },
         { signal: ctx.signal },
       );
@@ -260,9 +246,8 @@ export function providerProfileController(
       predicates: [referenceChanged],
     });
   }
-  // The reconciler schedules rechecks on this controller's queue; it runs only once started.
-  const controller = builder.complete(reconciler);
-  return controller;
+  // A handled profile goes only through its finalizer's cleanup, which forgets its schedule.
+  return builder.completeObjects(reconciler);
 }
 
 function causedByConflict(error: unknown): boolean {

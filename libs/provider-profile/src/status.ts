@@ -1,9 +1,8 @@
 import {
   findCondition,
-  jsonEqual,
-  removeCondition,
-  setCondition,
+  nextStatus,
   type ConditionUpdate,
+  type StatusChange,
 } from '@steward/conditions';
 import { StalledCondition } from '@steward/controller';
 import { type ProviderProfile, type ProviderProfileStatus } from '@steward/provider-profile-api';
@@ -51,6 +50,9 @@ export function stateInUse(profileName: string, usage: ProfileUsage): ProfileSta
 
 /** The status to write for `state`, and what changed compared to the profile's current status. */
 export interface StatusPlan {
+  /** What to hand the status writer. */
+  change: StatusChange;
+  /** The status `change` leads to (`nextStatus`). */
   status: ProviderProfileStatus;
   /** Anything differs: write it. False means zero writes. */
   changed: boolean;
@@ -59,46 +61,39 @@ export interface StatusPlan {
 }
 
 /**
- * Pure. `Ready` (and `Stalled` when the state says so, removed otherwise) stamped with the
- * profile's generation, `usedBy`, and `observedGeneration`; other status fields are kept. Times
- * follow `@steward/conditions`: `lastTransitionTime` moves only when a condition's status does.
+ * Pure. `Ready` (and `Stalled` when the state says so, removed otherwise), `usedBy`, and the
+ * generation stamped by the status rules every kind follows (`nextStatus`); other status fields
+ * are kept. Times follow `@steward/conditions`: `lastTransitionTime` moves only when a
+ * condition's status does.
  */
 export function planStatus(
   profile: ProviderProfile,
   state: ProfileState,
   now: Date = new Date(),
 ): StatusPlan {
-  const current = profile.status ?? {};
-  const generation = profile.metadata.generation;
-  const stamp = generation !== undefined ? { observedGeneration: generation } : {};
-  const previous = findCondition(current.conditions, ReadyCondition);
-  let { conditions } = setCondition(
-    current.conditions,
-    { type: ReadyCondition, ...state.ready, ...stamp },
-    now,
-  );
-  conditions = state.stalled
-    ? setCondition(
-        conditions,
-        {
-          type: StalledCondition,
-          status: 'True',
-          reason: state.ready.reason,
-          message: state.ready.message,
-          ...stamp,
-        },
-        now,
-      ).conditions
-    : removeCondition(conditions, StalledCondition).conditions;
-  const status: ProviderProfileStatus = {
-    ...current,
-    conditions,
-    usedBy: state.usedBy,
-    ...stamp,
+  const change: StatusChange = {
+    conditions: [
+      { type: ReadyCondition, ...state.ready },
+      ...(state.stalled
+        ? [
+            {
+              type: StalledCondition,
+              status: 'True' as const,
+              reason: state.ready.reason,
+              message: state.ready.message,
+            },
+          ]
+        : []),
+    ],
+    ...(state.stalled ? {} : { removeConditions: [StalledCondition] }),
+    fields: { usedBy: state.usedBy },
   };
+  const previous = findCondition(profile.status?.conditions, ReadyCondition);
+  const { status, changed } = nextStatus(profile.status, profile.metadata.generation, change, now);
   return {
-    status,
-    changed: !jsonEqual(status, current),
+    change,
+    status: status as ProviderProfileStatus,
+    changed,
     readyChanged:
       previous?.status !== state.ready.status ||
       previous.reason !== state.ready.reason ||

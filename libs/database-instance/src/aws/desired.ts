@@ -49,7 +49,7 @@ const invalid = (message: string) => new TerminalError(RdsReasons.InvalidParamet
  */
 export function desiredRdsInstance(
   obj: DatabaseInstance,
-  config: AwsConfig,
+  config: Pick<AwsConfig, 'sizeClasses'>,
   engineVersions: Record<'postgres' | 'mysql', readonly string[]> = DefaultEngineVersions,
 ): DesiredRdsInstance {
   const spec = obj.spec;

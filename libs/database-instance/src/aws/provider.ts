@@ -10,7 +10,13 @@ import {
 } from '@aws-sdk/client-rds';
 import { TerminalError } from '@steward/controller';
 import { type DatabaseInstance } from '@steward/database-instance-api';
-import { type ExternalClient, type ExternalProvider, type Observation } from '@steward/external';
+import {
+  type ExternalClient,
+  type ExternalProvider,
+  type Observation,
+  type Present,
+} from '@steward/external';
+import { type ProviderProfile } from '@steward/provider-profile-api';
 import { type AwsConfig } from '../provider-config.js';
 import { type ExternalMetrics } from '@steward/telemetry';
 import { checkVersionUnchanged, versionChanged } from '../engine-version.js';
@@ -29,10 +35,10 @@ export const RdsTags = {
 
 export interface RdsProviderOptions {
   /**
-   * The AWS configuration for one object (its ProviderProfile and credentials Secret, resolved by
-   * the controller). Called by `connect`, once per reconcile; may throw `TerminalError`.
+   * The AWS configuration of the object's (admitted) ProviderProfile, with the credentials its
+   * Secret holds. Called by `connect`, once per reconcile; may throw `TerminalError`.
    */
-  resolveConfig(obj: DatabaseInstance, signal: AbortSignal): Promise<AwsConfig>;
+  resolveConfig(profile: ProviderProfile, signal: AbortSignal): Promise<AwsConfig>;
   /**
    * The master password to create the instance with. The controller generates and stores it (in
    * the connection Secret) before the first create, and must return the same one on every call.
@@ -54,6 +60,14 @@ export interface RdsProviderOptions {
 }
 
 const PROVIDER_NAME = 'aws-rds';
+
+/** The RDS provider: its context is the admitted ProviderProfile. */
+export type RdsProvider = ExternalProvider<
+  DatabaseInstance,
+  ProviderProfile,
+  DesiredRdsInstance,
+  DBInstance
+>;
 /**
  * The `DatabaseInstance` provider for AWS RDS (`@aws-sdk/client-rds`). External names are
  * deterministic (`rdsIdentifier(namespace, name)`) and RDS refuses a second instance of an
@@ -61,9 +75,7 @@ const PROVIDER_NAME = 'aws-rds';
  * `steward.dev/owner-uid` tag (= metadata.uid). Every SDK call goes through `rdsCall`, which maps
  * errors by name.
  */
-export function rdsExternalProvider(
-  options: RdsProviderOptions,
-): ExternalProvider<DatabaseInstance> {
+export function rdsExternalProvider(options: RdsProviderOptions): RdsProvider {
   const clientFor =
     options.clientFor ??
     ((config: AwsConfig) =>
@@ -76,11 +88,21 @@ export function rdsExternalProvider(
     name: PROVIDER_NAME,
     deterministicNames: true,
     externalName: (obj) => rdsIdentifier(obj.metadata.namespace ?? '', obj.metadata.name ?? ''),
-    connect: async (obj, signal) => {
-      const config = await options.resolveConfig(obj, signal);
+    /** What RDS would refuse (see `desiredRdsInstance`), and the master user's name. */
+    validate: (obj, profile) => {
+      const desired = desiredRdsInstance(
+        obj,
+        { sizeClasses: { ...profile.spec.sizeClasses } },
+        options.engineVersions ?? DefaultEngineVersions,
+      );
+      checkMasterUser(desired.engine, options.masterUsername ?? 'steward');
+      return desired;
+    },
+    connect: async (_obj, profile, signal) => {
+      const config = await options.resolveConfig(profile, signal);
       const client = clientFor(config);
       if (options.metrics) countRequests(client, options.metrics);
-      return new RdsExternalClient(client, config, options);
+      return new RdsExternalClient(client, options);
     },
   };
 }
@@ -107,23 +129,15 @@ function countRequests(client: RDSClient, metrics: ExternalMetrics): void {
 }
 
 /** One reconcile's conversation with RDS about one object's instance. */
-class RdsExternalClient implements ExternalClient<DatabaseInstance> {
-  /** The raw instance behind each observation, for `update` and `delete`. */
-  private readonly observed = new WeakMap<Observation, DBInstance>();
-
+class RdsExternalClient implements ExternalClient<
+  DatabaseInstance,
+  DesiredRdsInstance,
+  DBInstance
+> {
   constructor(
     private readonly rds: RDSClient,
-    private readonly config: AwsConfig,
     private readonly options: RdsProviderOptions,
   ) {}
-
-  private desired(obj: DatabaseInstance): DesiredRdsInstance {
-    return desiredRdsInstance(
-      obj,
-      this.config,
-      this.options.engineVersions ?? DefaultEngineVersions,
-    );
-  }
 
   private async describe(id: string, signal: AbortSignal): Promise<DBInstance | undefined> {
     try {
@@ -139,53 +153,49 @@ class RdsExternalClient implements ExternalClient<DatabaseInstance> {
     }
   }
 
-  /**
-   * Describes the instance; never mutates. For an instance still to be created, an invalid spec
-   * is a `TerminalError` here, before the
-   * reconciler marks a create as pending; for an existing one it surfaces from `update`.
-   */
-  async observe(obj: DatabaseInstance, id: string, signal: AbortSignal): Promise<Observation> {
+  /** Describes the instance; never mutates. `upToDate` compares it with `desired` (live objects). */
+  async observe(
+    obj: DatabaseInstance,
+    id: string,
+    desired: DesiredRdsInstance | undefined,
+    signal: AbortSignal,
+  ): Promise<Observation<DBInstance>> {
     const instance = await this.describe(id, signal);
-    if (!instance) {
-      if (!obj.metadata.deletionTimestamp) {
-        this.desired(obj);
-      }
-      return { exists: false };
-    }
+    if (!instance) return { exists: false };
     const owned = ownerUid(instance) === obj.metadata.uid;
-    let upToDate: boolean;
-    try {
-      upToDate =
-        Object.keys(planModification(this.desired(obj), instance)).length === 0 &&
+    const upToDate =
+      !desired ||
+      (Object.keys(planModification(desired, instance)).length === 0 &&
         !versionChanged(obj.spec.engine, obj.spec.version, instance.EngineVersion) &&
-        (owned || !obj.spec.adopt);
-    } catch {
-      upToDate = false; // the spec is invalid: `update` reports why
-    }
-    const observation: Observation = {
+        (owned || !obj.spec.adopt));
+    const status = observedStatus(instance);
+    const endpoint = status['endpoint'] as { host: string; port: number } | undefined;
+    const usable = isUsable(instance.DBInstanceStatus);
+    return {
       exists: true,
+      raw: instance,
       upToDate,
-      ready: isUsable(instance.DBInstanceStatus),
+      ready: usable,
       state: providerState(instance.DBInstanceStatus),
       ownedByThisObject: owned,
-      status: observedStatus(instance),
+      status,
+      ...(usable && endpoint
+        ? { connectionDetails: { host: endpoint.host, port: String(endpoint.port) } }
+        : {}),
     };
-    this.observed.set(observation, instance);
-    return observation;
   }
 
   /**
    * CreateDBInstance. Idempotent: an existing instance with our owner tag (a create whose response
    * was lost) counts as success; one without it is `AlreadyExists`.
    */
-  async create(obj: DatabaseInstance, id: string, signal: AbortSignal): Promise<void> {
-    await this.createOnce(obj, id, signal);
-  }
-
-  private async createOnce(obj: DatabaseInstance, id: string, signal: AbortSignal): Promise<void> {
-    const desired = this.desired(obj);
+  async create(
+    obj: DatabaseInstance,
+    id: string,
+    desired: DesiredRdsInstance,
+    signal: AbortSignal,
+  ): Promise<void> {
     const username = this.options.masterUsername ?? 'steward';
-    checkMasterUser(desired.engine, username);
     const password = await this.options.passwordFor(obj, signal);
     checkMasterPassword(desired.engine, password);
     const tags: Tag[] = [
@@ -245,12 +255,11 @@ class RdsExternalClient implements ExternalClient<DatabaseInstance> {
   async update(
     obj: DatabaseInstance,
     id: string,
-    observation: Observation,
+    desired: DesiredRdsInstance,
+    observed: Present<DBInstance>,
     signal: AbortSignal,
   ): Promise<void> {
-    const desired = this.desired(obj);
-    const instance = this.observed.get(observation) ?? (await this.describe(id, signal));
-    if (!instance) return;
+    const instance = observed.raw;
     checkVersionUnchanged('aws', obj.spec.engine, obj.spec.version, instance.EngineVersion);
     if (instance.DBInstanceStatus !== 'available') return;
     if (ownerUid(instance) !== obj.metadata.uid && obj.spec.adopt && instance.DBInstanceArn) {
@@ -287,12 +296,10 @@ class RdsExternalClient implements ExternalClient<DatabaseInstance> {
   async delete(
     obj: DatabaseInstance,
     id: string,
-    observation: Observation,
+    observed: Present<DBInstance>,
     signal: AbortSignal,
   ): Promise<{ done: boolean }> {
-    if (observation.ownedByThisObject === false && !obj.spec.adopt) return { done: true };
-    const instance = this.observed.get(observation) ?? (await this.describe(id, signal));
-    if (!instance) return { done: true };
+    const instance = observed.raw;
     if (instance.DBInstanceStatus !== 'deleting') {
       const snapshot =
         obj.spec.finalSnapshot === false

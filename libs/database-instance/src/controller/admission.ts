@@ -1,5 +1,5 @@
 import { type DatabaseInstance } from '@steward/database-instance-api';
-import { ExternalAnnotations, ledgerState } from '@steward/external';
+import { deletionActsAtProvider } from '@steward/external';
 import { type ProviderProfile } from '@steward/provider-profile-api';
 import { checkGuardrails } from '../guardrails.js';
 import { ProfileReasons } from './profile-config.js';
@@ -17,17 +17,6 @@ export type Admission =
   | { action: 'release' };
 
 /**
- * Whether deleting `obj` would do anything at the provider: only with `deletionPolicy: Delete`
- * for a resource this object created or adopted (the managed reconciler's cleanup rule).
- */
-export function deletionTouchesProvider(obj: DatabaseInstance): boolean {
-  const annotations = obj.metadata.annotations;
-  if ((obj.spec.deletionPolicy ?? 'Retain') !== 'Delete') return false;
-  if (!annotations?.[ExternalAnnotations.externalName]) return false;
-  return ledgerState(annotations) !== 'none' || obj.spec.adopt === true;
-}
-
-/**
  * Decides, before anything happens at a provider, what to do with `obj` (pure):
  * - no profile → `ProviderProfileNotFound`, unless the object is being deleted and deleting it
  *   touches no provider (then it is released);
@@ -40,7 +29,7 @@ export function deletionTouchesProvider(obj: DatabaseInstance): boolean {
 export function admit(profile: ProviderProfile | undefined, obj: DatabaseInstance): Admission {
   const profileName = obj.spec.providerProfileRef.name;
   const deleting = Boolean(obj.metadata.deletionTimestamp);
-  const touches = !deleting || deletionTouchesProvider(obj);
+  const touches = !deleting || deletionActsAtProvider(obj);
   if (!profile) {
     if (!touches) return { action: 'release' };
     return {

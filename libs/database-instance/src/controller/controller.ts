@@ -6,16 +6,9 @@ import {
   type EventSink,
   type Manager,
   type MapFunc,
-  type Reconciler,
 } from '@steward/controller';
 import { DatabaseInstance } from '@steward/database-instance-api';
-import {
-  externalChanges,
-  managedReconciler,
-  type ExternalProvider,
-  type Observation,
-} from '@steward/external';
-import { withFinalizer } from '@steward/finalizers';
+import { externalChanges, managedReconciler, type Admission } from '@steward/external';
 import { objectKey, type Selection } from '@steward/informer';
 import { NotFoundError, Secrets, type KubeClient, type KubeObject } from '@steward/kube';
 import { profileChangesForUsers } from '@steward/provider-profile';
@@ -71,6 +64,9 @@ export interface DatabaseInstanceControllerOptions {
   externalMetrics?: ExternalMetrics;
 }
 
+/** A missing credentials Secret is looked at again this often (its creation wakes nothing here). */
+export const CredentialsRecheckMs = 60_000;
+
 interface Secret extends KubeObject {
   data?: Record<string, string>;
 }
@@ -92,6 +88,7 @@ export async function readCredentials(
       throw new TerminalError(
         ProfileReasons.CredentialsNotFound,
         `Secret ${ref.namespace}/${ref.name} named by ProviderProfile ${profile.metadata.name} does not exist`,
+        { recheckAfter: CredentialsRecheckMs },
       );
     }
     throw e;
@@ -105,53 +102,16 @@ export async function readCredentials(
 }
 
 /**
- * Wraps a provider so that each observation is handed to `seen` before the managed reconciler
- * acts on it (it does not change what the provider does, nor the observation).
- */
-function observed(
-  provider: ExternalProvider<DB>,
-  seen: (obj: DB, observation: Observation) => Promise<void>,
-): ExternalProvider<DB> {
-  return {
-    name: provider.name,
-    deterministicNames: provider.deterministicNames,
-    externalName: (obj) => provider.externalName(obj),
-    connect: async (obj, signal) => {
-      const inner = await provider.connect(obj, signal);
-      return {
-        observe: async (o, name, s) => {
-          const observation = await inner.observe(o, name, s);
-          await seen(o, observation);
-          return observation;
-        },
-        create: (o, name, s) => inner.create(o, name, s),
-        update: (o, name, obs, s) => inner.update(o, name, obs, s),
-        delete: (o, name, obs, s) => inner.delete(o, name, obs, s),
-        close: async () => inner.close?.(),
-      };
-    },
-  };
-}
-
-function endpointOf(
-  observation: Observation | undefined,
-): { host: string; port: number } | undefined {
-  if (!observation?.ready) return undefined;
-  const endpoint = observation.status?.['endpoint'] as
-    { host?: unknown; port?: unknown } | undefined;
-  return typeof endpoint?.host === 'string' && typeof endpoint.port === 'number'
-    ? { host: endpoint.host, port: endpoint.port }
-    : undefined;
-}
-
-/**
- * The DatabaseInstance controller: for each object, the referenced (cluster-scoped)
- * ProviderProfile from the shared cache, then the platform team's guardrails — both before
- * anything happens at a provider, on the delete path too — then `managedReconciler` with the RDS or
- * Cloud SQL provider the profile names. Credentials come from the Secret the profile names, read
- * on each connect. The master password is stored in the connection Secret before the first
- * create; host and port are added once the instance is Ready. A profile's spec change reconciles
- * every instance referencing it (secondary index on `spec.providerProfileRef.name`).
+ * The DatabaseInstance controller: `managedReconciler` with the RDS or Cloud SQL provider the
+ * referenced (cluster-scoped) ProviderProfile names. Its admission — the profile from the shared
+ * cache, then the platform team's guardrails (`admit`) — runs before anything happens at a
+ * provider, on the delete path too; the profile it resolved is the provider's context (validate,
+ * connect). Credentials come from the Secret the profile names, read on each connect (missing:
+ * `CredentialsNotFound`, looked at again every minute — the fix is a Secret, where no event reaches
+ * this controller). The master password is stored in the connection Secret before the first create;
+ * host and port are published there (the reconciler's connection-details publisher) before
+ * `Ready=True`. A profile's spec change reconciles every instance referencing it (secondary index on
+ * `spec.providerProfileRef.name`).
  */
 export function databaseInstanceController(
   manager: Manager,
@@ -168,88 +128,42 @@ export function databaseInstanceController(
   } catch {
     // Already indexed: another controller in this manager added the same index.
   }
-  const finalizer = options.finalizer ?? DatabaseInstanceFinalizer;
-
-  const profileOf = (obj: DB): Profile | undefined =>
-    profiles.store.get(obj.spec.providerProfileRef.name);
-  const requireProfile = (obj: DB): Profile => {
-    const profile = profileOf(obj);
-    if (!profile) {
-      throw new TerminalError(
-        ProfileReasons.ProviderProfileNotFound,
-        `ProviderProfile ${obj.spec.providerProfileRef.name} not found`,
-      );
-    }
-    return profile;
+  const metrics = options.externalMetrics ? { metrics: options.externalMetrics } : {};
+  const providers = {
+    aws: rdsExternalProvider({
+      resolveConfig: async (profile) =>
+        awsConfigFromProfile(profile, await readCredentials(client, profile)),
+      passwordFor: (obj) => ensureMasterPassword(client, obj),
+      masterUsername,
+      ...(options.awsClientFor ? { clientFor: options.awsClientFor } : {}),
+      ...metrics,
+    }),
+    gcp: cloudSqlExternalProvider({
+      resolveConfig: async (profile) =>
+        gcpConfigFromProfile(
+          profile,
+          await readCredentials(client, profile),
+          options.gcpClientOptions?.(profile) ?? {},
+        ),
+      passwordFor: (obj) => ensureMasterPassword(client, obj, cloudSqlRootUser(obj.spec.engine)),
+      ...metrics,
+    }),
   };
-
-  /**
-   * Once the instance is usable, host and port go into the connection Secret — before the managed
-   * reconciler writes `Ready=True`, so whoever sees Ready finds a complete Secret. Writes only
-   * when they changed; an adopted instance has no connection Secret (Steward never knew its
-   * password).
-   */
-  const seen = async (obj: DB, observation: Observation): Promise<void> => {
-    const endpoint = endpointOf(observation);
-    if (!endpoint || obj.metadata.deletionTimestamp) return;
-    await publishEndpoint(client, obj, endpoint).catch((e: unknown) => {
+  const admission = (obj: DB): Admission<DB, Profile> => {
+    const profile = profiles.store.get(obj.spec.providerProfileRef.name);
+    const decision = admit(profile, obj);
+    if (decision.action !== 'reconcile') return decision;
+    return { action: 'manage', provider: providers[decision.provider], context: profile! };
+  };
+  // An adopted instance has no connection Secret (Steward never knew its password): nothing to add.
+  const publishConnectionDetails = async (obj: DB, details: Record<string, string>) => {
+    await publishEndpoint(client, obj, {
+      host: details['host']!,
+      port: Number(details['port']),
+    }).catch((e: unknown) => {
       if (!(e instanceof NotFoundError)) throw e;
     });
   };
-
-  const aws = rdsExternalProvider({
-    resolveConfig: async (obj) => {
-      const profile = requireProfile(obj);
-      return awsConfigFromProfile(profile, await readCredentials(client, profile));
-    },
-    passwordFor: (obj) => ensureMasterPassword(client, obj),
-    masterUsername,
-    ...(options.awsClientFor ? { clientFor: options.awsClientFor } : {}),
-    ...(options.externalMetrics ? { metrics: options.externalMetrics } : {}),
-  });
-  const gcp = cloudSqlExternalProvider({
-    resolveConfig: async (obj) => {
-      const profile = requireProfile(obj);
-      return gcpConfigFromProfile(
-        profile,
-        await readCredentials(client, profile),
-        options.gcpClientOptions?.(profile) ?? {},
-      );
-    },
-    passwordFor: (obj) => ensureMasterPassword(client, obj, cloudSqlRootUser(obj.spec.engine)),
-    ...(options.externalMetrics ? { metrics: options.externalMetrics } : {}),
-  });
-
-  const managed = (provider: ExternalProvider<DB>): Reconciler =>
-    managedReconciler<DB>({
-      client,
-      resourceType: Kind,
-      informer: instances,
-      provider: observed(provider, seen),
-      finalizer,
-      ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
-      ...(options.busyPollIntervalMs !== undefined
-        ? { busyPollIntervalMs: options.busyPollIntervalMs }
-        : {}),
-      ...(options.events ? { events: options.events } : {}),
-    });
-  const reconcilers = { aws: managed(aws), gcp: managed(gcp) };
-
-  const reconciler: Reconciler = async (ctx, request) => {
-    const obj = instances.store.get(request.key);
-    if (!obj) return;
-    const admission = admit(profileOf(obj), obj);
-    if (admission.action === 'stop') throw new TerminalError(admission.reason, admission.message);
-    if (admission.action === 'release') {
-      await withFinalizer(client, Kind, obj, finalizer, {
-        apply: async () => undefined,
-        cleanup: async () => undefined,
-      });
-      return;
-    }
-    return reconcilers[admission.provider](ctx, request);
-  };
-
   const byProfile: MapFunc = (profile) =>
     instances.store.byIndex(ByProviderProfile, profile.metadata.name ?? '').map(objectKey);
 
@@ -257,5 +171,18 @@ export function databaseInstanceController(
     .named('databaseinstance')
     .watches(Profiles, byProfile, { predicates: [profileChangesForUsers] })
     .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 1 })
-    .complete(reconciler);
+    .completeObjects(
+      managedReconciler<DB, Profile>({
+        client,
+        resourceType: Kind,
+        finalizer: options.finalizer ?? DatabaseInstanceFinalizer,
+        admit: admission,
+        publishConnectionDetails,
+        ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
+        ...(options.busyPollIntervalMs !== undefined
+          ? { busyPollIntervalMs: options.busyPollIntervalMs }
+          : {}),
+        ...(options.events ? { events: options.events } : {}),
+      }),
+    );
 }

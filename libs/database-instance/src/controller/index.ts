@@ -2,7 +2,7 @@
  * The DatabaseInstance controller: ProviderProfile → guardrails → RDS or Cloud SQL through
  * `managedReconciler`, with the pure pieces it is built from (admission, config from a profile).
  */
-export { admit, deletionTouchesProvider, type Admission } from './admission.js';
+export { admit, type Admission } from './admission.js';
 export {
   ByProviderProfile,
   DatabaseInstanceFinalizer,

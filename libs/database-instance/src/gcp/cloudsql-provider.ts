@@ -3,13 +3,20 @@ import { TerminalError } from '@steward/controller';
 import { checkVersionUnchanged, versionChanged } from '../engine-version.js';
 import { type DatabaseInstance } from '@steward/database-instance-api';
 import { type ExternalMetrics } from '@steward/telemetry';
-import { type ExternalClient, type ExternalProvider, type Observation } from '@steward/external';
+import {
+  type ExternalClient,
+  type ExternalProvider,
+  type Observation,
+  type Present,
+} from '@steward/external';
+import { type ProviderProfile } from '@steward/provider-profile-api';
 import { type GcpConfig } from '../provider-config.js';
 import { enginePort } from './database-version.js';
 import { callCloudSql, GrpcCode, hasCode } from './errors.js';
 import {
   actualSettings,
   desiredInstance,
+  type DesiredInstance,
   enumName,
   insertBody,
   OwnerLabels,
@@ -57,10 +64,10 @@ function databaseVersionName(instance: IDatabaseInstance): string | undefined {
 
 export interface CloudSqlProviderOptions {
   /**
-   * The project, region, client options and size classes for `obj` (from its ProviderProfile and
-   * credentials Secret). Called once per reconcile, by `connect`.
+   * The project, region, client options and size classes of the object's (admitted)
+   * ProviderProfile, with its credentials Secret. Called once per reconcile, by `connect`.
    */
-  resolveConfig(obj: DatabaseInstance, signal: AbortSignal): Promise<GcpConfig>;
+  resolveConfig(profile: ProviderProfile, signal: AbortSignal): Promise<GcpConfig>;
   /**
    * The root password to create the instance with; never logged, never in status or Events.
    * Omitted or undefined: Cloud SQL's default (no root password for PostgreSQL's `postgres` user).
@@ -82,30 +89,39 @@ export interface CloudSqlProviderOptions {
  * - `create`, `update` and `delete` start an operation and return; they never wait for it.
  * - Errors are mapped by numeric code in one place, `callCloudSql` (errors.ts).
  */
-export function cloudSqlExternalProvider(
-  options: CloudSqlProviderOptions,
-): ExternalProvider<DatabaseInstance> {
+export function cloudSqlExternalProvider(options: CloudSqlProviderOptions): CloudSqlProvider {
   return {
     name: 'gcp-cloudsql',
     deterministicNames: true,
     externalName: (obj) => cloudSqlInstanceName(obj.metadata.namespace ?? '', obj.metadata.name!),
-    connect: async (obj, signal) => {
-      const config = await options.resolveConfig(obj, signal);
-      return new CloudSqlClient(config, options);
-    },
+    /** What Cloud SQL cannot serve (see `desiredInstance`). */
+    validate: (obj, profile) =>
+      desiredInstance(obj, {
+        sizeClasses: { ...profile.spec.sizeClasses },
+        region: profile.spec.gcp?.region ?? '',
+      }),
+    connect: async (_obj, profile, signal) =>
+      new CloudSqlClient(await options.resolveConfig(profile, signal), options),
   };
 }
 
-/** What `observe` saw and `update`/`delete` need; kept on the client for the same reconcile. */
-interface Seen {
+/** What `observe` saw and `update`/`delete` act on: the instance and the operation running on it. */
+export interface SeenInstance {
   instance: IDatabaseInstance;
   operationType: string | undefined;
 }
 
-class CloudSqlClient implements ExternalClient<DatabaseInstance> {
+/** The Cloud SQL provider: its context is the admitted ProviderProfile. */
+export type CloudSqlProvider = ExternalProvider<
+  DatabaseInstance,
+  ProviderProfile,
+  DesiredInstance,
+  SeenInstance
+>;
+
+class CloudSqlClient implements ExternalClient<DatabaseInstance, DesiredInstance, SeenInstance> {
   private readonly instances: v1.SqlInstancesServiceClient;
   private readonly operations: v1.SqlOperationsServiceClient;
-  private readonly seen = new Map<string, Seen>();
 
   constructor(
     private readonly config: GcpConfig,
@@ -158,20 +174,16 @@ class CloudSqlClient implements ExternalClient<DatabaseInstance> {
     return running ? enumName(enums.operationType, running.operationType) : undefined;
   }
 
-  async observe(obj: DatabaseInstance, name: string, signal: AbortSignal): Promise<Observation> {
+  async observe(
+    obj: DatabaseInstance,
+    name: string,
+    desired: DesiredInstance | undefined,
+    signal: AbortSignal,
+  ): Promise<Observation<SeenInstance>> {
     signal.throwIfAborted();
     const instance = await this.getInstance(name);
-    if (!instance) {
-      this.seen.delete(name);
-      if (obj.metadata.deletionTimestamp) return { exists: false };
-      // About to be created: a spec Cloud SQL cannot serve stops here, before the reconciler
-      // writes a ledger mark. (A spec Cloud SQL itself refused is not tried again for the same
-      // generation: the managed reconciler sees to that.)
-      desiredInstance(obj, this.config);
-      return { exists: false };
-    }
+    if (!instance) return { exists: false };
     const operationType = await this.operationInProgress(name);
-    this.seen.set(name, { instance, operationType });
 
     const rawState = enumName(enums.state, instance.state);
     const activation = enumName(enums.activation, instance.settings?.activationPolicy);
@@ -179,16 +191,10 @@ class CloudSqlClient implements ExternalClient<DatabaseInstance> {
     const actual = actualSettings(instance, enums.availability);
     const owned = actual.labels[OwnerLabels.uid] === obj.metadata.uid;
 
-    // A spec Cloud SQL cannot serve is the user's to fix (TerminalError from desiredInstance) —
-    // except while the object is being deleted: then nothing is compared, so deletion never waits
-    // on a spec fix.
-    const drift = obj.metadata.deletionTimestamp
-      ? []
-      : settingsDrift(desiredInstance(obj, this.config), actual);
-    if (
-      !obj.metadata.deletionTimestamp &&
-      versionChanged(obj.spec.engine, obj.spec.version, databaseVersionName(instance))
-    )
+    // While the object is being deleted (no `desired`) nothing is compared, so deletion never
+    // waits on a spec fix.
+    const drift = desired ? settingsDrift(desired, actual) : [];
+    if (desired && versionChanged(obj.spec.engine, obj.spec.version, databaseVersionName(instance)))
       drift.push('databaseVersion');
 
     const addresses = instance.ipAddresses ?? [];
@@ -208,24 +214,34 @@ class CloudSqlClient implements ExternalClient<DatabaseInstance> {
     if (address?.ipAddress) {
       status['endpoint'] = { host: address.ipAddress, port: enginePort(obj.spec.engine) };
     }
+    const ready = state === 'available';
     return {
       exists: true,
+      raw: { instance, operationType },
       upToDate: drift.length === 0,
-      ready: state === 'available',
+      ready,
       state,
       ownedByThisObject: owned,
       status,
+      ...(ready && address?.ipAddress
+        ? {
+            connectionDetails: {
+              host: address.ipAddress,
+              port: String(enginePort(obj.spec.engine)),
+            },
+          }
+        : {}),
     };
   }
 
-  async create(obj: DatabaseInstance, name: string, signal: AbortSignal): Promise<void> {
-    signal.throwIfAborted();
-    await this.insert(obj, name);
-  }
-
   /** instances.insert; ALREADY_EXISTS is success when the instance is this object's. */
-  private async insert(obj: DatabaseInstance, name: string): Promise<void> {
-    const desired = desiredInstance(obj, this.config);
+  async create(
+    obj: DatabaseInstance,
+    name: string,
+    desired: DesiredInstance,
+    signal: AbortSignal,
+  ): Promise<void> {
+    signal.throwIfAborted();
     const body = insertBody(name, desired);
     const password = await this.options.passwordFor?.(obj);
     if (password) body.rootPassword = password;
@@ -251,24 +267,21 @@ class CloudSqlClient implements ExternalClient<DatabaseInstance> {
   async update(
     obj: DatabaseInstance,
     name: string,
-    _observation: Observation,
+    desired: DesiredInstance,
+    observed: Present<SeenInstance>,
     signal: AbortSignal,
   ): Promise<void> {
     signal.throwIfAborted();
-    const seen = this.seen.get(name);
-    if (seen) {
-      checkVersionUnchanged(
-        'gcp',
-        obj.spec.engine,
-        obj.spec.version,
-        databaseVersionName(seen.instance),
-      );
-    }
+    const seen = observed.raw;
+    checkVersionUnchanged(
+      'gcp',
+      obj.spec.engine,
+      obj.spec.version,
+      databaseVersionName(seen.instance),
+    );
     // While an operation runs (or the instance is not RUNNABLE) Cloud SQL refuses a change with
     // ABORTED / FAILED_PRECONDITION; the reconciler polls again soon, and the change goes then.
-    if (!seen || seen.operationType || enumName(enums.state, seen.instance.state) !== 'RUNNABLE')
-      return;
-    const desired = desiredInstance(obj, this.config);
+    if (seen.operationType || enumName(enums.state, seen.instance.state) !== 'RUNNABLE') return;
     const settings = patchSettings(desired, actualSettings(seen.instance, enums.availability));
     if (!settings) return;
     // 10 ABORTED (another operation started meanwhile) propagates and is retried with backoff.
@@ -280,14 +293,14 @@ class CloudSqlClient implements ExternalClient<DatabaseInstance> {
   async delete(
     obj: DatabaseInstance,
     name: string,
-    _observation: Observation,
+    observed: Present<SeenInstance>,
     signal: AbortSignal,
   ): Promise<{ done: boolean }> {
     signal.throwIfAborted();
-    const seen = this.seen.get(name);
-    const state = seen ? enumName(enums.state, seen.instance.state) : '';
+    const seen = observed.raw;
+    const state = enumName(enums.state, seen.instance.state);
     // Already being deleted, or busy with something else: wait for it.
-    if (state === 'PENDING_DELETE' || seen?.operationType) return { done: false };
+    if (state === 'PENDING_DELETE' || seen.operationType) return { done: false };
     const finalBackup = obj.spec.finalSnapshot !== false;
     if (finalBackup && state !== 'RUNNABLE') {
       throw new TerminalError(

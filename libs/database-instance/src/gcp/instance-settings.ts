@@ -68,7 +68,10 @@ export function ownerLabels(obj: DatabaseInstance): Record<string, string> {
  * an engine/version Cloud SQL does not offer (`InvalidParameter`), a size class the profile does
  * not define (`InvalidParameter`), or AWS overrides on a GCP profile (`Unsupported`: never ignored).
  */
-export function desiredInstance(obj: DatabaseInstance, config: GcpConfig): DesiredInstance {
+export function desiredInstance(
+  obj: DatabaseInstance,
+  config: Pick<GcpConfig, 'sizeClasses' | 'region'>,
+): DesiredInstance {
   const spec = obj.spec;
   if (spec.providerOverrides?.aws) {
     throw new TerminalError(

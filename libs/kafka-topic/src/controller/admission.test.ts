@@ -2,7 +2,7 @@ import { ExternalAnnotations as A } from '@steward/external';
 import { type KafkaTopic } from '@steward/kafka-topic-api';
 import { type ProviderProfile } from '@steward/provider-profile-api';
 import { describe, expect, it } from 'vitest';
-import { admitKafkaTopic, deletionTouchesKafka } from './admission.js';
+import { admitKafkaTopic } from './admission.js';
 
 const kafkaProfile = (guardrails?: ProviderProfile['spec']['guardrails']): ProviderProfile =>
   ({
@@ -70,20 +70,6 @@ describe('admitKafkaTopic', () => {
       'DeletionPolicyNotAllowed',
       'spec.deletionPolicy Delete is not allowed by ProviderProfile events (allowed: Retain)',
     ],
-    [
-      'an invalid config',
-      kafkaProfile(),
-      topic({ spec: { config: { 'retention.ms': 'forever' } } }),
-      'InvalidConfig',
-      'spec.config.retention.ms: "forever" is not valid',
-    ],
-    [
-      'an illegal topic name',
-      kafkaProfile(),
-      topic({ spec: { topicName: 'a b' } }),
-      'InvalidTopicName',
-      'topic name "a b" from spec.topicName is not a legal Kafka topic name',
-    ],
   ])('stops with %s', (_case, profile, obj, reason, message) => {
     const admission = admitKafkaTopic(profile, obj);
     expect(admission).toMatchObject({ action: 'stop', reason });
@@ -134,23 +120,5 @@ describe('admitKafkaTopic', () => {
       annotations: created,
     });
     expect(admitKafkaTopic(kafkaProfile(), obj)).toEqual({ action: 'reconcile' });
-  });
-});
-
-describe('deletionTouchesKafka', () => {
-  it('is true only for Delete on a topic this object created or adopted', () => {
-    expect(deletionTouchesKafka(topic({ annotations: created }))).toBe(false);
-    expect(deletionTouchesKafka(topic({ spec: { deletionPolicy: 'Delete' } }))).toBe(false);
-    expect(
-      deletionTouchesKafka(topic({ spec: { deletionPolicy: 'Delete' }, annotations: created })),
-    ).toBe(true);
-    expect(
-      deletionTouchesKafka(
-        topic({
-          spec: { deletionPolicy: 'Delete', adopt: true },
-          annotations: { [A.externalName]: 'orders' },
-        }),
-      ),
-    ).toBe(true);
   });
 });

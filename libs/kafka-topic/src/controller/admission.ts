@@ -1,11 +1,8 @@
-import { terminalCause } from '@steward/controller';
-import { ExternalAnnotations, ledgerState } from '@steward/external';
+import { deletionActsAtProvider } from '@steward/external';
 import { type KafkaTopic } from '@steward/kafka-topic-api';
 import { type ProviderProfile } from '@steward/provider-profile-api';
 import { resolveClaim } from '../claims.js';
-import { validateTopicConfig } from '../config/index.js';
 import { KafkaTopicReasons } from '../reasons.js';
-import { resolveTopicName } from '../topic-name.js';
 
 /** What the controller does with one KafkaTopic before anything happens at Kafka. */
 export type KafkaTopicAdmission =
@@ -17,17 +14,6 @@ export type KafkaTopicAdmission =
   | { action: 'release' };
 
 /**
- * Whether deleting `obj` would act at Kafka: only with `deletionPolicy: Delete`, for a topic this
- * object created or adopted (the managed reconciler's cleanup rule).
- */
-export function deletionTouchesKafka(obj: KafkaTopic): boolean {
-  const annotations = obj.metadata.annotations;
-  if ((obj.spec.deletionPolicy ?? 'Retain') !== 'Delete') return false;
-  if (!annotations?.[ExternalAnnotations.externalName]) return false;
-  return ledgerState(annotations) !== 'none' || obj.spec.adopt === true;
-}
-
-/**
  * Decides, before any call to Kafka, what to do with `obj` (pure), given its profile (or none) and
  * every KafkaTopic that claims the same topic on the same profile (`claimants`, itself included or
  * not):
@@ -37,9 +23,7 @@ export function deletionTouchesKafka(obj: KafkaTopic): boolean {
  *    deletion policy the profile's guardrails forbid → `DeletionPolicyNotAllowed`. While the
  *    object is being deleted these hold only when the deletion would act at Kafka (the finalizer
  *    stays, the message says how to proceed); otherwise it is released;
- * 3. not being deleted: a topic name Kafka would refuse → `InvalidTopicName`, a `spec.config`
- *    Kafka 4.1 would refuse → `InvalidConfig` (every problem, each naming key and value);
- * 4. otherwise → reconcile.
+ * 3. otherwise → reconcile (the provider's `validate` then checks the topic name and the config).
  */
 export function admitKafkaTopic(
   profile: ProviderProfile | undefined,
@@ -47,7 +31,7 @@ export function admitKafkaTopic(
   claimants: readonly KafkaTopic[] = [],
 ): KafkaTopicAdmission {
   const deleting = Boolean(obj.metadata.deletionTimestamp);
-  const touches = !deleting || deletionTouchesKafka(obj);
+  const touches = !deleting || deletionActsAtProvider(obj);
   const profileName = obj.spec.providerProfileRef.name;
 
   const claim = resolveClaim(obj, claimants);
@@ -88,16 +72,6 @@ export function admitKafkaTopic(
       KafkaTopicReasons.DeletionPolicyNotAllowed,
       `spec.deletionPolicy ${policy} is not allowed by ProviderProfile ${profileName} (allowed: ${allowed.join(', ')})`,
     );
-  }
-  if (!deleting) {
-    try {
-      resolveTopicName(obj);
-      validateTopicConfig(obj.spec.config);
-    } catch (error) {
-      const terminal = terminalCause(error);
-      if (!terminal) throw error;
-      return { action: 'stop', reason: terminal.reason, message: terminal.message };
-    }
   }
   return { action: 'reconcile' };
 }

@@ -1,15 +1,12 @@
 import {
   controllerFor,
-  TerminalError,
   type Controller,
   type EventSink,
   type Manager,
   type MapFunc,
   type Predicate,
-  type Reconciler,
 } from '@steward/controller';
-import { ExternalAnnotations, externalChanges, managedReconciler } from '@steward/external';
-import { withFinalizer } from '@steward/finalizers';
+import { externalChanges, managedReconciler, type Admission } from '@steward/external';
 import { objectKey, type Selection } from '@steward/informer';
 import { KafkaTopic } from '@steward/kafka-topic-api';
 import { profileChangesForUsers } from '@steward/provider-profile';
@@ -19,7 +16,6 @@ import { claimKey } from '../claims.js';
 import { KafkaAdminCache } from '../kafka/admin-cache.js';
 import { type KafkaClientOptions } from '../kafka/connection.js';
 import { kafkaTopicProvider } from '../provider.js';
-import { KafkaTopicReasons } from '../reasons.js';
 import { admitKafkaTopic } from './admission.js';
 
 type Topic = KafkaTopic;
@@ -67,8 +63,9 @@ const claimChanges: Predicate = { update: () => false };
  * The KafkaTopic controller: for each object, the referenced (cluster-scoped) ProviderProfile from
  * the shared cache, then the admission rules — the topic claim (an older KafkaTopic naming the same
  * topic on the same profile holds it: `ResourceConflict`), the profile (`ProviderProfileNotFound`,
- * `WrongProvider`, the deletion-policy guardrail) and the config (`InvalidConfig`, before any
- * call) — then `managedReconciler` with `kafkaTopicProvider`. Status carries `topicName`,
+ * `WrongProvider`, the deletion-policy guardrail) — then `managedReconciler` with
+ * `kafkaTopicProvider`, whose `validate` checks the topic name and the config (`InvalidConfig`)
+ * before any call. Status carries `topicName`,
  * `partitions`, `replicationFactor` and the managed `config` as observed. When no broker of the
  * profile answers, `Ready=False` with `BrokersUnreachable` (retried with backoff).
  *
@@ -77,8 +74,8 @@ const claimChanges: Predicate = { update: () => false };
  * KafkaTopics again for claims (one appearing or going away reconciles the others claiming that
  * topic, so the next in line takes over when the holder is deleted).
  *
- * Admin clients are cached per profile (`KafkaAdminCache`); the default cache is closed when the
- * controller stops (shutdown or lost leadership).
+ * Admin clients are cached per profile (`KafkaAdminCache`); the default cache is the manager's
+ * (`manager.add`), closed at the end of each term of leadership and at shutdown.
  *
  * RBAC: `kafka.steward.dev` `kafkatopics` get/list/watch/patch and `kafkatopics/status` patch;
  * `steward.dev` `providerprofiles` get/list/watch; `get` on the Secrets kafka profiles name
@@ -126,49 +123,13 @@ export function kafkaTopicController(
     return key ? topics.store.byIndex(ByTopicClaim, key) : [];
   };
 
-  const provider = kafkaTopicProvider({
-    admins,
-    profileFor: (obj) => {
-      const profile = profileOf(obj);
-      if (!profile) {
-        throw new TerminalError(
-          KafkaTopicReasons.ProviderProfileNotFound,
-          `ProviderProfile ${obj.spec.providerProfileRef.name} not found`,
-        );
-      }
-      return profile;
-    },
-  });
-  const managed = managedReconciler<Topic>({
-    client,
-    resourceType: Kind,
-    informer: topics,
-    provider,
-    finalizer,
-    ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
-    ...(options.busyPollIntervalMs !== undefined
-      ? { busyPollIntervalMs: options.busyPollIntervalMs }
-      : {}),
-    ...(options.events ? { events: options.events } : {}),
-  });
-
-  const reconciler: Reconciler = async (ctx, request) => {
-    const obj = topics.store.get(request.key);
-    if (!obj) return;
-    // Paused: the managed reconciler says so and touches nothing; no rule is judged either.
-    if (obj.metadata.annotations?.[ExternalAnnotations.paused] === 'true') {
-      return managed(ctx, request);
-    }
-    const admission = admitKafkaTopic(profileOf(obj), obj, claimantsOf(obj));
-    if (admission.action === 'stop') throw new TerminalError(admission.reason, admission.message);
-    if (admission.action === 'release') {
-      await withFinalizer(client, Kind, obj, finalizer, {
-        apply: async () => undefined,
-        cleanup: async () => undefined,
-      });
-      return;
-    }
-    return managed(ctx, request);
+  const provider = kafkaTopicProvider({ admins });
+  const admit = (obj: Topic): Admission<Topic, Profile> => {
+    const profile = profileOf(obj);
+    const admission = admitKafkaTopic(profile, obj, claimantsOf(obj));
+    return admission.action === 'reconcile'
+      ? { action: 'manage', provider, context: profile! }
+      : admission;
   };
 
   const byProfile: MapFunc = (profile) =>
@@ -180,24 +141,25 @@ export function kafkaTopicController(
       .map(objectKey);
   };
 
-  const controller = controllerFor(manager, Kind, { selection, predicates: [externalChanges] })
+  // The default cache is the manager's to close: at the end of each term of leadership (a new
+  // term connects afresh) and at shutdown.
+  if (ownCache) manager.add({ name: 'kafka-admin-cache', stop: () => admins.close() });
+  return controllerFor(manager, Kind, { selection, predicates: [externalChanges] })
     .named('kafkatopic')
     .watches(Kind, claimPeers, { selection, predicates: [claimChanges] })
     .watches(Profiles, byProfile, { predicates: [profileChangesForUsers] })
     .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 1 })
-    .complete(reconciler);
-
-  if (ownCache) {
-    // The manager has no hook for disposables: the cache lives as long as the controller runs
-    // (until shutdown, or until leadership is lost; a new term connects afresh).
-    const run = controller.run.bind(controller);
-    controller.run = async (stop, abort) => {
-      try {
-        await run(stop, abort);
-      } finally {
-        await admins.close();
-      }
-    };
-  }
-  return controller;
+    .completeObjects(
+      managedReconciler<Topic, Profile>({
+        client,
+        resourceType: Kind,
+        finalizer,
+        admit,
+        ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
+        ...(options.busyPollIntervalMs !== undefined
+          ? { busyPollIntervalMs: options.busyPollIntervalMs }
+          : {}),
+        ...(options.events ? { events: options.events } : {}),
+      }),
+    );
 }

@@ -2,7 +2,7 @@
  * The KafkaTopic controller: ProviderProfile → admission (claim, profile, guardrail, config) →
  * `managedReconciler` with `kafkaTopicProvider`, and the pure admission it is built from.
  */
-export { admitKafkaTopic, deletionTouchesKafka, type KafkaTopicAdmission } from './admission.js';
+export { admitKafkaTopic, type KafkaTopicAdmission } from './admission.js';
 export {
   ByProviderProfile,
   ByTopicClaim,
