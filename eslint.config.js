@@ -2,6 +2,8 @@
 import js from '@eslint/js';
 import nx from '@nx/eslint-plugin';
 import prettier from 'eslint-config-prettier';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import tseslint from 'typescript-eslint';
 
 /**
@@ -9,7 +11,7 @@ import tseslint from 'typescript-eslint';
  * family) builds on the runtime; type:app wires domain and runtime; type:testing and type:tool serve
  * tests and tools only. Test files may additionally use type:testing.
  */
-const depConstraints = [
+const typeConstraints = [
   { sourceTag: 'type:runtime', onlyDependOnLibsWithTags: ['type:runtime'] },
   { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain', 'type:runtime'] },
   { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain', 'type:runtime'] },
@@ -26,6 +28,48 @@ const depConstraints = [
     onlyDependOnLibsWithTags: ['type:testing', 'type:runtime', 'type:domain'],
   },
 ];
+
+/** Every project's tags, from the project.json files under apps/, libs/, e2e/ and tools/. */
+function projectTags() {
+  const root = import.meta.dirname;
+  const files = ['apps', 'libs', 'e2e']
+    .flatMap((folder) =>
+      existsSync(join(root, folder))
+        ? readdirSync(join(root, folder)).map((name) => join(root, folder, name, 'project.json'))
+        : [],
+    )
+    .concat(join(root, 'tools', 'project.json'))
+    .filter((file) => existsSync(file));
+  return files.flatMap((file) => JSON.parse(readFileSync(file, 'utf8')).tags ?? []);
+}
+
+/**
+ * Which CRD family a project belongs to, as a second tag: `scope:<family>` for the family's API
+ * lib, domain lib, app and e2e project (`scope:kafka-topic`: kafka-topic-api, kafka-topic,
+ * kafka-topic-controller, kafka-topic-controller-e2e); `scope:shared` for what every family may
+ * use (the runtime libs, the ProviderProfile libs, libs/testing, tools). No domain lib imports
+ * another: a family's projects depend only on their own family and on shared projects, and shared
+ * libraries depend only on shared ones, so none is a way from one family into another. Tools are
+ * the exception the type rules already allow: they generate, bundle and run every family.
+ * The families are read from the projects' tags, so a new family needs no edit here;
+ * tools/scripts/module-boundaries.test.ts checks every project has exactly one scope, named after
+ * it.
+ */
+const familyScopes = [
+  ...new Set(projectTags().filter((t) => t.startsWith('scope:') && t !== 'scope:shared')),
+].sort();
+const scopeConstraints = [
+  ...familyScopes.map((scope) => ({
+    sourceTag: scope,
+    onlyDependOnLibsWithTags: [scope, 'scope:shared'],
+  })),
+  ...['type:runtime', 'type:domain', 'type:testing'].map((type) => ({
+    allSourceTags: ['scope:shared', type],
+    onlyDependOnLibsWithTags: ['scope:shared'],
+  })),
+];
+
+const depConstraints = [...typeConstraints, ...scopeConstraints];
 
 const testFiles = ['**/*.test.ts', '**/tests/**/*.ts', '**/bench/**/*.ts'];
 
@@ -57,10 +101,15 @@ export default tseslint.config(
         {
           enforceBuildableLibDependency: false,
           allow: [],
-          depConstraints: depConstraints.map((c) => ({
-            ...c,
-            onlyDependOnLibsWithTags: [...new Set([...c.onlyDependOnLibsWithTags, 'type:testing'])],
-          })),
+          depConstraints: [
+            ...typeConstraints.map((c) => ({
+              ...c,
+              onlyDependOnLibsWithTags: [
+                ...new Set([...c.onlyDependOnLibsWithTags, 'type:testing']),
+              ],
+            })),
+            ...scopeConstraints,
+          ],
         },
       ],
       'no-console': 'off',

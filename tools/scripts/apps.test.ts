@@ -1,16 +1,38 @@
-// What every app under apps/ must be (DESIGN "Layout", "Dependency injection"); their behaviour is
-// tested end to end by their e2e suites, which run each app's bundle as a process.
+// What every app under apps/ must be (DESIGN "Layout", "Dependency injection"), and that the
+// registry's conventions (controllers.ts) hold for it; their behaviour is tested end to end by
+// their e2e suites, which run each app's bundle as a process.
+import { load as loadYaml } from 'js-yaml';
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { appDependencyProblems } from './app-dependencies.js';
+import { controllers, kindsOf } from './controllers.js';
 
 const root = join(import.meta.dirname, '..', '..');
-const apps = (await readdir(join(root, 'apps'), { withFileTypes: true }))
-  .filter((e) => e.isDirectory())
-  .map((e) => e.name);
+const registered = controllers();
 
-describe.each(apps)('apps/%s', (app) => {
+it('registers every directory of apps/ as a controller', async () => {
+  const dirs = (await readdir(join(root, 'apps'), { withFileTypes: true }))
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
+  expect(registered.map((c) => c.app)).toEqual(dirs);
+});
+
+it('has a controller for every application chart under charts/ (the rest are library charts)', async () => {
+  const applicationCharts: string[] = [];
+  for (const name of (await readdir(join(root, 'charts'))).sort()) {
+    const file = join(root, 'charts', name, 'Chart.yaml');
+    if (!existsSync(file)) continue;
+    const chart = loadYaml(await readFile(file, 'utf8')) as { type?: string };
+    if ((chart.type ?? 'application') === 'application')
+      applicationCharts.push(join('charts', name));
+  }
+  expect(applicationCharts).toEqual(registered.map((c) => c.chartDir));
+});
+
+describe.each(registered)('apps/$app', ({ app, family, chartDir, e2eDir, apiLibs }) => {
   const src = join(root, 'apps', app, 'src');
 
   it('touches the tsyringe container only in src/main.ts', async () => {
@@ -31,7 +53,18 @@ describe.each(apps)('apps/%s', (app) => {
     expect(project.targets['build']?.options?.command).toBe(
       `npx tsx tools/scripts/bundle-app.ts ${app}`,
     );
-    expect(existsSync(join(root, 'e2e', `${app}-e2e`))).toBe(true);
-    expect(existsSync(join(root, 'charts', app, 'Chart.yaml'))).toBe(true);
+    expect(existsSync(join(root, e2eDir, 'project.json'))).toBe(true);
+    expect(existsSync(join(root, chartDir, 'Chart.yaml'))).toBe(true);
+  });
+
+  it('serves the kinds of its own API lib, and of every API lib it depends on', async () => {
+    expect(apiLibs).toContain(`@steward/${family}-api`);
+    for (const lib of apiLibs) expect((await kindsOf(lib)).length).toBeGreaterThan(0);
+  });
+
+  // The image installs from package.json files (apps/Dockerfile: `npm ci --omit=dev --workspace`),
+  // the bundle imports from the code: they must agree (app-dependencies.ts says how).
+  it('declares exactly the packages its code imports, at the versions the lockfile installs', () => {
+    expect(appDependencyProblems(app)).toEqual([]);
   });
 });

@@ -3,16 +3,20 @@
 // container image installs them from the lockfile (`npm ci --omit=dev -w @steward/<app>`), so they
 // run exactly as published (some read their own files at run time).
 //
+// tools/scripts/app-dependencies.ts checks that those package.json files hold exactly what the
+// bundle's sources import.
+//
 //   npx tsx tools/scripts/bundle-app.ts database-instance-controller
 import { build, type Plugin } from 'esbuild';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { controllers } from './controllers.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
 /** `@scope/name/sub/path` → `@scope/name`; `name/sub` → `name`. */
-function packageName(specifier: string): string {
+export function packageName(specifier: string): string {
   const parts = specifier.split('/');
   return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
 }
@@ -52,6 +56,8 @@ export async function bundleApp(
   app: string,
   outdir = join(root, 'dist', 'apps', app),
 ): Promise<string> {
+  const apps = controllers(root).map((c) => c.app);
+  if (!apps.includes(app)) throw new Error(`no app ${app} under apps/ (apps: ${apps.join(', ')})`);
   const outfile = join(outdir, 'main.js');
   await build({
     entryPoints: [join(root, 'apps', app, 'src', 'main.ts')],
@@ -71,8 +77,9 @@ export async function bundleApp(
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const app = process.argv[2];
-  if (!app) {
-    process.stderr.write('usage: bundle-app.ts <app>\n');
+  const apps = controllers(root).map((c) => c.app);
+  if (!app || !apps.includes(app)) {
+    process.stderr.write(`usage: bundle-app.ts <app>   (apps: ${apps.join(', ')})\n`);
     process.exit(2);
   }
   process.stdout.write(`${await bundleApp(app)}\n`);

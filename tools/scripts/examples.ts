@@ -1,21 +1,25 @@
 // The example manifests under examples/: loading them in the order `npm start` applies them, and
 // pointing the profiles at the local provider APIs.
-import { DatabaseInstance } from '@steward/database-instance-api';
-import { KafkaTopic } from '@steward/kafka-topic-api';
 import { Namespaces, Secrets, type KubeObject, type ResourceType } from '@steward/kube';
-import { ProviderProfile } from '@steward/provider-profile-api';
+import { type ProviderProfile } from '@steward/provider-profile-api';
 import { load as loadYaml } from 'js-yaml';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { allKinds } from './controllers.js';
 
-/** The kinds examples may contain, by `apiVersion/kind`. */
-export const ExampleKinds: Readonly<Record<string, ResourceType>> = {
-  'v1/Namespace': Namespaces,
-  'v1/Secret': Secrets,
-  [`${ProviderProfile.apiVersion}/ProviderProfile`]: ProviderProfile.resourceType,
-  [`${DatabaseInstance.apiVersion}/DatabaseInstance`]: DatabaseInstance.resourceType,
-  [`${KafkaTopic.apiVersion}/KafkaTopic`]: KafkaTopic.resourceType,
-};
+/**
+ * The kinds examples may contain, by `apiVersion/kind`: Namespaces, Secrets and every kind a
+ * controller serves (the registry, controllers.ts).
+ */
+export async function exampleKinds(): Promise<ReadonlyMap<string, ResourceType>> {
+  return new Map([
+    ['v1/Namespace', Namespaces],
+    ['v1/Secret', Secrets],
+    ...(await allKinds()).map(
+      (k) => [`${k.apiVersion}/${k.definition.kind}`, k.resourceType] as const,
+    ),
+  ]);
+}
 
 export interface Example {
   /** Path relative to the examples directory, e.g. `database-instance/20-orders-db.yaml`. */
@@ -40,6 +44,7 @@ async function yamlFiles(dir: string): Promise<string[]> {
  * it does not know.
  */
 export async function loadExamples(dir: string): Promise<Example[]> {
+  const kinds = await exampleKinds();
   const examples: Example[] = [];
   for (const path of (await yamlFiles(dir)).sort()) {
     const file = relative(dir, path);
@@ -47,7 +52,7 @@ export async function loadExamples(dir: string): Promise<Example[]> {
     for (const doc of docs) {
       const object = loadYaml(doc) as KubeObject | null | undefined;
       if (!object) continue;
-      const resourceType = ExampleKinds[`${object.apiVersion}/${object.kind}`];
+      const resourceType = kinds.get(`${object.apiVersion}/${object.kind}`);
       if (!resourceType) {
         throw new Error(
           `${file}: ${object.apiVersion}/${object.kind} is not a kind npm start applies`,

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  crdTargets,
   expectedFiles,
   findDrift,
   GENERATOR,
-  targets,
   writeFiles,
   type CrdSource,
 } from './generate-crds.js';
@@ -76,8 +76,8 @@ describe('generate-crds', () => {
     expect(await readFile(join(root, crdsDir, 'vendored.yaml'), 'utf8')).toContain('kind:');
   });
 
-  it('generates each controller chart its kinds, and ProviderProfile into both charts', () => {
-    expect([...expectedFiles(targets).keys()].sort()).toEqual([
+  it('generates each controller chart its kinds, and ProviderProfile into both charts', async () => {
+    expect([...expectedFiles(await crdTargets()).keys()].sort()).toEqual([
       join(
         'charts',
         'database-instance-controller',
@@ -90,8 +90,8 @@ describe('generate-crds', () => {
     ]);
   });
 
-  it('writes the same ProviderProfile CRD into both charts', () => {
-    const files = expectedFiles(targets);
+  it('writes the same ProviderProfile CRD into both charts', async () => {
+    const files = expectedFiles(await crdTargets());
     expect(
       files.get(
         join('charts', 'kafka-topic-controller', 'crds', 'providerprofiles.steward.dev.yaml'),

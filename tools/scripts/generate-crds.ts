@@ -4,13 +4,11 @@
 //
 //   npx tsx tools/scripts/generate-crds.ts           # regenerate
 //   npx tsx tools/scripts/generate-crds.ts --check   # fail when charts/*/crds is out of date
-import { DatabaseInstance } from '@steward/database-instance-api';
-import { KafkaTopic } from '@steward/kafka-topic-api';
-import { ProviderProfile } from '@steward/provider-profile-api';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { controllersWithKinds } from './controllers.js';
 
 /** What the generator needs of a `Kind` from `@steward/crd`. */
 export interface CrdSource {
@@ -26,17 +24,19 @@ export interface CrdTarget {
 
 export const GENERATOR = 'tools/scripts/generate-crds.ts';
 
-/** Every generated CRD. A kind needed by several charts is listed once per chart. */
-export const targets: CrdTarget[] = [
-  { kind: DatabaseInstance, chart: 'database-instance-controller' },
-  { kind: KafkaTopic, chart: 'kafka-topic-controller' },
-  // ProviderProfile is used by both controllers, so both charts ship it. Helm installs a CRD from
-  // a chart's crds/ only when it is absent and never upgrades or deletes it, so the second chart
-  // installed finds it and leaves it alone; both copies are generated from one schema, so they
-  // never differ. (A CRD upgrade is applied by hand or by a CRD-only chart, as with any Helm CRD.)
-  { kind: ProviderProfile, chart: 'database-instance-controller' },
-  { kind: ProviderProfile, chart: 'kafka-topic-controller' },
-];
+/**
+ * Every generated CRD: each controller's chart gets the kinds of every API lib its app depends on
+ * (the registry, controllers.ts). A kind several controllers serve is generated into each chart:
+ * ProviderProfile ships with both controllers. Helm installs a CRD from a chart's crds/ only when
+ * it is absent and never upgrades or deletes it, so the second chart installed finds it and leaves
+ * it alone; both copies are generated from one schema, so they never differ. (A CRD upgrade is
+ * applied by hand or by a CRD-only chart, as with any Helm CRD.)
+ */
+export async function crdTargets(root?: string): Promise<CrdTarget[]> {
+  return (await controllersWithKinds(root)).flatMap(({ app, kinds }) =>
+    kinds.map((kind) => ({ kind, chart: app })),
+  );
+}
 
 /** `charts/<chart>/crds/<plural>.<group>.yaml` → its expected text, relative to the repo root. */
 export function expectedFiles(list: readonly CrdTarget[]): Map<string, string> {
@@ -97,7 +97,7 @@ export async function writeFiles(root: string, expected: Map<string, string>): P
 
 async function main(check: boolean): Promise<number> {
   const root = join(import.meta.dirname, '..', '..');
-  const expected = expectedFiles(targets);
+  const expected = expectedFiles(await crdTargets(root));
   if (check) {
     const drift = await findDrift(root, expected);
     for (const { file, problem } of drift) process.stderr.write(`${problem}: ${file}\n`);

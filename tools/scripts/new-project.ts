@@ -1,8 +1,11 @@
 // Scaffolds a workspace project with the targets, tsconfigs and vitest config every project shares,
 // and registers its import alias in tsconfig.base.json (the one place aliases are declared).
 //
-//   npx tsx tools/scripts/new-project.ts lib workqueue type:runtime
-//   npx tsx tools/scripts/new-project.ts app kafka-topic-controller type:app
+//   npx tsx tools/scripts/new-project.ts lib workqueue type:runtime scope:shared
+//   npx tsx tools/scripts/new-project.ts app kafka-topic-controller type:app scope:kafka-topic
+//
+// Every project has one `type:` tag (its layer) and one `scope:` tag (its CRD family, or `shared`);
+// eslint.config.js's module boundaries are built on both (tools/scripts/module-boundaries.test.ts).
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -12,7 +15,7 @@ import { pathToFileURL } from 'node:url';
 export type Kind = 'lib' | 'app' | 'e2e';
 const folders: Record<Kind, string> = { lib: 'libs', app: 'apps', e2e: 'e2e' };
 
-export function projectFiles(kind: Kind, name: string, tag: string): Record<string, string> {
+export function projectFiles(kind: Kind, name: string, tags: string[]): Record<string, string> {
   const root = `${folders[kind]}/${name}`;
   const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
   return {
@@ -29,7 +32,7 @@ export function projectFiles(kind: Kind, name: string, tag: string): Record<stri
       name,
       projectType: kind === 'lib' ? 'library' : 'application',
       sourceRoot: `${root}/src`,
-      tags: [tag],
+      tags,
       // e2e suites build nothing: their code is tests and the support those tests share.
       targets:
         kind === 'e2e'
@@ -55,12 +58,12 @@ export function projectFiles(kind: Kind, name: string, tag: string): Record<stri
   };
 }
 
-async function main(kind: Kind, name: string, tag: string): Promise<void> {
+async function main(kind: Kind, name: string, tags: string[]): Promise<void> {
   const root = join(import.meta.dirname, '..', '..');
   const dir = join(root, folders[kind], name);
   if (existsSync(dir)) throw new Error(`${dir} exists already`);
   await mkdir(join(dir, 'src'), { recursive: true });
-  for (const [file, text] of Object.entries(projectFiles(kind, name, tag))) {
+  for (const [file, text] of Object.entries(projectFiles(kind, name, tags))) {
     await writeFile(join(dir, file), text);
   }
   if (kind === 'lib') {
@@ -83,14 +86,26 @@ async function main(kind: Kind, name: string, tag: string): Promise<void> {
       stdio: 'inherit',
     },
   );
-  process.stdout.write(`created ${folders[kind]}/${name} (${tag}); run npm install to link it\n`);
+  process.stdout.write(
+    `created ${folders[kind]}/${name} (${tags.join(', ')}); run npm install to link it\n`,
+  );
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const [kind, name, tag] = process.argv.slice(2);
-  if (!kind || !(kind in folders) || !name || !tag?.startsWith('type:')) {
-    process.stderr.write('usage: new-project.ts lib|app|e2e <name> type:<tag>\n');
+  const [kind, name, ...tags] = process.argv.slice(2);
+  const one = (prefix: string) => tags.filter((t) => t.startsWith(prefix)).length === 1;
+  if (
+    !kind ||
+    !(kind in folders) ||
+    !name ||
+    tags.length !== 2 ||
+    !one('type:') ||
+    !one('scope:')
+  ) {
+    process.stderr.write(
+      'usage: new-project.ts lib|app|e2e <name> type:<type> scope:<family|shared>\n',
+    );
     process.exit(2);
   }
-  await main(kind as Kind, name, tag);
+  await main(kind as Kind, name, tags);
 }

@@ -10,17 +10,16 @@
 //   --exit-when-ready   exit 0 once every example resource is Ready (1 after 5 minutes): a check
 //                       that the README's first command works end to end.
 import { findCondition, type Condition } from '@steward/conditions';
-import { DatabaseInstance } from '@steward/database-instance-api';
-import { KafkaTopic } from '@steward/kafka-topic-api';
+import { type DatabaseInstance } from '@steward/database-instance-api';
+import { type KafkaTopic } from '@steward/kafka-topic-api';
 import {
   KubeClient,
   Namespaces,
   Secrets,
   type ApplyConfiguration,
   type KubeObject,
-  type ResourceType,
 } from '@steward/kube';
-import { ProviderProfile } from '@steward/provider-profile-api';
+import { type ProviderProfile } from '@steward/provider-profile-api';
 import {
   acquireNodeTier,
   appImage,
@@ -33,11 +32,14 @@ import {
 import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { allKinds, controllers } from './controllers.js';
 import { loadExamples, withLocalEndpoint } from './examples.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const exitWhenReady = process.argv.includes('--exit-when-ready');
 const log = (line: string): boolean => process.stdout.write(`${line}\n`);
+/** Every kind a controller serves (the registry): what the table shows and `kubectl get` lists. */
+const kinds = await allKinds();
 
 /** Everything started, in reverse order of stopping. */
 const stops: (() => Promise<void>)[] = [];
@@ -99,11 +101,10 @@ await admin.apply(
   } as ApplyConfiguration,
   { force: true },
 );
-const controllers = ['database-instance-controller', 'kafka-topic-controller'];
 log(
   `steward: building the controllers' images (buildah, apps/Dockerfile; minutes the first time, cached after) and installing their charts in ${releaseNamespace}...`,
 );
-for (const app of controllers) {
+for (const { app } of controllers()) {
   const image = await appImage(app);
   await tier.importImage(image);
   const installed = await installControllerChart(tier, {
@@ -173,7 +174,7 @@ for (const { file, object, resourceType } of examples) {
 log('');
 log('  Try, in another terminal:');
 log(`    export KUBECONFIG=${kubeconfig}`);
-log(`    ${tier.binaries.kubectl} get providerprofiles,databaseinstances,kafkatopics -A`);
+log(`    ${tier.binaries.kubectl} get ${kinds.map((k) => k.definition.plural).join(',')} -A`);
 log(`    ${tier.binaries.kubectl} -n ${releaseNamespace} get pods,leases`);
 log(
   `    ${tier.binaries.kubectl} -n shop get secret orders-db-connection -o jsonpath='{.data.host}' | base64 -d`,
@@ -224,44 +225,49 @@ type Row = [string, string, string, string, string];
 const conditionText = (c: Condition | undefined): string =>
   c ? `${c.status}${c.reason ? ` ${c.reason}` : ''}` : '-';
 
-/** How each kind shows in the table: what is in its PROVIDER, STATE and DETAIL columns. */
-interface View<T extends KubeObject> {
-  resourceType: ResourceType;
-  name: string;
+/** How a kind shows in the table: what is in its PROFILE, STATE and DETAIL columns. */
+interface Columns<T extends KubeObject> {
   provider(o: T): string;
   state(o: T): string;
   detail(o: T): string;
 }
-type Conditioned = KubeObject & { status?: { conditions?: Condition[] } };
-const views: View<Conditioned>[] = [
-  {
-    resourceType: ProviderProfile.resourceType,
-    name: 'providerprofile',
+type Conditioned = KubeObject & {
+  spec?: { providerProfileRef?: { name?: string } };
+  status?: { conditions?: Condition[]; providerState?: string };
+};
+/** What every kind shows: the profile it references and its provider's state. */
+const defaultColumns: Columns<Conditioned> = {
+  provider: (o) => o.spec?.providerProfileRef?.name ?? '-',
+  state: (o) => o.status?.providerState ?? '-',
+  detail: () => '',
+};
+/** What some kinds show instead; a kind not named here shows the default columns. */
+const kindColumns: Record<string, Partial<Columns<Conditioned>>> = {
+  ProviderProfile: {
     provider: (p) => (p as ProviderProfile).spec.provider,
     state: (p) => `used by ${(p as ProviderProfile).status?.usedBy ?? 0}`,
-    detail: () => '',
   },
-  {
-    resourceType: DatabaseInstance.resourceType,
-    name: 'databaseinstance',
-    provider: (d) => (d as DatabaseInstance).spec.providerProfileRef.name,
-    state: (d) => (d as DatabaseInstance).status?.providerState ?? '-',
+  DatabaseInstance: {
     detail: (d) => {
       const endpoint = (d as DatabaseInstance).status?.endpoint;
       return endpoint ? `${endpoint.host}:${endpoint.port}` : '';
     },
   },
-  {
-    resourceType: KafkaTopic.resourceType,
-    name: 'kafkatopic',
-    provider: (t) => (t as KafkaTopic).spec.providerProfileRef.name,
+  KafkaTopic: {
     state: (t) => {
       const status = (t as KafkaTopic).status;
       return status?.partitions ? `${status.partitions} partitions` : '-';
     },
     detail: (t) => (t as KafkaTopic).status?.topicName ?? '',
   },
-];
+};
+/** One table section per kind a controller serves (the registry), cluster-scoped kinds first. */
+const views = kinds.map((kind) => ({
+  resourceType: kind.resourceType,
+  name: kind.definition.singular ?? kind.definition.kind.toLowerCase(),
+  ...defaultColumns,
+  ...kindColumns[kind.definition.kind],
+}));
 
 async function rows(): Promise<{ rows: Row[]; allReady: boolean }> {
   const out: Row[] = [];
@@ -270,7 +276,8 @@ async function rows(): Promise<{ rows: Row[]; allReady: boolean }> {
   for (const view of views) {
     const list = await admin.list<Conditioned>(view.resourceType);
     for (const o of list.items) {
-      if (view.name !== 'providerprofile') resources++;
+      // cluster-scoped kinds (the profiles) are what the example resources reference
+      if (view.resourceType.namespaced) resources++;
       const ready = findCondition(o.status?.conditions, 'Ready');
       if (ready?.status !== 'True') allReady = false;
       const ns = o.metadata.namespace ? `${o.metadata.namespace}/` : '';
