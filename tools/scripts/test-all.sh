@@ -17,6 +17,11 @@ bash tools/control-plane/build.sh || exit 1
 eval "$(bash tools/control-plane/build.sh --print-env 2>/dev/null)"
 export STEWARD_ETCD_BIN STEWARD_KUBE_APISERVER_BIN STEWARD_KUBE_CONTROLLER_MANAGER_BIN STEWARD_KUBECTL_BIN STEWARD_HELM_BIN
 
+step "kstatus (Go-built: sigs.k8s.io/cli-utils' status rules, for tests that check custom resources)"
+bash tools/kstatus/build.sh || exit 1
+eval "$(bash tools/kstatus/build.sh --print-env 2>/dev/null)"
+export STEWARD_KSTATUS_BIN
+
 step "node tier: kubelet, kube-scheduler, kube-proxy, containerd (Go-built), runc + CNI (Debian, unpacked)"
 bash tools/node-tier/build.sh || exit 1
 eval "$(bash tools/node-tier/build.sh --print-env 2>/dev/null)"
@@ -41,6 +46,7 @@ rm -rf reports/vitest && mkdir -p reports
 step "format, lint, typecheck, build"
 npx prettier --check . --log-level warn || status=1
 npx tsx tools/scripts/generate-crds.ts --check || status=1
+npx tsx tools/scripts/generate-charts.ts --check || status=1
 npx nx run-many -t lint typecheck build --outputStyle=stream || status=1
 
 step "node tier: the local-volume provisioner against a real API server and controller-manager"

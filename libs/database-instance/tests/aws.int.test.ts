@@ -13,6 +13,7 @@ import { KubeClient, Namespaces, NotFoundError } from '@steward/kube';
 import {
   eventually,
   repoRoot,
+  gitOpsReading,
   startControlPlane,
   startMoto,
   type ControlPlane,
@@ -221,6 +222,11 @@ describe('the AWS RDS provider under the managed reconciler (real API server + m
       /^spec\.version 17 asks for postgres 17 but the instance runs 16 .*the aws provider does not change an engine's major version in place/,
     );
     expect((await condition('versioned', 'Stalled'))?.status).toBe('True');
+    // the issue's case: generation 2 refused is observed — Synced=False, kstatus Failed
+    const refused = await read('versioned');
+    expect(refused.metadata.generation).toBe(2);
+    expect(await gitOpsReading(refused)).toMatchObject({ kstatus: 'Failed', unobserved: [] });
+    expect((await condition('versioned', 'Synced'))?.status).toBe('False');
     expect((await instance('versioned'))?.EngineVersion).toMatch(/^16/);
     expect(count('ModifyDBInstance')).toBe(0);
 

@@ -8,6 +8,7 @@ import { ProviderProfile } from '@steward/provider-profile-api';
 import {
   eventually,
   repoRoot,
+  gitOpsReading,
   startCloudSqlApi,
   startControlPlane,
   startMoto,
@@ -195,6 +196,7 @@ describe('databaseInstanceController', () => {
     await ready('orders');
     const obj = await read('orders');
     expect(obj.metadata.finalizers).toContain(DatabaseInstanceFinalizer);
+    expect(await gitOpsReading(obj)).toMatchObject({ kstatus: 'Current', unobserved: [] });
     expect(obj.status?.endpoint?.host).toBeTruthy();
     expect((await rdsInstance('orders'))?.DBInstanceClass).toBe('db.t3.micro');
     const secret = await eventually(
@@ -246,6 +248,11 @@ describe('databaseInstanceController', () => {
     await reason('orphan', 'ProviderProfileNotFound');
     const obj = await read('orphan');
     expect(findCondition(obj.status?.conditions, 'Stalled')?.status).toBe('True');
+    expect(await gitOpsReading(obj)).toMatchObject({ kstatus: 'Failed', unobserved: [] });
+    expect(findCondition(obj.status?.conditions, 'Synced')).toMatchObject({
+      status: 'False',
+      reason: 'ProviderProfileNotFound',
+    });
     expect(findCondition(obj.status?.conditions, 'Ready')?.message).toContain(profileName);
     expect(obj.metadata.finalizers ?? []).toEqual([]);
     expect(obj.metadata.annotations?.[A.externalName]).toBeUndefined();
@@ -255,6 +262,10 @@ describe('databaseInstanceController', () => {
     await admin.create<Profile>(Profiles, awsProfile(profileName));
     await ready('orphan');
     expect(findCondition((await read('orphan')).status?.conditions, 'Stalled')).toBeUndefined();
+    expect(await gitOpsReading(await read('orphan'))).toMatchObject({
+      kstatus: 'Current',
+      unobserved: [],
+    });
   });
 
   it('stops with WrongProvider for a kafka profile, creating nothing at any provider', async () => {

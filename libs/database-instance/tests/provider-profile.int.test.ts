@@ -14,6 +14,7 @@ import {
   eventually,
   freePort,
   repoRoot,
+  gitOpsReading,
   startCloudSqlApi,
   startControlPlane,
   startMoto,
@@ -271,6 +272,7 @@ describe('providerProfileController', () => {
       expect(profile.status?.usedBy).toBe(0);
       expect(profile.metadata.finalizers).toEqual([InUseFinalizer]);
       expect(findCondition(profile.status?.conditions, 'Stalled')).toBeUndefined();
+      expect(await gitOpsReading(profile)).toMatchObject({ kstatus: 'Current', unobserved: [] });
     }
     expect((await ready(aws))?.message).toContain('RDS DescribeDBInstances');
     expect((await ready(gcp))?.message).toContain(`instances.list in project ${PROJECT}`);
@@ -294,6 +296,7 @@ describe('providerProfileController', () => {
       reason: 'CredentialsNotFound',
     });
     expect(r.events.withReason('CredentialsNotFound')[0]?.type).toBe('Warning');
+    expect(await gitOpsReading(profile)).toMatchObject({ kstatus: 'Failed', unobserved: [] });
 
     await sleep(1_000); // the runtime's own terminal-failure bookkeeping settles
     const writesBefore = writesTo(r, name).length;
@@ -464,6 +467,10 @@ describe('providerProfileController', () => {
     const condition = await waitReady(name, 'ProviderUnreachable', 'False');
     expect(condition.message).toContain('ECONNREFUSED');
     expect(findCondition((await readProfile(name)).status?.conditions, 'Stalled')).toBeUndefined();
+    expect(await gitOpsReading(await readProfile(name))).toMatchObject({
+      kstatus: 'InProgress',
+      unobserved: [],
+    });
     await eventually(() => (r.checks.get(name) ?? 0) >= 2, {
       description: 'a retry',
       timeoutMs: 30_000,

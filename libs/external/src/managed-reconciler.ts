@@ -2,7 +2,6 @@ import { findCondition } from '@steward/conditions';
 import {
   TerminalError,
   terminalCause,
-  type ObjectReconcileContext,
   type ObjectReconciler,
   type Result,
 } from '@steward/controller';

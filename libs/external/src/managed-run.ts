@@ -35,11 +35,11 @@ export interface ManagedReconcilerOptions<T extends ManagedObject, C> {
   /** See `Admission`. Called on every reconcile of an object that is not paused. */
   admit(obj: T): Admission<T, C>;
   /** Re-observe a converged resource this often. Default 60 s. */
-  pollIntervalMs?: number;
+  pollIntervalMs?: number | undefined;
   /** Re-observe while the provider is busy (creating, modifying, deleting). Default 5 s. */
-  busyPollIntervalMs?: number;
+  busyPollIntervalMs?: number | undefined;
   /** Normal Events (created, retained, deleted); the runtime reports terminal failures. */
-  events?: EventSink;
+  events?: EventSink | undefined;
   /**
    * Publishes an observation's `connectionDetails` (e.g. into the object's connection Secret).
    * Called before `Ready=True` is written, on every reconcile that finds the resource ready, so

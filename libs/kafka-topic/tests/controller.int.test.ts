@@ -6,6 +6,7 @@ import { KubeClient, Namespaces, NotFoundError } from '@steward/kube';
 import { ProviderProfile } from '@steward/provider-profile-api';
 import {
   eventually,
+  gitOpsReading,
   repoRoot,
   startControlPlane,
   startKafka,
@@ -191,6 +192,13 @@ describe('kafkaTopicController against a real Kafka broker', () => {
     });
     expect(findCondition(obj.status?.conditions, 'Synced')?.status).toBe('True');
     expect(calls).toContain('CreateTopics/success');
+    expect(await gitOpsReading(obj)).toMatchObject({ kstatus: 'Current', unobserved: [] });
+    // Ready in at most four writes of the KafkaTopic: the pending record (finalizer, name, mark),
+    // create-succeeded, status Creating, status Available.
+    const writes = requests.filter(
+      (r) => !/^(get|list|watch) /.test(r) && r.includes('/kafkatopics/orders'),
+    );
+    expect(writes.length, writes.join('\n')).toBeLessThanOrEqual(4);
   });
 
   it('costs no API writes once converged, and keeps one connection per profile across reconciles', async () => {
@@ -277,6 +285,12 @@ describe('kafkaTopicController against a real Kafka broker', () => {
     await patchSpec('metrics', { replicationFactor: 3, partitions: 4 });
     await reason('metrics', 'NotSupported');
     const obj = await read('metrics');
+    // The refusal is observed: generation 2 everywhere, Synced=False with the reason — Failed.
+    expect(await gitOpsReading(obj)).toMatchObject({ kstatus: 'Failed', unobserved: [] });
+    expect(findCondition(obj.status?.conditions, 'Synced')).toMatchObject({
+      status: 'False',
+      reason: 'NotSupported',
+    });
     expect(findCondition(obj.status?.conditions, 'Ready')?.message).toContain(
       "spec.replicationFactor is 3 but topic metrics has 1 replica per partition: the Kafka admin API cannot change a topic's replication factor",
     );
@@ -288,6 +302,11 @@ describe('kafkaTopicController against a real Kafka broker', () => {
       description: 'metrics has 4 partitions',
     });
     await ready('metrics');
+    await eventually(
+      async () => (await gitOpsReading(await read('metrics'))).kstatus === 'Current',
+      { description: 'kstatus Current after the revert' },
+    );
+    expect((await gitOpsReading(await read('metrics'))).unobserved).toEqual([]);
   });
 
   it('stops an invalid config with InvalidConfig before any call to Kafka, and never retries it', async () => {
@@ -413,6 +432,7 @@ describe('kafkaTopicController against a real Kafka broker', () => {
         reason: 'ReconcileError',
       });
       expect(findCondition(down.status?.conditions, 'Stalled')).toBeUndefined(); // retried
+      expect(await gitOpsReading(down)).toMatchObject({ kstatus: 'InProgress', unobserved: [] });
       // a topic asked for meanwhile waits too
       await create('latecomer', { partitions: 2 });
       await reason('latecomer', 'BrokersUnreachable');

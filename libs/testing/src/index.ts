@@ -66,8 +66,10 @@ export {
 } from './controller-process.js';
 // kstatus (sigs.k8s.io/cli-utils), run for real over objects: is a custom resource reconciled?
 export {
+  gitOpsReading,
   kstatus,
   kstatusBinary,
+  type GitOpsReading,
   KstatusBinaryMissingError,
   KstatusError,
   type KstatusObject,

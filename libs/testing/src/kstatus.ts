@@ -3,7 +3,6 @@ import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { type KubeObject } from '@steward/kube';
 import { repoRoot } from './repo-root.js';
 
 /**
@@ -55,7 +54,16 @@ export interface KstatusResult {
  * An object kstatus can judge: apiVersion, kind and metadata.name are required (tools/kstatus
  * refuses an object without them); `status` is what the rules read.
  */
-export interface KstatusObject extends KubeObject {
+/** An object as kstatus reads it (structurally any Kubernetes object: @steward/kube's KubeObject too). */
+export interface KstatusObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: {
+    readonly name?: string;
+    readonly namespace?: string;
+    readonly generation?: number;
+    readonly deletionTimestamp?: string;
+  };
   readonly spec?: unknown;
   readonly status?: unknown;
 }
@@ -186,4 +194,37 @@ function readFileOrUndefined(path: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** What GitOps tools read from one object's status (Steward's "GitOps-ready status" rule). */
+export interface GitOpsReading {
+  /** kstatus's verdict and message. */
+  kstatus: KstatusStatus;
+  message: string;
+  /**
+   * Where the object's status does not observe its generation: `status.observedGeneration` or a
+   * condition's `observedGeneration` differing from `metadata.generation`. Empty when observed.
+   */
+  unobserved: string[];
+}
+
+/**
+ * kstatus's verdict on `obj`, and which parts of its status lag its generation — the two things
+ * the "GitOps-ready status" convention promises (DESIGN.md): after any processed generation,
+ * everything is observed, and kstatus says Current, InProgress or Failed truthfully.
+ */
+export async function gitOpsReading(obj: KstatusObject): Promise<GitOpsReading> {
+  const [result] = await kstatus([obj]);
+  const generation = obj.metadata.generation;
+  const status = (obj.status ?? {}) as {
+    observedGeneration?: unknown;
+    conditions?: { type?: unknown; observedGeneration?: unknown }[];
+  };
+  const unobserved: string[] = [];
+  if (status.observedGeneration !== generation)
+    unobserved.push(`status.observedGeneration ${String(status.observedGeneration)}`);
+  for (const c of status.conditions ?? [])
+    if (c.observedGeneration !== generation)
+      unobserved.push(`${String(c.type)}.observedGeneration ${String(c.observedGeneration)}`);
+  return { kstatus: result!.status, message: result!.message, unobserved };
 }

@@ -178,11 +178,9 @@ export function databaseInstanceController(
         finalizer: options.finalizer ?? DatabaseInstanceFinalizer,
         admit: admission,
         publishConnectionDetails,
-        ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
-        ...(options.busyPollIntervalMs !== undefined
-          ? { busyPollIntervalMs: options.busyPollIntervalMs }
-          : {}),
-        ...(options.events ? { events: options.events } : {}),
+        pollIntervalMs: options.pollIntervalMs,
+        busyPollIntervalMs: options.busyPollIntervalMs,
+        events: options.events,
       }),
     );
 }

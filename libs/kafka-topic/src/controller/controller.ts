@@ -155,11 +155,9 @@ export function kafkaTopicController(
         resourceType: Kind,
         finalizer,
         admit,
-        ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
-        ...(options.busyPollIntervalMs !== undefined
-          ? { busyPollIntervalMs: options.busyPollIntervalMs }
-          : {}),
-        ...(options.events ? { events: options.events } : {}),
+        pollIntervalMs: options.pollIntervalMs,
+        busyPollIntervalMs: options.busyPollIntervalMs,
+        events: options.events,
       }),
     );
 }
