@@ -221,6 +221,14 @@ export const DatabaseInstance = defineKind({
     'A managed PostgreSQL or MySQL instance in AWS RDS or GCP Cloud SQL, provisioned through a ProviderProfile.',
   spec: DatabaseInstanceSpec,
   status: DatabaseInstanceStatus,
+  validations: [
+    {
+      // The default connection Secret, `<name>-connection`, must fit a Secret name (253). The
+      // external identifiers need no rule: they are hashed to fit RDS's and Cloud SQL's limits.
+      rule: `has(self.spec.writeConnectionSecretToRef) || self.metadata.name.size() <= ${253 - '-connection'.length}`,
+      message: `metadata.name is longer than ${253 - '-connection'.length} characters: its connection Secret <name>-connection would exceed Kubernetes' 253; use a shorter name or set spec.writeConnectionSecretToRef.name`,
+    },
+  ],
   printerColumns: [
     { name: 'Engine', type: 'string', jsonPath: '.spec.engine' },
     { name: 'Size', type: 'string', jsonPath: '.spec.size' },

@@ -273,6 +273,22 @@ describe('ProviderProfile and DatabaseInstance CRDs from the chart, in a real AP
     ).toContain(expected);
   });
 
+  it('refuses a name whose connection Secret would break the 253-character limit, unless the Secret is named', async () => {
+    const long = `${'a'.repeat(60)}.${'b'.repeat(60)}.${'c'.repeat(60)}.${'d'.repeat(62)}`; // 245
+    expect(
+      await rejection(client.create(DatabaseInstance.resourceType, instance(long, dbiSpec))),
+    ).toContain(
+      'metadata.name is longer than 242 characters: its connection Secret <name>-connection would exceed',
+    );
+    const named = await client.create<DatabaseInstance>(
+      DatabaseInstance.resourceType,
+      instance(long, { ...dbiSpec, writeConnectionSecretToRef: { name: 'orders-db' } }),
+    );
+    expect(named.metadata.name).toBe(long);
+    const fits = 'e'.repeat(242);
+    await client.create(DatabaseInstance.resourceType, instance(fits, dbiSpec));
+  });
+
   it('accepts growing storage and other mutable changes', async () => {
     const current = await client.get<DatabaseInstance>(
       DatabaseInstance.resourceType,
