@@ -288,6 +288,40 @@ describe('databaseInstanceController', () => {
     expect(api.instances().filter((i) => i.name.includes('misdirected'))).toEqual([]);
   });
 
+  it('pauses before anything else — even a missing profile — touches nothing, and resumes when unpaused', async () => {
+    run();
+    const profileName = `paused-${testNumber}`;
+    await admin.create<DB>(Kind, {
+      apiVersion: DatabaseInstance.apiVersion,
+      kind: 'DatabaseInstance',
+      metadata: { name: 'paused', namespace: ns, annotations: { [A.paused]: 'true' } },
+      spec: {
+        providerProfileRef: { name: profileName },
+        engine: 'postgres',
+        version: '16',
+        size: 'small',
+        storageGiB: 20,
+      },
+    } as DB);
+    await eventually(
+      async () => (await condition('paused', 'Synced'))?.reason === 'ReconcilePaused',
+      {
+        description: 'Synced=False ReconcilePaused',
+      },
+    );
+    const paused = await read('paused');
+    expect(findCondition(paused.status?.conditions, 'Stalled')).toBeUndefined(); // no profile judged
+    expect(paused.metadata.finalizers ?? []).toEqual([]);
+    expect(paused.metadata.annotations?.[A.externalName]).toBeUndefined();
+    expect(await rdsInstance('paused')).toBeUndefined();
+    expect((await gitOpsReading(paused)).unobserved).toEqual([]);
+
+    await admin.create<Profile>(Profiles, awsProfile(profileName));
+    await admin.mergePatch(Kind, 'paused', ns, { metadata: { annotations: { [A.paused]: null } } });
+    await ready('paused');
+    expect(await rdsInstance('paused')).toBeDefined();
+  });
+
   it('reports UnknownSize for a size the profile does not define, before anything is created', async () => {
     run();
     await create('huge', { size: 'huge' });

@@ -415,6 +415,33 @@ describe('kafkaTopicController against a real Kafka broker', () => {
   });
 
   // Stops the shared broker: keep it last.
+  it('pauses before anything else — even an invalid config — touches nothing at Kafka, and resumes when unpaused', async () => {
+    run();
+    await admin.create<Topic>(Kind, {
+      apiVersion: KafkaTopic.apiVersion,
+      kind: 'KafkaTopic',
+      metadata: { name: 'held', namespace: ns, annotations: { [A.paused]: 'true' } },
+      spec: {
+        providerProfileRef: { name: 'events' },
+        partitions: 2,
+        config: { 'retention.ms': 'forever' },
+      },
+    } as Topic);
+    await reason('held', 'ReconcilePaused', 'Synced');
+    const held = await read('held');
+    expect(findCondition(held.status?.conditions, 'Stalled')).toBeUndefined(); // config not judged
+    expect(held.metadata.finalizers ?? []).toEqual([]);
+    expect(await topicAt('held')).toBeUndefined();
+    expect(calls.some((c) => c.startsWith('CreateTopics'))).toBe(false);
+
+    await admin.mergePatch(Kind, 'held', ns, {
+      metadata: { annotations: { [A.paused]: null } },
+      spec: { config: { 'retention.ms': '3600000' } },
+    });
+    await ready('held');
+    expect(await topicAt('held')).toMatchObject({ partitions: 2 });
+  });
+
   it('reports unreachable brokers as Ready=False with a reason, and recovers once they are back', async () => {
     run();
     await create('survivor', { partitions: 1, config: { 'retention.ms': '3600000' } });
