@@ -29,7 +29,7 @@ export class DatabaseInstanceControllerApp {
     @inject(Tokens.Config) private readonly config: ProcessConfig,
     @inject(Tokens.Manager) private readonly manager: Manager,
     @inject(Tokens.Telemetry) private readonly telemetry: Telemetry,
-    @inject(Tokens.EventSink) private readonly events: ProcessEvents,
+    @inject(Tokens.EventRecorder) private readonly events: ProcessEvents,
   ) {}
 
   run(): Promise<ExitCode> {

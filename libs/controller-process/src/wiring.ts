@@ -1,5 +1,5 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import { Manager, onShutdown, type EventSink } from '@steward/controller';
+import { Manager, onShutdown, type EventRecorder } from '@steward/controller';
 import { KubeEventRecorder } from '@steward/events';
 import { KubeClient } from '@steward/kube';
 import { createTelemetry, type Telemetry } from '@steward/telemetry';
@@ -11,12 +11,12 @@ export const Tokens = {
   Config: Symbol('ProcessConfig'),
   KubeConfig: Symbol('KubeConfig'),
   Telemetry: Symbol('Telemetry'),
-  EventSink: Symbol('EventSink'),
+  EventRecorder: Symbol('EventRecorder'),
   Manager: Symbol('Manager'),
 } as const;
 
 /** The Event recorder a process reports through, flushed at shutdown. */
-export type ProcessEvents = EventSink & { shutdown(): Promise<void> };
+export type ProcessEvents = EventRecorder & { shutdown(): Promise<void> };
 
 /** `KUBECONFIG` when set (local runs), else the pod's service account. */
 export function loadKubeConfig(config: ProcessConfig): KubeConfig {
@@ -116,7 +116,7 @@ export function processProviders(
     [Tokens.KubeConfig, { useFactory: instanceCachingFactory(() => loadKubeConfig(config)) }],
     [Tokens.Telemetry, { useFactory: instanceCachingFactory(() => processTelemetry(app, config)) }],
     [
-      Tokens.EventSink,
+      Tokens.EventRecorder,
       {
         useFactory: instanceCachingFactory((c) =>
           processEvents(app, config, c.resolve<KubeConfig>(Tokens.KubeConfig)),
@@ -130,7 +130,7 @@ export function processProviders(
           processManager(app, config, {
             kubeConfig: c.resolve<KubeConfig>(Tokens.KubeConfig),
             telemetry: c.resolve<Telemetry>(Tokens.Telemetry),
-            events: c.resolve<ProcessEvents>(Tokens.EventSink),
+            events: c.resolve<ProcessEvents>(Tokens.EventRecorder),
           }),
         ),
       },

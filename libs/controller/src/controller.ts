@@ -34,8 +34,8 @@ export type ReconcilerOf =
   | { kind: 'key'; reconcile: Reconciler }
   | { kind: 'object'; reconcile: ObjectReconciler<ObjectWithStatus> };
 
-/** Receives Warning Events about an object (structurally `@steward/events`' recorder). */
-export interface EventSink {
+/** Records Events about an object (client-go's EventRecorder; `@steward/events`' KubeEventRecorder is one). */
+export interface EventRecorder {
   event(regarding: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string): void;
 }
 
@@ -66,7 +66,7 @@ export interface ControllerDeps {
   tracer?: Tracer;
   metrics?: ControllerMetrics;
   queueMetrics?: WorkqueueMetricsProvider;
-  events?: EventSink;
+  events?: EventRecorder;
 }
 
 /**

@@ -21,7 +21,7 @@ export {
   Controller,
   type ControllerDeps,
   type ControllerOptions,
-  type EventSink,
+  type EventRecorder,
   type ReconcilerOf,
   type WatchSpec,
 } from './controller.js';

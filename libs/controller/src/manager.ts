@@ -17,7 +17,7 @@ import { hostname } from 'node:os';
 import {
   Controller,
   type ControllerOptions,
-  type EventSink,
+  type EventRecorder,
   type ReconcilerOf,
 } from './controller.js';
 import { startHealthServer } from './health-server.js';
@@ -52,7 +52,7 @@ export interface ManagerOptions {
   /** How long `stop()` lets in-flight reconciles finish before aborting them. Default 30 s. */
   gracefulShutdownTimeoutMs?: number;
   /** Receives Warning Events for terminal failures. */
-  events?: EventSink;
+  events?: EventRecorder;
   /**
    * Every this many ms, informers re-deliver every cached object as an update (client-go resync).
    * Default 0 (off): level-based reconcilers with `requeueAfter` rarely need it.

@@ -1,6 +1,6 @@
 import { type ConditionUpdate, type StatusWithConditions } from '@steward/conditions';
 import {
-  type EventSink,
+  type EventRecorder,
   type ObjectReconcileContext,
   type ObjectWithStatus,
 } from '@steward/controller';
@@ -39,7 +39,7 @@ export interface ManagedReconcilerOptions<T extends ManagedObject, C> {
   /** Re-observe while the provider is busy (creating, modifying, deleting). Default 5 s. */
   busyPollIntervalMs?: number | undefined;
   /** Normal Events (created, retained, deleted); the runtime reports terminal failures. */
-  events?: EventSink | undefined;
+  events?: EventRecorder | undefined;
   /**
    * Publishes an observation's `connectionDetails` (e.g. into the object's connection Secret).
    * Called before `Ready=True` is written, on every reconcile that finds the resource ready, so

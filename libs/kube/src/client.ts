@@ -1,6 +1,6 @@
 import { type KubeConfig } from '@kubernetes/client-node';
 import { type Dispatcher, fetch, type Response } from 'undici';
-import { systemClock, type Clock } from './clock.js';
+import { systemWaitClock, type WaitClock } from './clock.js';
 import { Connection } from './connection.js';
 import { ConnectionError, errorFromResponse } from './errors.js';
 import {
@@ -10,7 +10,7 @@ import {
   type ListResult,
 } from './kube-object.js';
 import { type JsonPatchOperation } from './patch.js';
-import { type RateLimiter, TokenBucketRateLimiter } from './rate-limiter.js';
+import { type RequestRateLimiter, TokenBucketRateLimiter } from './rate-limiter.js';
 import { apiPath, apiVersionOf, type ResourceType } from './resource-type.js';
 import { inferVerb, type KubeRequest, type RequestInfo, type Verb } from './request.js';
 import { parseRetryAfter } from './retry-after.js';
@@ -37,9 +37,9 @@ export interface KubeClientOptions {
   /** How often a 429, or a 5xx carrying Retry-After, is retried before its error is thrown. Default 5. */
   maxRetries?: number;
   /** Replaces the qps/burst token bucket, e.g. to share one limiter between clients. */
-  rateLimiter?: RateLimiter;
+  rateLimiter?: RequestRateLimiter;
   /** Time source for the limiter and for retry waits (tests inject a fake). */
-  clock?: Clock;
+  clock?: WaitClock;
 }
 
 export interface CallOptions {
@@ -118,8 +118,8 @@ interface Answer {
  */
 export class KubeClient {
   private readonly connection: Connection;
-  private readonly limiter: RateLimiter;
-  private readonly clock: Clock;
+  private readonly limiter: RequestRateLimiter;
+  private readonly clock: WaitClock;
   private readonly userAgent: string;
   private readonly fieldManager: string | undefined;
   private readonly maxRetries: number;
@@ -131,7 +131,7 @@ export class KubeClient {
    */
   constructor(kubeConfig: KubeConfig, options: KubeClientOptions = {}) {
     this.connection = new Connection(kubeConfig);
-    this.clock = options.clock ?? systemClock;
+    this.clock = options.clock ?? systemWaitClock;
     this.limiter =
       options.rateLimiter ??
       new TokenBucketRateLimiter({

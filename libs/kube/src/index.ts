@@ -50,7 +50,7 @@ export {
   type ListOptions,
   type PatchOptions,
 } from './client.js';
-export { systemClock, type Clock } from './clock.js';
+export { systemWaitClock, type WaitClock } from './clock.js';
 export {
   AlreadyExistsError,
   ApiError,
@@ -94,7 +94,7 @@ export {
 export { jsonPointer, type JsonPatchOperation } from './patch.js';
 export {
   TokenBucketRateLimiter,
-  type RateLimiter,
+  type RequestRateLimiter,
   type TokenBucketOptions,
 } from './rate-limiter.js';
 export {

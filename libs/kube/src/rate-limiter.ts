@@ -1,7 +1,7 @@
-import { systemClock, type Clock } from './clock.js';
+import { systemWaitClock, type WaitClock } from './clock.js';
 
 /** Decides when the next request may go. Called once before every HTTP attempt that is not a watch. */
-export interface RateLimiter {
+export interface RequestRateLimiter {
   /** Resolves when a request may be sent; rejects with the signal's reason if it aborts first. */
   acquire(signal?: AbortSignal): Promise<void>;
 }
@@ -11,7 +11,7 @@ export interface TokenBucketOptions {
   qps: number;
   /** Requests that may go at once after a quiet period; must be ≥ 1. */
   burst: number;
-  clock?: Clock;
+  clock?: WaitClock;
 }
 
 /**
@@ -21,10 +21,10 @@ export interface TokenBucketOptions {
  * negative) and sleeps for exactly as long as the refill of its reservation takes. A waiter that
  * is aborted gives its token back.
  */
-export class TokenBucketRateLimiter implements RateLimiter {
+export class TokenBucketRateLimiter implements RequestRateLimiter {
   private readonly qps: number;
   private readonly burst: number;
-  private readonly clock: Clock;
+  private readonly clock: WaitClock;
   private tokens: number;
   private last: number;
 
@@ -33,7 +33,7 @@ export class TokenBucketRateLimiter implements RateLimiter {
     if (!(options.burst >= 1)) throw new RangeError('steward/kube: burst must be at least 1');
     this.qps = options.qps;
     this.burst = options.burst;
-    this.clock = options.clock ?? systemClock;
+    this.clock = options.clock ?? systemWaitClock;
     this.tokens = options.burst;
     this.last = this.clock.now();
   }

@@ -4,7 +4,7 @@ import {
   generationChanged,
   TerminalError,
   type Controller,
-  type EventSink,
+  type EventRecorder,
   type Manager,
   type MapFunc,
   type ObjectReconciler,
@@ -46,7 +46,7 @@ export interface ProviderProfileControllerOptions {
   /** A check that takes longer is a transient `ProviderUnreachable`. Default 30 s. */
   checkTimeoutMs?: number;
   /** Normal and Warning Events on changes of `Ready` (terminal failures: the manager's events). */
-  events?: EventSink;
+  events?: EventRecorder;
   /** Default 2: one slow provider does not hold up every other profile. */
   maxConcurrentReconciles?: number;
   /**

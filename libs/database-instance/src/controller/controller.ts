@@ -3,7 +3,7 @@ import {
   controllerFor,
   TerminalError,
   type Controller,
-  type EventSink,
+  type EventRecorder,
   type Manager,
   type MapFunc,
 } from '@steward/controller';
@@ -52,7 +52,7 @@ export interface DatabaseInstanceControllerOptions {
   busyPollIntervalMs?: number;
   maxConcurrentReconciles?: number;
   /** Normal and Warning Events of the managed reconciler. */
-  events?: EventSink;
+  events?: EventRecorder;
   /**
    * Extra Cloud SQL client options for a profile (e.g. a local API's auth client in tests). The
    * profile's `spec.gcp.endpoint` still decides where the client connects.

@@ -1,7 +1,7 @@
 import {
   controllerFor,
   type Controller,
-  type EventSink,
+  type EventRecorder,
   type Manager,
   type MapFunc,
   type Predicate,
@@ -44,7 +44,7 @@ export interface KafkaTopicControllerOptions {
   busyPollIntervalMs?: number;
   maxConcurrentReconciles?: number;
   /** Normal and Warning Events of the managed reconciler. */
-  events?: EventSink;
+  events?: EventRecorder;
   /** `steward_external_requests_total{provider="kafka",operation,result}` of every admin call. */
   externalMetrics?: ExternalMetrics;
   /**

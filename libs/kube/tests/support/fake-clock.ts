@@ -1,4 +1,4 @@
-import { type Clock } from '../../src/clock.js';
+import { type WaitClock } from '../../src/clock.js';
 
 interface Sleeper {
   at: number;
@@ -6,11 +6,11 @@ interface Sleeper {
 }
 
 /**
- * A `Clock` that moves only when told. `advance(ms)` wakes the sleepers that fall due, in order.
+ * A `WaitClock` that moves only when told. `advance(ms)` wakes the sleepers that fall due, in order.
  * With `autoAdvance`, every `sleep` moves time forward at once and resolves: a test then sees what
  * was waited for in `sleeps` without waiting.
  */
-export class FakeClock implements Clock {
+export class FakeClock implements WaitClock {
   readonly sleeps: number[] = [];
   private current = 0;
   private sleepers: Sleeper[] = [];
