@@ -2,11 +2,19 @@
  * @steward/controller — controllers and the manager that runs them, with controller-runtime's
  * semantics.
  *
- * - A reconciler is one async function over a key (`Reconciler`): it re-reads the object from the
- *   cache, converges the world, and returns `{ requeueAfter? }`. A thrown `TerminalError` means the
- *   user must change something: no retry, `Ready=False` + `Stalled=True` with its reason, a Warning
- *   Event. Any other exception retries with per-key exponential backoff (5 ms → 1000 s, max'd with
- *   a 10 qps / burst 100 bucket). A key is never reconciled twice at once.
+ * - A reconciler is one async function over a key (`Reconciler`), or — read once — over the object
+ *   the runtime took from the cache (`ObjectReconciler`, via `completeObjects`; not called for a
+ *   key whose object is gone). It converges the world and returns `{ requeueAfter? }`. A thrown
+ *   `TerminalError` means the user must change something: no retry (unless `recheckAfter`: look
+ *   again then), `Stalled=True` + `Ready=False` (+ `Synced=False`) with its reason at the object's
+ *   generation, a Warning Event. Any other exception retries with per-key exponential backoff
+ *   (5 ms → 1000 s, max'd with a 10 qps / burst 100 bucket). A key is never reconciled twice at once.
+ * - Status has one writer per reconcile (`StatusWriter`, `ctx.status`), shared by the runtime and
+ *   the domain: the generation stamped on status and on every condition, a write only when
+ *   something changed, one conflict rule (one fresh read and one retry, then `ConflictError`).
+ * - `manager.add(runnable)` owns lifetimes (admin-client caches, Event recorders, telemetry flush):
+ *   leader-only ones per term around the controllers, others around the whole run; stopped in
+ *   reverse order.
  * - `controllerFor(mgr, T).owns(C).watches(X, map).withEventFilter(generationChanged).complete(r)`:
  *   `owns(C)` is exactly `watches(C, enqueueForOwner(T))`. Every kind + selection has one shared
  *   informer per manager.

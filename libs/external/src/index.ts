@@ -2,12 +2,20 @@
  * @steward/external — the reconciler for resources that live outside the cluster (Kafka topics,
  * RDS and Cloud SQL instances), with Crossplane's contract and Steward's create ledger.
  *
- * A provider implements `ExternalProvider` (connect, externalName, deterministicNames) and
- * `ExternalClient` (observe, create, update, delete; observe never mutates, the others are
- * idempotent and non-blocking). `managedReconciler()` owns everything else: finalizer,
- * deletion policy (default Retain), pause annotation, adoption only on `spec.adopt`, the
- * `Synced`/`Ready` conditions, Events and poll intervals — and the ledger that makes a crash at any
- * step unable to duplicate an external resource (see `ledger.ts` and `managedReconciler`).
+ * A kind supplies `admit(obj)` (profile, guardrails: which provider, with what context) and a
+ * provider: `ExternalProvider` (externalName, deterministicNames, validate — the desired state,
+ * computed once, before any call — and connect) and `ExternalClient` (observe, create, update,
+ * delete; observe never mutates, the others are idempotent and non-blocking; a typed observation
+ * carries the provider's raw object to update/delete and connection details to the publisher).
+ * `managedReconciler()` is an object reconciler that owns everything else, as a plan and its
+ * executors (`planManaged`: pause → deletion → admission → ledger → observation, one action; one
+ * file per phase): finalizer, deletion policy (default Retain), pause annotation, adoption only on
+ * `spec.adopt`, the `Synced`/`Ready` (and `Reconciling`/`Stalled`) conditions through the one
+ * status writer, Events and poll intervals — and the ledger that makes a crash at any step unable
+ * to duplicate an external resource (`ledger.ts`, `metadata-writes.ts`): a new resource is Ready
+ * in four writes (finalizer + name + pending mark in one checked patch, the outcome, two status
+ * writes), a converged one costs none. What the ledger remembers (a create refused at a
+ * generation) lives in annotations, never in status.
  */
 export { ExternalAnnotations } from './annotations.js';
 export {
