@@ -27,12 +27,12 @@ export {
   type InformerOptions,
 } from './informer.js';
 export {
-  isGone,
+  isResourceExpired,
   type ListerWatcher,
-  type ListOptions,
+  type ListerWatcherListOptions,
   type ListPage,
-  type WatchEvent,
-  type WatchOptions,
+  type ListerWatcherEvent,
+  type ListerWatcherWatchOptions,
 } from './lister-watcher.js';
 export {
   Reflector,

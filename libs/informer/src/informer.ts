@@ -1,4 +1,4 @@
-import { type ListerWatcher, type WatchEvent } from './lister-watcher.js';
+import { type ListerWatcher, type ListerWatcherEvent } from './lister-watcher.js';
 import { Reflector, type ReflectorEvent, type ReflectorOptions } from './reflector.js';
 import { objectKey, Store, type IndexFunc, type Keyed, type ObjectKey } from './store.js';
 
@@ -150,7 +150,7 @@ export class Informer<T extends Keyed> {
     }
   }
 
-  private apply(event: WatchEvent<T>): void {
+  private apply(event: ListerWatcherEvent<T>): void {
     const obj = this.transform(event.object);
     if (event.type === 'DELETED') {
       const old = this.store.remove(objectKey(obj));

@@ -4,20 +4,20 @@ export interface ListPage<T> {
   metadata: { resourceVersion?: string; continue?: string };
 }
 
-export interface ListOptions {
+export interface ListerWatcherListOptions {
   limit?: number;
   continue?: string;
   resourceVersion?: string;
 }
 
-export interface WatchOptions {
+export interface ListerWatcherWatchOptions {
   resourceVersion: string;
   timeoutSeconds: number;
   allowWatchBookmarks: boolean;
   signal: AbortSignal;
 }
 
-export interface WatchEvent<T> {
+export interface ListerWatcherEvent<T> {
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
   object: T;
 }
@@ -33,12 +33,16 @@ export interface WatchEvent<T> {
  *   be thrown as an error whose `code` is 410.
  */
 export interface ListerWatcher<T> {
-  list(options: ListOptions): Promise<ListPage<T>>;
-  watch(options: WatchOptions): AsyncIterable<WatchEvent<T>>;
+  list(options: ListerWatcherListOptions): Promise<ListPage<T>>;
+  watch(options: ListerWatcherWatchOptions): AsyncIterable<ListerWatcherEvent<T>>;
 }
 
-/** True for the API server's "resource version too old" answers (HTTP 410 or reason Expired/Gone). */
-export function isGone(error: unknown): boolean {
+/**
+ * True for the API server's "resource version too old" answers (HTTP 410 or reason Expired/Gone),
+ * from any `ListerWatcher` (duck-typed on `code`/`reason`; client-go's `IsResourceExpired`).
+ * `@steward/kube`'s `isGone` is narrower: its own `GoneError` class.
+ */
+export function isResourceExpired(error: unknown): boolean {
   const e = error as { code?: unknown; reason?: unknown } | null;
   return e != null && (e.code === 410 || e.reason === 'Expired' || e.reason === 'Gone');
 }

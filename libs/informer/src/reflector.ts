@@ -1,13 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Backoff } from './backoff.js';
-import { isGone, type ListerWatcher, type WatchEvent } from './lister-watcher.js';
+import {
+  isResourceExpired,
+  type ListerWatcher,
+  type ListerWatcherEvent,
+} from './lister-watcher.js';
 
 /** Where a reflector delivers what it learns. Called in order, never concurrently. */
 export interface ReflectorSink<T> {
   /** The complete current state after a (re)list; `resourceVersion` is the list's. */
   replace(items: T[], resourceVersion: string): void;
   /** One watch event (not BOOKMARK). */
-  apply(event: WatchEvent<T>): void;
+  apply(event: ListerWatcherEvent<T>): void;
 }
 
 /** What the reflector reports about itself, for logs and tests. */
@@ -73,7 +77,7 @@ export class Reflector<T extends { metadata?: { resourceVersion?: string } }> {
         if (delivered) backoff.reset();
       } catch (error) {
         if (signal.aborted) break;
-        if (isGone(error)) {
+        if (isResourceExpired(error)) {
           this.emit({ type: 'gone', resourceVersion: this.lastResourceVersion });
           needList = true;
           continue;

@@ -1,8 +1,8 @@
 import {
   type ListerWatcher,
-  type ListOptions,
-  type WatchEvent,
-  type WatchOptions,
+  type ListerWatcherListOptions,
+  type ListerWatcherEvent,
+  type ListerWatcherWatchOptions,
 } from '../../src/lister-watcher.js';
 
 export interface Obj {
@@ -14,13 +14,13 @@ export interface Obj {
 export class ScriptedListerWatcher implements ListerWatcher<Obj> {
   state = new Map<string, Obj>();
   rv = 0;
-  lists: ListOptions[] = [];
-  watches: WatchOptions[] = [];
+  lists: ListerWatcherListOptions[] = [];
+  watches: ListerWatcherWatchOptions[] = [];
   /** The next watch calls throw these, in order. */
   watchFailures: unknown[] = [];
   listFailures: unknown[] = [];
   pageSize = 2;
-  private live: { push(e: WatchEvent<Obj>): void; end(error?: unknown): void } | undefined;
+  private live: { push(e: ListerWatcherEvent<Obj>): void; end(error?: unknown): void } | undefined;
 
   put(name: string, data = ''): Obj {
     const obj = { metadata: { name, namespace: 'ns', resourceVersion: String(++this.rv) }, data };
@@ -66,7 +66,7 @@ export class ScriptedListerWatcher implements ListerWatcher<Obj> {
     return this.live !== undefined;
   }
 
-  async list(options: ListOptions) {
+  async list(options: ListerWatcherListOptions) {
     this.lists.push(options);
     const failure = this.listFailures.shift();
     if (failure) throw failure;
@@ -82,10 +82,10 @@ export class ScriptedListerWatcher implements ListerWatcher<Obj> {
     };
   }
 
-  watch(options: WatchOptions): AsyncIterable<WatchEvent<Obj>> {
+  watch(options: ListerWatcherWatchOptions): AsyncIterable<ListerWatcherEvent<Obj>> {
     this.watches.push(options);
     const failure = this.watchFailures.shift();
-    const queue: WatchEvent<Obj>[] = [];
+    const queue: ListerWatcherEvent<Obj>[] = [];
     let ended: { error?: unknown } | undefined;
     let wake: (() => void) | undefined;
     const setLive = (h: typeof handle | undefined): void => {
@@ -93,7 +93,7 @@ export class ScriptedListerWatcher implements ListerWatcher<Obj> {
     };
     const isLive = (h: typeof handle): boolean => this.live === h;
     const handle = {
-      push(e: WatchEvent<Obj>) {
+      push(e: ListerWatcherEvent<Obj>) {
         queue.push(e);
         wake?.();
       },
