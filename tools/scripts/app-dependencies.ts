@@ -169,6 +169,26 @@ function packageImports(root: string, dir: string, workspace: Map<string, string
   return result;
 }
 
+/**
+ * The `@steward/*` packages that the non-test sources of the workspace package in `dir` (relative
+ * to `root`) reach at run time, directly or through other workspace packages, sorted: what an
+ * app's package.json lists (new-project.ts writes a new app's list with it).
+ */
+export function reachedWorkspacePackages(dir: string, root = repoRoot): string[] {
+  const workspace = workspacePackages(root);
+  const self = [...workspace].find(([, d]) => d === dir)?.[0];
+  const reached = new Set<string>();
+  const queue = [dir];
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    for (const name of packageImports(root, next, workspace).workspace.keys()) {
+      if (name === self || reached.has(name)) continue;
+      reached.add(name);
+      queue.push(workspace.get(name)!);
+    }
+  }
+  return [...reached].sort();
+}
+
 /** `a.ts:3, b.ts:9` (at most three places, then "and N more"). */
 function where(sites: string[]): string {
   const shown = sites.slice(0, 3).join(', ');
