@@ -1,4 +1,4 @@
-import { KubeClient, Namespaces } from '@steward/kube';
+import { KubeClient, Leases, Namespaces, type KubeObject } from '@steward/kube';
 import {
   eventually,
   kubeConfigWithServer,
@@ -124,8 +124,13 @@ describe('leader election between two managers on one API server', () => {
         description: 'cut-b to lead',
         timeoutMs: 30_000,
       });
-      const bLeadsAt = Date.now();
-      expect(a.stoppedAt).toBeDefined();
+      // When b took the lease is what b wrote into it (its own clock, this process's), not when
+      // this test noticed: a has already stopped by the time the test looks at b.
+      const lease = await admin.get<
+        KubeObject & { spec?: { holderIdentity?: string; acquireTime?: string } }
+      >(Leases, 'gizmo-ha-leader', namespace);
+      expect(lease.spec?.holderIdentity).toBe('cut-b');
+      const bLeadsAt = Date.parse(lease.spec!.acquireTime!);
       expect(a.stoppedAt!).toBeLessThan(bLeadsAt);
 
       await create('after-cut');

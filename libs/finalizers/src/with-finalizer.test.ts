@@ -85,10 +85,16 @@ describe('withFinalizer', () => {
   it('cleans up, then removes exactly our finalizer', async () => {
     const { client, patches } = fakeClient();
     const h = handlers();
+    let patchesDuringCleanup: number | undefined;
+    h.cleanup.mockImplementation(async () => {
+      patchesDuringCleanup = patches.length;
+    });
     expect(await withFinalizer(client, rt, thing(['a.io/x', ours], true), ours, h)).toEqual({
       action: 'cleaned-up',
     });
     expect(h.cleanup).toHaveBeenCalledOnce();
+    expect(patchesDuringCleanup).toBe(0);
+    expect(patches).toHaveLength(1);
     expect(patches[0]?.ops).toEqual([
       { op: 'test', path: '/metadata/finalizers/1', value: ours },
       { op: 'remove', path: '/metadata/finalizers/1' },

@@ -42,7 +42,7 @@ describe('withFinalizer against a real API server', () => {
     client = new KubeClient(plane.kubeConfig, {
       fieldManager: 'finalizers-test',
       onRequest: (info) => {
-        if (info.verb === 'patch') writes.push(info);
+        if (!['get', 'list', 'watch'].includes(info.verb)) writes.push(info);
       },
     });
     await client.create(Namespaces, {
@@ -126,10 +126,16 @@ describe('withFinalizer against a real API server', () => {
     const deleting = await deleteAndRead('deleted');
     expect(deleting.metadata.deletionTimestamp).toBeTruthy();
 
+    // What the API server holds while cleanup runs: the finalizer must still be there.
+    let duringCleanup: string[] | undefined;
     const h = handlers();
+    h.cleanup.mockImplementation(async () => {
+      duringCleanup = (await read('deleted')).metadata.finalizers;
+    });
     const outcome = await withFinalizer(client, Gadgets, deleting, ours, h);
     expect(outcome).toEqual({ action: 'cleaned-up' });
     expect(h.cleanup).toHaveBeenCalledExactlyOnceWith(deleting);
+    expect(duringCleanup).toEqual([ours]);
     expect(h.apply).not.toHaveBeenCalled();
     await eventually(() => gone('deleted'), { description: 'the Gadget to be gone' });
   });

@@ -104,14 +104,26 @@ describe('KubeClient against a real API server', () => {
     await plane?.stop();
   });
 
+  /** A client of its own; `opened()` resolves once the server has answered its first watch. */
+  function observedClient() {
+    const requests: RequestInfo[] = [];
+    const watcher = new KubeClient(plane.kubeConfig, { onRequest: (i) => requests.push(i) });
+    const opened = () =>
+      eventually(() => requests.some((r) => r.verb === 'watch' && r.code === 200), {
+        description: 'the watch to be open',
+      });
+    return { watcher, opened };
+  }
+
   describe('reads and writes', () => {
     it('creates, gets, updates, lists and deletes a ConfigMap', async () => {
       const created = await client.create<ConfigMap>(ConfigMaps, configMap('crud', { k: 'v1' }));
       expect(created.metadata.uid).toMatch(/^[0-9a-f-]{36}$/);
-      expect(created.metadata.resourceVersion).toBeTruthy();
 
       const read = await client.get<ConfigMap>(ConfigMaps, 'crud', namespace);
       expect(read).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap', data: { k: 'v1' } });
+      // create answers the stored object, not the one it was given
+      expect(read.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
 
       const updated = await client.update<ConfigMap>(ConfigMaps, { ...read, data: { k: 'v2' } });
       expect(updated.data).toEqual({ k: 'v2' });
@@ -395,28 +407,45 @@ describe('KubeClient against a real API server', () => {
     });
 
     it('ends quietly when aborted while no event is coming', async () => {
+      const { watcher, opened } = observedClient();
       const controller = new AbortController();
       const { seen, done } = collect(
-        client.watch(ConfigMaps, {
+        watcher.watch(ConfigMaps, {
           namespace,
           fieldSelector: 'metadata.name=nothing-here',
           signal: controller.signal,
         }),
       );
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await opened(); // the server answered 200: the stream is open, with nothing to send
       controller.abort();
       await expect(done).resolves.toBeUndefined();
       expect(seen).toEqual([]);
+      await watcher.close();
     });
 
     it('leaving a for-await loop early cancels the watch', async () => {
       await client.create(ConfigMaps, configMap('break-early'));
-      for await (const event of client.watch<ConfigMap>(ConfigMaps, {
+      const { watcher } = observedClient();
+      // The server would keep this stream open for five minutes.
+      for await (const event of watcher.watch<ConfigMap>(ConfigMaps, {
         namespace,
         fieldSelector: 'metadata.name=break-early',
+        timeoutSeconds: 300,
       })) {
         expect(event.type).toBe('ADDED');
         break;
+      }
+      // close() waits for every request still in flight: it returns only if the watch was cancelled.
+      let timer: NodeJS.Timeout | undefined;
+      const stillOpen = new Promise<string>((resolve) => {
+        timer = setTimeout(resolve, 30_000, 'still open after 30 s');
+      });
+      try {
+        expect(await Promise.race([watcher.close().then(() => 'closed'), stillOpen])).toBe(
+          'closed',
+        );
+      } finally {
+        clearTimeout(timer);
       }
     });
 
@@ -428,8 +457,9 @@ describe('KubeClient against a real API server', () => {
         metadata: { name: quiet },
       });
       const start = await client.list(ConfigMaps, { namespace: quiet });
+      const { watcher, opened } = observedClient();
       const { seen, done } = collect(
-        client.watch(ConfigMaps, {
+        watcher.watch(ConfigMaps, {
           namespace: quiet,
           resourceVersion: start.metadata.resourceVersion,
           allowWatchBookmarks: true,
@@ -437,10 +467,12 @@ describe('KubeClient against a real API server', () => {
         }),
       );
       // The server sends a watcher a bookmark (shortly before its deadline) only when the
-      // collection's resourceVersion moved on: a write in another namespace moves it.
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // collection's resourceVersion moved on: a write in another namespace, once the watch is
+      // open, moves it.
+      await opened();
       const elsewhere = await client.create(ConfigMaps, configMap('moves-the-version'));
       await done; // the server closed the stream after timeoutSeconds
+      await watcher.close();
       const bookmarks = seen.filter((e) => e.type === 'BOOKMARK');
       expect(seen.length).toBe(bookmarks.length);
       expect(bookmarks.length).toBeGreaterThan(0);
@@ -503,6 +535,7 @@ describe('KubeClient against a real API server', () => {
 
   describe('onRequest', () => {
     it('hears every request once, with its verb and status code', async () => {
+      await client.create(ConfigMaps, configMap('observed-exists'));
       const requests: RequestInfo[] = [];
       const observed = new KubeClient(plane.kubeConfig, {
         fieldManager: 'observed',
@@ -529,9 +562,9 @@ describe('KubeClient against a real API server', () => {
         // the ADDED of the current state, then the server closes after 1 s
       }
       await observed.delete(ConfigMaps, 'observed', namespace);
-      await expect(observed.create(ConfigMaps, configMap('twice'))).rejects.toBeInstanceOf(
-        AlreadyExistsError,
-      );
+      await expect(
+        observed.create(ConfigMaps, configMap('observed-exists')),
+      ).rejects.toBeInstanceOf(AlreadyExistsError);
       await observed.close();
 
       expect(requests.map((r) => `${r.verb} ${r.method} ${r.code}`)).toEqual([

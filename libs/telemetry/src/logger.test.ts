@@ -204,19 +204,23 @@ describe('secrets in log lines', () => {
 
   it('are redacted in errors, keeping the error message, stack and cause', () => {
     const { logger, lines } = capturingLogger();
-    const err = Object.assign(new Error('401 from API server'), {
+    const cause = new Error('socket hang up');
+    const err = Object.assign(new Error('401 from API server', { cause }), {
       request: { headers: { authorization: 'Bearer eyJhbGci' } },
     });
     logger.error({ err }, 'request failed');
     expect(JSON.stringify(lines[0])).not.toContain('eyJhbGci');
+    // The redacted copy is what gets serialized: pino writes its cause into message and stack.
     expect(lines[0]).toMatchObject({
       err: {
         type: 'Error',
-        message: '401 from API server',
+        message: '401 from API server: socket hang up',
         request: { headers: { authorization: REDACTED } },
       },
     });
-    expect((lines[0]!['err'] as Line)['stack']).toContain('401 from API server');
+    const stack = (lines[0]!['err'] as Line)['stack'];
+    expect(stack).toContain('Error: 401 from API server');
+    expect(stack).toContain('caused by: Error: socket hang up');
   });
 
   it('are redacted in child logger bindings and under extra configured keys', () => {

@@ -100,10 +100,15 @@ describe('DelayingQueue.addAfter', () => {
 
   it('wakes a worker waiting in get when the item becomes ready', async () => {
     const { clock, queue } = setup();
-    const next = queue.get();
+    let woken: unknown;
+    const next = queue.get().then((result) => (woken = result));
     queue.addAfter('a', 1000);
-    clock.advance(1000);
-    await expect(next).resolves.toEqual({ item: 'a', shutdown: false });
+    clock.advance(999);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(woken).toBeUndefined();
+    clock.advance(1);
+    await next;
+    expect(woken).toEqual({ item: 'a', shutdown: false });
   });
 
   it('waits out delays longer than a Node timer can hold', () => {
