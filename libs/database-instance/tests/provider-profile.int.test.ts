@@ -225,6 +225,25 @@ const waitUsedBy = (name: string, count: number) =>
     timeoutMs: 30_000,
   });
 const profilePath = (name: string) => `/apis/steward.dev/v1alpha1/providerprofiles/${name}`;
+/**
+ * Waits until the controller's cache holds the profile as the API server has it and nothing waits
+ * in its queue, twice in a row: every echo of its own writes has arrived (and been filtered) — the
+ * point to take a baseline from, instead of a fixed sleep.
+ */
+async function settled(r: Running, name: string): Promise<void> {
+  const profiles = r.manager.informers.informerFor<Profile>(Profiles);
+  let calm = 0;
+  await eventually(
+    async () => {
+      const server = (await readProfile(name)).metadata.resourceVersion;
+      const cached = profiles.store.get(name)?.metadata.resourceVersion;
+      calm = cached === server && r.controller.queue.len() === 0 ? calm + 1 : 0;
+      return calm >= 2;
+    },
+    { description: `${name} settled in the controller's cache`, intervalMs: 100 },
+  );
+}
+
 const writesTo = (r: Running, name: string) =>
   r.writes.filter((w) => w.endsWith(profilePath(name)) || w.includes(`${profilePath(name)}/`));
 
@@ -298,7 +317,7 @@ describe('providerProfileController', () => {
     expect(r.events.withReason('CredentialsNotFound')[0]?.type).toBe('Warning');
     expect(await gitOpsReading(profile)).toMatchObject({ kstatus: 'Failed', unobserved: [] });
 
-    await sleep(1_000); // the runtime's own terminal-failure bookkeeping settles
+    await settled(r, name);
     const writesBefore = writesTo(r, name).length;
     await sleep(2_000); // well inside the recheck interval
     expect(r.checks.get(name)).toBe(1);
@@ -443,7 +462,7 @@ describe('providerProfileController', () => {
     await createDb('user', name);
     await waitReady(name, 'CredentialsVerified', 'True');
     await waitUsedBy(name, 1);
-    await sleep(1_500); // let the echo of the controller's own writes settle
+    await settled(r, name);
     const before = await readProfile(name);
     const writesBefore = writesTo(r, name).length;
     const checksBefore = r.checks.get(name) ?? 0;

@@ -208,13 +208,21 @@ describe('kafkaTopicController against a real Kafka broker', () => {
     await eventually(async () => (await read('quiet')).status?.partitions === 1, {
       description: 'status complete',
     });
-    await sleep(1_000); // let the last writes of convergence land
+    // The baseline: once the controller's cache holds the object as the API server has it, the
+    // echo of its last write has arrived (and been filtered).
+    const cache = running.at(-1)!.informers.informerFor<Topic>(Kind, { namespace: ns });
+    await eventually(
+      async () =>
+        cache.store.get(`${ns}/quiet`)?.metadata.resourceVersion ===
+        (await read('quiet')).metadata.resourceVersion,
+      { description: 'the cache caught up' },
+    );
     const writes = () =>
       requests.filter((r) => !/^(get|list|watch) /.test(r) && r.includes('/kafkatopics'));
     const before = writes().length;
-    const polls = calls.filter((c) => c === 'Metadata/success').length;
-    await sleep(3_000); // six poll intervals
-    expect(calls.filter((c) => c === 'Metadata/success').length).toBeGreaterThan(polls + 2);
+    const polls = () => calls.filter((c) => c === 'Metadata/success').length;
+    const start = polls();
+    await eventually(() => polls() >= start + 3, { description: 'three more polls' });
     expect(writes().slice(before)).toEqual([]);
     expect(calls.filter((c) => c.startsWith('Connect'))).toEqual(['Connect/success']);
   });
