@@ -9,7 +9,7 @@ import { findCondition, type Condition } from '@steward/conditions';
 import { StalledCondition } from '@steward/controller';
 import { cloudSqlInstanceName, rdsIdentifier } from '@steward/database-instance';
 import { Reasons } from '@steward/external';
-import { eventually } from '@steward/testing';
+import { eventually, gitOpsReading } from '@steward/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import {
@@ -128,17 +128,22 @@ describe('provider throttling and 5xx: backoff, then recovery without interventi
           seen.push(conditionsOf(await admin.get<DB>(Instances, name, ns)));
           await sleep(250);
         }
+        // Retrying is observed and reads InProgress to GitOps tools (kstatus), never Failed.
+        const retrying = await gitOpsReading(await admin.get<DB>(Instances, name, ns));
         rule.remove();
         const cleared = Date.now();
+        expect(retrying, 'kstatus while the provider fails').toMatchObject({
+          kstatus: 'InProgress',
+          unobserved: [],
+        });
 
         const failing = seen.filter((c) => c['Synced']?.status === 'False');
         expect(failing.length, 'Synced=False while the provider fails').toBeGreaterThan(0);
         const during = failing.at(-1)!;
         expect(during['Synced']).toMatchObject({ status: 'False', reason: Reasons.ReconcileError });
         expect(during['Synced']?.message).toContain(names);
-        // Soft, so that the checks below still run when it fails: the managed reconciler writes
-        // only Synced on a retryable error, so an instance that was never observed has no Ready
-        // condition at all while it retries (libs/external managed-reconciler.ts, catch branch).
+        // Soft, so that the checks below still run when it fails: an instance never seen Ready
+        // is Ready=False while it retries (libs/external managed-reconciler.ts, reportFailure).
         expect(during['Ready'], 'Ready=False while the provider fails').toMatchObject({
           status: 'False',
         });
