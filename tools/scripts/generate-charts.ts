@@ -8,9 +8,7 @@
 //
 //   npx tsx tools/scripts/generate-charts.ts           # regenerate
 //   npx tsx tools/scripts/generate-charts.ts --check   # fail when a chart's files are out of date
-import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
   controllerCharts,
@@ -19,6 +17,13 @@ import {
   type ControllerChart,
 } from '../charts/controller-chart.js';
 import { controllerDashboard } from '../charts/dashboard.js';
+import {
+  findDrift as findDriftOf,
+  generateOrCheck,
+  writeFiles as writeFilesOf,
+  type Drift,
+  type OrphanRule,
+} from './generated-files.js';
 import { jsonFile } from '../charts/json-file.js';
 import { valuesSchema, valuesSchemaLayout } from '../charts/values-schema.js';
 
@@ -75,53 +80,24 @@ export async function expectedFiles(
   return files;
 }
 
-export interface Drift {
-  file: string;
-  problem: 'missing' | 'stale' | 'orphaned';
-}
+export type { Drift } from './generated-files.js';
 
 /**
- * Compares `expected` with what is under `root`. Besides missing and stale files it reports
- * orphans: other JSON files in the same `dashboards/` folders that carry this generator's marker
- * (a chart renamed; the chart would still ship them). Files without it are not this generator's.
+ * Orphans: other JSON files in the same `dashboards/` folders that carry this generator's marker
+ * (a chart renamed; the chart would still ship them).
  */
-export async function findDrift(root: string, expected: Map<string, string>): Promise<Drift[]> {
-  const drift: Drift[] = [];
-  for (const [file, text] of expected) {
-    const path = join(root, file);
-    if (!existsSync(path)) drift.push({ file, problem: 'missing' });
-    else if ((await readFile(path, 'utf8')) !== text) drift.push({ file, problem: 'stale' });
-  }
-  const dashboardDirs = [...expected.keys()]
-    .map(dirname)
-    .filter((d) => basename(d) === 'dashboards');
-  for (const dir of new Set(dashboardDirs)) {
-    if (!existsSync(join(root, dir))) continue;
-    for (const name of (await readdir(join(root, dir))).sort()) {
-      const file = join(dir, name);
-      if (expected.has(file) || !name.endsWith('.json')) continue;
-      if ((await readFile(join(root, file), 'utf8')).includes(MARKER_PREFIX)) {
-        drift.push({ file, problem: 'orphaned' });
-      }
-    }
-  }
-  return drift;
-}
+const chartOrphans: OrphanRule = {
+  folders: (dirs) => dirs.filter((d) => basename(d) === 'dashboards'),
+  isOrphan: (name, text) => name.endsWith('.json') && text.includes(MARKER_PREFIX),
+};
+
+/** Compares the chart files `expected` with the tree (see `findDrift` in generated-files.ts). */
+export const findDrift = (root: string, expected: Map<string, string>): Promise<Drift[]> =>
+  findDriftOf(root, expected, chartOrphans);
 
 /** Brings `root` in line with `expected`: writes missing and stale files, removes orphans. */
-export async function writeFiles(root: string, expected: Map<string, string>): Promise<Drift[]> {
-  const drift = await findDrift(root, expected);
-  for (const { file, problem } of drift) {
-    const path = join(root, file);
-    if (problem === 'orphaned') {
-      await rm(path);
-    } else {
-      await mkdir(dirname(path), { recursive: true });
-      await writeFile(path, expected.get(file)!);
-    }
-  }
-  return drift;
-}
+export const writeFiles = (root: string, expected: Map<string, string>): Promise<Drift[]> =>
+  writeFilesOf(root, expected, chartOrphans);
 
 async function main(check: boolean): Promise<number> {
   let charts: ControllerChart[];
@@ -135,26 +111,15 @@ async function main(check: boolean): Promise<number> {
     return 1;
   }
   const expected = await expectedFiles(charts);
-  if (check) {
-    const drift = await findDrift(REPO_ROOT, expected);
-    for (const { file, problem } of drift) process.stderr.write(`${problem}: ${file}\n`);
-    if (drift.length) {
-      process.stderr.write(
-        `Chart dashboards and values schemas are out of date; run: npx tsx ${GENERATOR}\n`,
-      );
-      return 1;
-    }
-    process.stdout.write(`${expected.size} chart files of ${charts.length} charts up to date\n`);
-    return 0;
-  }
-  const drift = await writeFiles(REPO_ROOT, expected);
-  for (const { file, problem } of drift) {
-    process.stdout.write(`${problem === 'orphaned' ? 'removed' : 'wrote'} ${file}\n`);
-  }
-  process.stdout.write(
-    `${expected.size} chart files of ${charts.length} charts, ${drift.length} changed\n`,
-  );
-  return 0;
+  return generateOrCheck({
+    root: REPO_ROOT,
+    expected,
+    orphans: chartOrphans,
+    check,
+    what: `${expected.size} chart files of ${charts.length} charts`,
+    generator: GENERATOR,
+    staleMessage: 'Chart dashboards and values schemas are out of date',
+  });
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
