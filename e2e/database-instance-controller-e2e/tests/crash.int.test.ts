@@ -10,7 +10,7 @@ import { DescribeDBInstancesCommand, type DBInstance, type RDSClient } from '@aw
 import { findCondition } from '@steward/conditions';
 import { StalledCondition } from '@steward/controller';
 import { cloudSqlInstanceName, rdsIdentifier } from '@steward/database-instance';
-import { ExternalAnnotations } from '@steward/external';
+import { ExternalAnnotations, ledgerState } from '@steward/external';
 import { Secrets } from '@steward/kube';
 import { eventually } from '@steward/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -189,10 +189,8 @@ describe('crash safety: the controller process killed at each step of the create
       const left = await admin.get<DB>(Instances, name, ns);
       const annotations = left.metadata.annotations ?? {};
       expect(annotations[ExternalAnnotations.externalName]).toBe(external);
-      expect(annotations[ExternalAnnotations.createPending]).toBeDefined();
-      if (step !== 'after-ledger') {
-        expect(annotations[ExternalAnnotations.createSucceeded]).toBeUndefined();
-      }
+      // Killed before the outcome reached the ledger, the create is pending; after it, succeeded.
+      expect(ledgerState(annotations)).toBe(step === 'after-ledger' ? 'succeeded' : 'pending');
       const before = await admin.get<Secret>(Secrets, `${name}-conn`, ns);
       const password = decode(before.data?.['password']);
       expect(password.length).toBeGreaterThan(0);

@@ -8,7 +8,7 @@ import {
 import { findCondition } from '@steward/conditions';
 import { controllerFor, Manager } from '@steward/controller';
 import { DatabaseInstance } from '@steward/database-instance-api';
-import { externalChanges, managedReconciler } from '@steward/external';
+import { externalChanges, ledgerState, managedReconciler } from '@steward/external';
 import { KubeClient, Namespaces, NotFoundError } from '@steward/kube';
 import {
   eventually,
@@ -354,6 +354,6 @@ describe('the AWS RDS provider under the managed reconciler (real API server + m
     expect(loseNextCreateResponse).toBe(false);
     expect(count('CreateDBInstance')).toBe(1);
     const dbi = await read('lost');
-    expect(dbi.metadata.annotations?.['steward.dev/external-create-succeeded']).toBeDefined();
+    expect(ledgerState(dbi.metadata.annotations)).toBe('succeeded');
   });
 });

@@ -3,7 +3,11 @@ import { findCondition } from '@steward/conditions';
 import { controllerFor, Manager } from '@steward/controller';
 import { DatabaseInstance } from '@steward/database-instance-api';
 import { KubeEventRecorder } from '@steward/events';
-import { ExternalAnnotations as A, externalChanges, managedReconciler } from '@steward/external';
+import {
+  externalChanges,
+  ledgerState,
+  managedReconciler,
+} from '@steward/external';
 import { KubeClient, Namespaces, NotFoundError } from '@steward/kube';
 import {
   eventually,
@@ -345,7 +349,7 @@ describe('DatabaseInstance on Cloud SQL (local Cloud SQL Admin API, real client,
     expect((await condition('bad-tier', 'Ready'))?.message).toContain(
       'Invalid Tier (db-custom-3-1000)',
     );
-    expect((await read('bad-tier')).metadata.annotations?.[A.createFailed]).toBeDefined();
+    expect(ledgerState((await read('bad-tier')).metadata.annotations)).toBe('failed');
     const versions = [
       (await read('bad-version')).metadata.resourceVersion,
       (await read('bad-tier')).metadata.resourceVersion,
@@ -377,7 +381,7 @@ describe('DatabaseInstance on Cloud SQL (local Cloud SQL Admin API, real client,
     expect(
       api.instances().filter((i) => i.userLabels[OwnerLabels.uid] === created.metadata.uid),
     ).toHaveLength(1);
-    expect((await read('lost-response')).metadata.annotations?.[A.createSucceeded]).toBeDefined();
+    expect(ledgerState((await read('lost-response')).metadata.annotations)).toBe('succeeded');
   });
 
   it('retries an insert refused with 503 and becomes Ready', async () => {
