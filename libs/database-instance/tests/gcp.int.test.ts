@@ -3,11 +3,7 @@ import { findCondition } from '@steward/conditions';
 import { controllerFor, Manager } from '@steward/controller';
 import { DatabaseInstance } from '@steward/database-instance-api';
 import { KubeEventRecorder } from '@steward/events';
-import {
-  externalChanges,
-  ledgerState,
-  managedReconciler,
-} from '@steward/external';
+import { externalChanges, ledgerState, managedReconciler } from '@steward/external';
 import { KubeClient, Namespaces, NotFoundError } from '@steward/kube';
 import {
   eventually,
