@@ -7,8 +7,9 @@ import {
 } from '@steward/controller';
 import { hasFinalizer } from '@steward/finalizers';
 import { ExternalAnnotations as A } from './annotations.js';
-import { ledgerState, refusalAt } from './ledger.js';
+import { ledgerState, refusalAt, type CreateRefusal } from './ledger.js';
 import {
+  providerName,
   ready,
   synced,
   type Admission,
@@ -97,14 +98,14 @@ async function reconcile<T extends ManagedObject>(
       }
     }
   }
+  const refused = refusalAt(obj.metadata.annotations, obj.metadata.generation);
   const facts: ManagedFacts = {
     paused,
     deleting,
     hasFinalizer: hasFinalizer(obj, options.finalizer),
     nameRecorded: Boolean(obj.metadata.annotations?.[A.externalName]),
     ledger: ledgerState(obj.metadata.annotations),
-    refusedAtThisGeneration:
-      refusalAt(obj.metadata.annotations, obj.metadata.generation) !== undefined,
+    refusedAtThisGeneration: refused !== undefined,
     deletionPolicy: obj.spec.deletionPolicy ?? 'Retain',
     adopt: obj.spec.adopt === true,
     deterministicNames: run.provider?.deterministicNames ?? true,
@@ -138,13 +139,14 @@ async function reconcile<T extends ManagedObject>(
         : 'absent',
     });
   }
-  return execute(run, action, stop);
+  return execute(run, action, stop, refused);
 }
 
 async function execute<T extends ManagedObject>(
   run: ManagedRun<T>,
   action: ManagedAction,
   stop: TerminalError | undefined,
+  refused: CreateRefusal | undefined,
 ): Promise<Result | void> {
   switch (action.type) {
     case 'nothing':
@@ -154,14 +156,14 @@ async function execute<T extends ManagedObject>(
         conditions: [
           synced(
             Reasons.ReconcilePaused,
-            `reconciliation is paused by the ${A.paused} annotation; nothing is changed at ${run.provider?.name ?? 'the provider'}`,
+            `reconciliation is paused by the ${A.paused} annotation; nothing is changed at ${providerName(run)}`,
           ),
         ],
-        removeConditions: ['Stalled', 'Reconciling'],
+        removeConditions: ['Reconciling'],
       });
       return;
     case 'refuse':
-      throw refusal(run, action.reason, stop);
+      throw refusal(run, action.reason, stop, refused);
     case 'release':
       return releasePhase(run, action.reason);
     case 'create':
@@ -179,16 +181,15 @@ function refusal<T extends ManagedObject>(
   run: ManagedRun<T>,
   reason: RefusalReason,
   stop: TerminalError | undefined,
+  refused: CreateRefusal | undefined,
 ): TerminalError {
   const name = run.externalName ?? run.obj.metadata.name;
-  const where = run.provider?.name ?? 'the provider';
+  const where = providerName(run);
   switch (reason) {
     case 'admission':
       return stop ?? new TerminalError(Reasons.ReconcileError, 'admission refused the object');
-    case 'create-refused': {
-      const refused = refusalAt(run.obj.metadata.annotations, run.obj.metadata.generation)!;
-      return new TerminalError(refused.reason, refused.message);
-    }
+    case 'create-refused':
+      return new TerminalError(refused!.reason, refused!.message);
     case 'create-outcome-unknown':
       return new TerminalError(
         Reasons.CreateOutcomeUnknown,
@@ -228,6 +229,5 @@ async function reportFailure<T extends ManagedObject>(
       ...(stillReady ? [] : [ready('False', unavailable ?? Reasons.ReconcileError, message)]),
       { type: 'Reconciling', status: 'True', reason: Reasons.ReconcileError, message },
     ],
-    removeConditions: ['Stalled'],
   });
 }

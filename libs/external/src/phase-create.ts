@@ -50,7 +50,7 @@ export async function createPhase<T extends ManagedObject>(run: ManagedRun<T>): 
       synced(Reasons.ReconcileSuccess, ''),
       ready('False', Reasons.Creating, `${name} is being created at ${providerName(run)}`),
     ],
-    removeConditions: ['Stalled', 'Reconciling'],
+    removeConditions: ['Reconciling'],
     fields: { externalName: name },
   });
   return { requeueAfter: run.busyPollIntervalMs };

@@ -45,7 +45,7 @@ export async function syncPhase<T extends ManagedObject>(
             `${name} is ${observed.state ?? 'not ready'} at ${where}`,
           ),
     ],
-    removeConditions: ['Stalled', 'Reconciling'],
+    removeConditions: ['Reconciling'],
     fields: {
       ...observed.status,
       externalName: name,

@@ -61,7 +61,7 @@ export interface StatusPlan {
 }
 
 /**
- * Pure. `Ready` (and `Stalled` when the state says so, removed otherwise), `usedBy`, and the
+ * Pure. `Ready` (and `Stalled` when the state says so; a write without it clears it), `usedBy`, and the
  * generation stamped by the status rules every kind follows (`nextStatus`); other status fields
  * are kept. Times follow `@steward/conditions`: `lastTransitionTime` moves only when a
  * condition's status does.
@@ -85,7 +85,6 @@ export function planStatus(
           ]
         : []),
     ],
-    ...(state.stalled ? {} : { removeConditions: [StalledCondition] }),
     fields: { usedBy: state.usedBy },
   };
   const previous = findCondition(profile.status?.conditions, ReadyCondition);
