@@ -21,6 +21,24 @@ describe('externalChanges', () => {
     ['the reconciler recording the external name', obj({}), obj({ [A.externalName]: 'x' }), false],
     ['the reconciler writing create-pending', obj({}), obj({ [A.createPending]: 't1' }), false],
     ['a status-only write', obj({ a: 'b' }), obj({ a: 'b' }), false],
+    [
+      'the reconciler adding its finalizer with the pending mark',
+      obj({}),
+      {
+        metadata: {
+          generation: 1,
+          annotations: { [A.createPending]: 't1' },
+          finalizers: ['x.steward.dev/f'],
+        },
+      },
+      false,
+    ],
+    [
+      'someone removing the finalizer',
+      { metadata: { generation: 1, annotations: {}, finalizers: ['x.steward.dev/f'] } },
+      obj({}),
+      true,
+    ],
   ])('%s → %s', (_case, old, next, expected) => {
     expect(externalChanges.update!(old, next)).toBe(expected);
   });
