@@ -1,24 +1,42 @@
 /**
- * @steward/cache-cluster-api — the `CacheCluster` kind (`cache.steward.dev/v1alpha1`, namespaced, short name
- * `cc`): one source of truth for its TypeScript types and its CRD (generated into
+ * @steward/cache-cluster-api — the `CacheCluster` kind (`cache.steward.dev/v1alpha1`, namespaced,
+ * short name `cc`): one source of truth for its TypeScript types and its CRD (generated into
  * charts/cache-cluster-controller/crds by tools/scripts/generate-crds.ts).
  *
  * Contract (what the API server enforces at admission, with its own message):
- * - `spec.parameters` holds at most MAX_PARAMETERS keys, each value at most
- *   MAX_PARAMETER_VALUE_LENGTH characters.
- * - Defaults: `deletionPolicy: Retain` (nothing is lost without an explicit opt-in).
+ * - `metadata.name` is a DNS label of at most MAX_NAME_LENGTH (52) characters starting with a
+ *   letter (it names the StatefulSet, whose pods' revision label must fit 63, and the Services).
+ * - `engine` (redis | valkey), `mode`, `persistence.enabled`, `persistence.storageClassName` and
+ *   `auth` are immutable; `version` (major.minor) never goes down; `persistence.size` only grows.
+ * - Standalone has exactly one replica and no failover; Replicated has at least two pods.
+ * - Quantities are quantities; `maxMemory` stays below the memory limit; requests ≤ limits.
+ * - Defaults: `engine: redis`, `mode: Standalone`, `evictionPolicy: noeviction`,
+ *   `persistence.enabled: false`, `failover.after: 10s`, `deletionPolicy: Retain`.
  *
- * What only the controller can know is a condition with a reason, not an admission error
- * (@steward/cache-cluster: a `spec.parameters` key it does not know is `UnknownParameter`).
+ * What only the controller can know (the image catalogue, a profile's size classes and
+ * guardrails) is a condition with a reason (@steward/cache-cluster).
  *
- * Status: the `Ready` condition and `observedGeneration`.
+ * Status: `phase`, `primary`, `replicas`/`readyReplicas`, `image`, `endpoints`, `persistence`
+ * (durable or not, said in words), `failover` (the newest failover, with the offsets that bound
+ * what it may have lost), `failoverCount`, `lastFailover`, conditions `Ready`, `Progressing`,
+ * `Degraded` (+ `Stalled` for a spec the controller refuses), `observedGeneration`.
  */
 export {
+  CACHE_PORT,
   CacheCluster,
   CacheClusterDeletionPolicies,
   CacheClusterSpec,
   CacheClusterStatus,
-  MAX_PARAMETER_VALUE_LENGTH,
-  MAX_PARAMETERS,
+  CacheEngines,
+  CacheModes,
+  CachePhases,
+  EvictionPolicies,
+  FailoverRecord,
+  MAX_NAME_LENGTH,
+  MAX_REPLICAS,
   type CacheClusterDeletionPolicy,
+  type CacheEngine,
+  type CacheMode,
+  type CachePhase,
+  type EvictionPolicy,
 } from './cache-cluster.js';

@@ -1,0 +1,302 @@
+import { describe, expect, it } from 'vitest';
+import { planRoles, type NodeView, type PodFacts, type RolePlanInput } from './plan.js';
+
+const T0 = '2026-12-02T10:00:00.000Z';
+const at = (ms: number) => new Date(Date.parse(T0) + ms).toISOString();
+
+const ip = (i: number) => `10.88.0.${10 + i}`;
+const fenced = (offset = 0, runId = `run-${offset}`): NodeView => ({
+  reachable: true,
+  role: 'replica',
+  runId,
+  offset,
+  primary: { host: '127.0.0.1', port: 1, linkUp: false },
+  loading: false,
+  syncInProgress: false,
+});
+const primaryNode = (runId: string, offset: number): NodeView => ({
+  reachable: true,
+  role: 'primary',
+  runId,
+  offset,
+  loading: false,
+  syncInProgress: false,
+});
+const replicaOf = (i: number, offset: number, runId = `r${offset}`): NodeView => ({
+  reachable: true,
+  role: 'replica',
+  runId,
+  offset,
+  primary: { host: ip(i), port: 6379, linkUp: true },
+  loading: false,
+  syncInProgress: false,
+});
+const pod = (i: number, node: NodeView | undefined, extra: Partial<PodFacts> = {}): PodFacts => ({
+  name: `c-${i}`,
+  ordinal: i,
+  ip: ip(i),
+  ready: true,
+  deleting: false,
+  ...(node ? { node } : {}),
+  ...extra,
+});
+
+const input = (over: Partial<RolePlanInput>): RolePlanInput => ({
+  mode: 'Replicated',
+  replicas: 3,
+  failover: { enabled: true, afterMs: 10_000 },
+  port: 6379,
+  status: {},
+  pods: [],
+  memory: {},
+  now: T0,
+  ...over,
+});
+
+describe('planRoles, Replicated', () => {
+  it('elects the first primary among fenced pods (ties: lowest ordinal), records it before promoting', () => {
+    const plan = planRoles(input({ pods: [pod(0, fenced()), pod(1, fenced()), pod(2, fenced())] }));
+    expect(plan.status).toMatchObject({ primary: 'c-0' });
+    expect(plan.status?.primaryRunId).toBeUndefined();
+    expect(plan.status?.failover).toBeUndefined();
+    expect(plan.actions[0]).toEqual({ type: 'promote', pod: 'c-0' });
+    expect(plan.actions).toContainEqual(
+      expect.objectContaining({ type: 'replicaOf', pod: 'c-1', host: ip(0), port: 6379 }),
+    );
+    expect(plan.events.map((e) => e.reason)).toEqual(['PrimaryElected']);
+  });
+
+  it('prefers a pod already serving as primary when no primary is recorded', () => {
+    const plan = planRoles(
+      input({ pods: [pod(0, fenced(5)), pod(1, primaryNode('p1', 90)), pod(2, fenced(7))] }),
+    );
+    expect(plan.status).toMatchObject({ primary: 'c-1', primaryRunId: 'p1' });
+    expect(plan.actions.find((a) => a.type === 'promote')).toBeUndefined();
+  });
+
+  it('carries out a recorded election that did not happen (no second choice)', () => {
+    const plan = planRoles(
+      input({
+        status: { primary: 'c-2' },
+        pods: [pod(0, fenced(50)), pod(1, fenced()), pod(2, fenced())],
+      }),
+    );
+    expect(plan.actions[0]).toEqual({ type: 'promote', pod: 'c-2' });
+    expect(plan.status).toBeUndefined();
+  });
+
+  it('records the primary’s run id once, then a converged cluster plans nothing', () => {
+    const pods = [
+      pod(0, primaryNode('p0', 100), { roleLabel: 'primary' }),
+      pod(1, replicaOf(0, 100), { roleLabel: 'replica' }),
+      pod(2, replicaOf(0, 100), { roleLabel: 'replica' }),
+    ];
+    const first = planRoles(input({ status: { primary: 'c-0' }, pods }));
+    expect(first.status).toMatchObject({ primary: 'c-0', primaryRunId: 'p0' });
+    const converged = planRoles(input({ status: { primary: 'c-0', primaryRunId: 'p0' }, pods }));
+    expect(converged.status).toBeUndefined();
+    expect(converged.actions).toEqual([]);
+    expect(converged.health).toMatchObject({ primaryServing: true, readyReplicas: 3, lagging: [] });
+    expect(converged.memory.lastSeen).toMatchObject({ pod: 'c-0', offset: 100, at: T0 });
+  });
+
+  it('repoints a replica of the wrong address and fences a second primary, labels follow', () => {
+    const plan = planRoles(
+      input({
+        status: { primary: 'c-0', primaryRunId: 'p0' },
+        pods: [
+          pod(0, primaryNode('p0', 100), { roleLabel: 'replica' }),
+          pod(1, replicaOf(2, 80), { roleLabel: 'replica' }),
+          pod(2, primaryNode('p2', 80), { roleLabel: 'primary' }),
+        ],
+      }),
+    );
+    expect(plan.actions).toEqual([
+      { type: 'replicaOf', pod: 'c-1', primary: 'c-0', host: ip(0), port: 6379, fence: false },
+      { type: 'replicaOf', pod: 'c-2', primary: 'c-0', host: ip(0), port: 6379, fence: true },
+      { type: 'label', pod: 'c-2', role: 'replica' },
+      { type: 'label', pod: 'c-0', role: 'primary' },
+    ]);
+    expect(plan.events.map((e) => e.reason)).toEqual(['PrimaryFenced']);
+  });
+
+  it('waits for failover.after before promoting, and says so', () => {
+    const pods = [
+      pod(0, { reachable: false, error: 'connect ECONNREFUSED' }),
+      pod(1, replicaOf(0, 90)),
+      pod(2, replicaOf(0, 95)),
+    ];
+    const status = { primary: 'c-0', primaryRunId: 'p0' };
+    const first = planRoles(
+      input({
+        status,
+        pods,
+        memory: { lastSeen: { pod: 'c-0', runId: 'p0', offset: 100, at: at(-500) } },
+      }),
+    );
+    expect(first.status).toBeUndefined();
+    expect(first.actions.filter((a) => a.type !== 'label')).toEqual([]);
+    expect(first.health.lost).toMatchObject({ reason: 'PrimaryUnreachable', since: T0 });
+    expect(first.memory.lostSince).toBe(T0);
+    expect(first.requeueAfterMs).toBeLessThanOrEqual(1000);
+    const later = planRoles(input({ status, pods, memory: first.memory, now: at(9_000) }));
+    expect(later.actions.find((a) => a.type === 'promote')).toBeUndefined();
+  });
+
+  it('promotes the replica with the highest offset after failover.after, with the loss bound in status', () => {
+    const pods = [
+      pod(0, { reachable: false, error: 'timeout' }),
+      pod(1, replicaOf(0, 90)),
+      pod(2, replicaOf(0, 95)),
+    ];
+    const memory = {
+      lastSeen: { pod: 'c-0', runId: 'p0', offset: 100, at: at(-800) },
+      lostSince: T0,
+      lostReason: 'PrimaryUnreachable' as const,
+    };
+    const plan = planRoles(
+      input({
+        status: { primary: 'c-0', primaryRunId: 'p0', failoverCount: 1 },
+        pods,
+        memory,
+        now: at(10_000),
+      }),
+    );
+    expect(plan.status).toMatchObject({
+      primary: 'c-2',
+      failoverCount: 2,
+      failover: {
+        phase: 'Promoting',
+        from: 'c-0',
+        to: 'c-2',
+        reason: 'PrimaryUnreachable',
+        promotedOffset: 95,
+        primaryLastOffset: 100,
+        bytesPossiblyLost: 5,
+        lossBound: 'Bounded',
+        primaryLostAt: T0,
+      },
+    });
+    expect(plan.status?.primaryRunId).toBeUndefined();
+    expect(plan.actions[0]).toEqual({ type: 'promote', pod: 'c-2' });
+    expect(plan.actions).toContainEqual(
+      expect.objectContaining({ type: 'replicaOf', pod: 'c-1', host: ip(2) }),
+    );
+    expect(plan.events.map((e) => e.reason)).toEqual(['FailoverStarted']);
+  });
+
+  it('breaks offset ties by the lowest ordinal', () => {
+    const plan = planRoles(
+      input({
+        status: { primary: 'c-0', primaryRunId: 'p0' },
+        pods: [
+          pod(0, undefined, { deleting: true }),
+          pod(1, replicaOf(0, 95)),
+          pod(2, replicaOf(0, 95)),
+        ],
+        memory: { lostSince: T0, lostReason: 'PrimaryPodDeleted' },
+        now: at(20_000),
+      }),
+    );
+    expect(plan.status?.failover).toMatchObject({
+      to: 'c-1',
+      reason: 'PrimaryPodDeleted',
+      lossBound: 'Unknown',
+    });
+    expect(plan.status?.failover?.bytesPossiblyLost).toBeUndefined();
+  });
+
+  it('treats a primary whose server restarted fenced as lost', () => {
+    const plan = planRoles(
+      input({
+        status: { primary: 'c-0', primaryRunId: 'p0' },
+        pods: [pod(0, fenced(0, 'p0-again')), pod(1, replicaOf(0, 95))],
+      }),
+    );
+    expect(plan.health.lost?.reason).toBe('PrimaryRestarted');
+    expect(plan.actions).not.toContainEqual(expect.objectContaining({ type: 'promote' }));
+  });
+
+  it('resumes a decided failover without choosing again or counting it twice', () => {
+    const failover = {
+      phase: 'Promoting' as const,
+      from: 'c-0',
+      to: 'c-1',
+      reason: 'PrimaryUnreachable',
+      startedAt: T0,
+      promotedOffset: 90,
+      lossBound: 'Unknown' as const,
+      message: 'm',
+    };
+    const plan = planRoles(
+      input({
+        status: { primary: 'c-1', failover, failoverCount: 1 },
+        pods: [pod(0, fenced(0, 'new')), pod(1, replicaOf(0, 90)), pod(2, replicaOf(0, 99))],
+        now: at(60_000),
+      }),
+    );
+    expect(plan.actions[0]).toEqual({ type: 'promote', pod: 'c-1' });
+    expect(plan.status?.failoverCount ?? 1).toBe(1);
+    expect(plan.status?.primary ?? 'c-1').toBe('c-1');
+  });
+
+  it('completes a failover once the new primary serves and the others follow', () => {
+    const failover = {
+      phase: 'Repointing' as const,
+      from: 'c-0',
+      to: 'c-1',
+      reason: 'PrimaryUnreachable',
+      startedAt: T0,
+      promotedOffset: 90,
+      lossBound: 'Unknown' as const,
+      message: 'm',
+    };
+    const plan = planRoles(
+      input({
+        status: { primary: 'c-1', failover, failoverCount: 1 },
+        pods: [
+          pod(0, replicaOf(1, 120), { roleLabel: 'replica' }),
+          pod(1, primaryNode('p1', 120), { roleLabel: 'primary' }),
+        ],
+        now: at(5_000),
+      }),
+    );
+    expect(plan.status).toMatchObject({
+      primaryRunId: 'p1',
+      lastFailover: at(5_000),
+      failover: { phase: 'Completed', completedAt: at(5_000) },
+    });
+    expect(plan.events.map((e) => e.reason)).toEqual(['FailoverCompleted']);
+  });
+
+  it('does not promote with failover disabled, or without a reachable replica', () => {
+    const pods = [pod(0, undefined), pod(1, { reachable: false, error: 'x' })];
+    const status = { primary: 'c-0', primaryRunId: 'p0' };
+    const memory = { lostSince: T0, lostReason: 'PrimaryUnreachable' as const };
+    const disabled = planRoles(
+      input({
+        status,
+        pods: [pod(0, undefined), pod(1, replicaOf(0, 1))],
+        memory,
+        now: at(60_000),
+        failover: { enabled: false, afterMs: 1000 },
+      }),
+    );
+    expect(disabled.health.stuck?.reason).toBe('FailoverDisabled');
+    expect(disabled.status).toBeUndefined();
+    const none = planRoles(input({ status, pods, memory, now: at(60_000) }));
+    expect(none.health.stuck?.reason).toBe('NoReplicaToPromote');
+    expect(none.status).toBeUndefined();
+  });
+});
+
+describe('planRoles, Standalone', () => {
+  it('keeps pod 0 primary, records its run id, labels it', () => {
+    const plan = planRoles(
+      input({ mode: 'Standalone', replicas: 1, pods: [pod(0, primaryNode('s0', 3))] }),
+    );
+    expect(plan.status).toMatchObject({ primary: 'c-0', primaryRunId: 's0' });
+    expect(plan.actions).toEqual([{ type: 'label', pod: 'c-0', role: 'primary' }]);
+    expect(plan.health).toMatchObject({ primaryServing: true, readyReplicas: 1 });
+  });
+});
