@@ -38,13 +38,20 @@ describe('the CacheCluster CRD', () => {
     expect(version.subresources).toEqual({ status: {} });
   });
 
-  it('shows Ready and Age in kubectl get, and the reason with -o wide', () => {
+  it('shows Ready, mode, primary, ready replicas and Age in kubectl get; phase, version and the reason with -o wide', () => {
     const columns = version.additionalPrinterColumns;
     expect(columns.filter((c) => c.priority === undefined).map((c) => c.name)).toEqual([
       'Ready',
+      'Mode',
+      'Primary',
+      'Ready Replicas',
       'Age',
     ]);
-    expect(columns.filter((c) => c.priority === 1).map((c) => c.name)).toEqual(['Reason']);
+    expect(columns.filter((c) => c.priority === 1).map((c) => c.name)).toEqual([
+      'Phase',
+      'Version',
+      'Reason',
+    ]);
   });
 
   it('defaults to deletionPolicy Retain', () => {

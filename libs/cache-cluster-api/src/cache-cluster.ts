@@ -83,17 +83,23 @@ const cpuMemory = (what: string) =>
   );
 
 const labelMap = (description: string) =>
-  withValidations(StringMap({ maxProperties: 16, description }), [
-    {
-      rule: "self.all(k, k.size() <= 317 && k.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$'))",
-      message: 'label keys must be Kubernetes label keys such as app or example.com/tier',
-    },
-    {
-      rule: "self.all(k, self[k].size() <= 63 && self[k].matches('^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$'))",
-      message:
-        'label values must be at most 63 letters, digits, -, _ or . (starting and ending alphanumeric)',
-    },
-  ]);
+  withValidations(
+    StringMap({
+      maxProperties: 8,
+      additionalProperties: {
+        type: 'string',
+        maxLength: 63,
+        pattern: '^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$',
+      },
+      description,
+    }),
+    [
+      {
+        rule: "self.all(k, k.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$'))",
+        message: 'label keys must be Kubernetes label keys such as app or example.com/tier',
+      },
+    ],
+  );
 
 export const CacheClusterSpec = withValidations(
   Type.Object({
@@ -311,6 +317,15 @@ export const CacheClusterSpec = withValidations(
     ),
   }),
   [
+    {
+      rule: 'has(self.auth) == has(oldSelf.auth)',
+      message:
+        'spec.auth is immutable: create a new CacheCluster to change where the password is kept',
+    },
+    {
+      rule: '!has(self.persistence) || !has(oldSelf.persistence) || has(self.persistence.storageClassName) == has(oldSelf.persistence.storageClassName)',
+      message: 'spec.persistence.storageClassName is immutable',
+    },
     {
       rule: "!has(self.replicas) || self.mode != 'Standalone' || self.replicas == 1",
       message: 'spec.replicas must be 1 for mode Standalone: use mode Replicated for replicas',

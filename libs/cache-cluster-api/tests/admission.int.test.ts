@@ -1,0 +1,189 @@
+import { CacheCluster } from '../src/index.js';
+import { InvalidError, KubeClient, Namespaces } from '@steward/kube';
+import { repoRoot, startControlPlane, type ControlPlane } from '@steward/testing';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/** The generated CRD exactly as the chart ships it (tools/scripts/generate-crds.ts). */
+const chartCrds = join(repoRoot(), 'charts', 'cache-cluster-controller', 'crds');
+const namespace = 'caches';
+const Kind = CacheCluster.resourceType;
+
+let plane: ControlPlane;
+let client: KubeClient;
+
+beforeAll(async () => {
+  plane = await startControlPlane({ crds: [chartCrds] });
+  client = new KubeClient(plane.kubeConfig, { fieldManager: 'cache-cluster-api-test' });
+  await client.create(Namespaces, {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: namespace },
+  });
+});
+afterAll(async () => {
+  await client?.close();
+  await plane?.stop();
+});
+
+const cache = (name: string, spec: Record<string, unknown>): CacheCluster =>
+  ({
+    apiVersion: CacheCluster.apiVersion,
+    kind: 'CacheCluster',
+    metadata: { name, namespace },
+    spec,
+  }) as CacheCluster;
+
+/** The server's refusal message of `call` (fails the test when the server accepts it). */
+async function rejection(call: Promise<unknown>): Promise<string> {
+  try {
+    await call;
+  } catch (error) {
+    if (error instanceof InvalidError) return error.message;
+    throw error;
+  }
+  throw new Error('the API server accepted it');
+}
+
+const base = { version: '7.0' };
+
+describe('CacheCluster admission (the real API server, the chart’s CRD)', () => {
+  it('defaults a minimal spec: redis, Standalone, noeviction, no persistence, Retain', async () => {
+    const created = await client.create<CacheCluster>(Kind, cache('minimal', base));
+    expect(created.spec).toMatchObject({
+      engine: 'redis',
+      mode: 'Standalone',
+      evictionPolicy: 'noeviction',
+      persistence: { enabled: false },
+      deletionPolicy: 'Retain',
+    });
+  });
+
+  it.each([
+    ['no version', {}, 'spec.version: Required value'],
+    ['a version that is not major.minor', { version: '7' }, 'spec.version'],
+    [
+      'an unknown engine',
+      { ...base, engine: 'memcached' },
+      'spec.engine: Unsupported value: "memcached"',
+    ],
+    ['an unknown mode', { ...base, mode: 'Cluster' }, 'spec.mode: Unsupported value: "Cluster"'],
+    [
+      'Standalone with 3 replicas',
+      { ...base, replicas: 3 },
+      'spec.replicas must be 1 for mode Standalone',
+    ],
+    [
+      'Replicated with 1 pod',
+      { ...base, mode: 'Replicated', replicas: 1 },
+      'spec.replicas must be at least 2 for mode Replicated',
+    ],
+    [
+      'too many replicas',
+      { ...base, mode: 'Replicated', replicas: 10 },
+      'spec.replicas: Invalid value: 10',
+    ],
+    [
+      'failover on a Standalone cache',
+      { ...base, failover: { enabled: true } },
+      'spec.failover needs mode Replicated',
+    ],
+    [
+      'a failover time below 1s',
+      { ...base, mode: 'Replicated', failover: { after: '500ms' } },
+      'spec.failover.after must be between 1s and 10m',
+    ],
+    [
+      'an unknown eviction policy',
+      { ...base, evictionPolicy: 'lru' },
+      'spec.evictionPolicy: Unsupported value: "lru"',
+    ],
+    ['a maxMemory that is no quantity', { ...base, maxMemory: 'lots' }, 'not a quantity'],
+    [
+      'maxMemory above the memory limit',
+      { ...base, maxMemory: '512Mi', resources: { limits: { memory: '256Mi' } } },
+      'spec.maxMemory must be below spec.resources.limits.memory',
+    ],
+    [
+      'requests above limits',
+      { ...base, resources: { requests: { cpu: '2' }, limits: { cpu: '500m' } } },
+      'spec.resources.requests.cpu may not exceed spec.resources.limits.cpu',
+    ],
+    [
+      'a volume size without persistence',
+      { ...base, persistence: { enabled: false, size: '1Gi' } },
+      'spec.persistence.size and storageClassName need spec.persistence.enabled: true',
+    ],
+    [
+      'an unknown deletion policy',
+      { ...base, deletionPolicy: 'Orphan' },
+      'spec.deletionPolicy: Unsupported value: "Orphan"',
+    ],
+    [
+      'a client selector with a bad label key',
+      { ...base, clients: { podSelector: { 'bad key': 'x' } } },
+      'label keys must be Kubernetes label keys',
+    ],
+    [
+      'a volume size that is no quantity',
+      { ...base, persistence: { enabled: true, size: 'big' } },
+      'spec.persistence.size: not a quantity',
+    ],
+  ])('refuses %s', async (_what, spec, message) => {
+    const name = `bad-${Math.random().toString(36).slice(2, 8)}`;
+    expect(await rejection(client.create(Kind, cache(name, spec)))).toContain(message);
+  });
+
+  it('refuses a name its StatefulSet’s pods could not carry, and one that is no DNS-1035 label', async () => {
+    expect(await rejection(client.create(Kind, cache('a'.repeat(53), base)))).toContain(
+      'metadata.name must be a DNS label of at most 52 characters',
+    );
+    expect(await rejection(client.create(Kind, cache('1cache', base)))).toContain(
+      'metadata.name must be a DNS label of at most 52 characters starting with a letter',
+    );
+  });
+
+  it('refuses changes that would lose data or cannot be carried out', async () => {
+    await client.create(
+      Kind,
+      cache('durable', {
+        version: '8.0',
+        mode: 'Replicated',
+        replicas: 2,
+        persistence: { enabled: true, size: '2Gi', storageClassName: 'local' },
+      }),
+    );
+    const patch = (spec: Record<string, unknown>) =>
+      client.mergePatch(Kind, 'durable', namespace, { spec });
+    expect(await rejection(patch({ persistence: { size: '1Gi' } }))).toContain(
+      'spec.persistence.size may only grow',
+    );
+    expect(await rejection(patch({ version: '7.0' }))).toContain(
+      'spec.version may not go down (from 8.0 to 7.0)',
+    );
+    expect(await rejection(patch({ engine: 'valkey' }))).toContain('spec.engine is immutable');
+    expect(await rejection(patch({ mode: 'Standalone', replicas: 1 }))).toContain(
+      'spec.mode is immutable',
+    );
+    expect(await rejection(patch({ persistence: { enabled: false } }))).toContain(
+      'spec.persistence.enabled is immutable',
+    );
+    expect(await rejection(patch({ persistence: { storageClassName: 'other' } }))).toContain(
+      'spec.persistence.storageClassName is immutable',
+    );
+    expect(await rejection(patch({ auth: { existingSecret: { name: 'mine' } } }))).toContain(
+      'spec.auth is immutable',
+    );
+    await client.create(Kind, cache('plain', { version: '7.0', persistence: { enabled: true } }));
+    expect(
+      await rejection(
+        client.mergePatch(Kind, 'plain', namespace, {
+          spec: { persistence: { storageClassName: 'fast' } },
+        }),
+      ),
+    ).toContain('spec.persistence.storageClassName is immutable');
+    // What may change does.
+    const grown = await patch({ persistence: { size: '3Gi' }, version: '8.1', replicas: 3 });
+    expect(grown.spec).toMatchObject({ version: '8.1', replicas: 3, persistence: { size: '3Gi' } });
+  });
+});
