@@ -4,30 +4,51 @@ import {
   Tokens,
   type ExitCode,
   type ProcessConfig,
+  type ProcessEvents,
 } from '@steward/controller-process';
-import { cacheClusterController } from '@steward/cache-cluster';
+import { cacheClusterController, cacheClusterUsers } from '@steward/cache-cluster';
+import { providerProfileController } from '@steward/provider-profile';
 import { inject, injectable } from 'tsyringe';
+import { cacheSettings } from './settings.js';
 
 /** The name of this application: field manager, Lease name prefix, Event reporter, service name. */
 export const APP_NAME = 'cache-cluster-controller';
 
 /**
- * The cache-cluster-controller process: the CacheCluster controller on one manager. `run()` resolves with the exit
- * code once the manager has stopped.
+ * The cache-cluster-controller process: the CacheCluster controller (and, when it manages
+ * profiles, the ProviderProfile controller for kubernetes profiles) on one manager. `run()`
+ * resolves with the exit code once the manager has stopped. Its own settings (default profile,
+ * its pods' labels for the NetworkPolicies it renders) come from `cacheSettings(process.env)`.
  */
 @injectable()
 export class CacheClusterControllerApp {
   constructor(
     @inject(Tokens.Config) private readonly config: ProcessConfig,
     @inject(Tokens.Manager) private readonly manager: Manager,
+    @inject(Tokens.EventRecorder) private readonly events: ProcessEvents,
   ) {}
 
   run(): Promise<ExitCode> {
     const { config, manager } = this;
+    const settings = cacheSettings(process.env);
     cacheClusterController(manager, {
       ...(config.watchNamespace ? { selection: { namespace: config.watchNamespace } } : {}),
+      fieldManager: APP_NAME,
       maxConcurrentReconciles: config.maxConcurrentReconciles,
+      pollIntervalMs: config.pollIntervalMs,
+      busyPollIntervalMs: config.busyPollIntervalMs,
+      events: this.events,
+      ...(settings.defaultProfile ? { defaultProfile: settings.defaultProfile } : {}),
+      ...(settings.controllerIdentity ? { controllerIdentity: settings.controllerIdentity } : {}),
     });
+    if (config.manageProviderProfiles) {
+      providerProfileController(manager, {
+        providers: ['kubernetes'],
+        users: [cacheClusterUsers(settings.defaultProfile)],
+        recheckIntervalMs: config.credentialsRecheckMs,
+        events: this.events,
+      });
+    }
     return runUntilStopped(manager);
   }
 }

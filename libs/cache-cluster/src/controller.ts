@@ -1,64 +1,588 @@
+import { CACHE_PORT, CacheCluster } from '@steward/cache-cluster-api';
 import {
   controllerFor,
   generationChanged,
   TerminalError,
   type Controller,
+  type EventRecorder,
   type Manager,
+  type MapFunc,
+  type ObjectReconcileContext,
   type ObjectReconciler,
+  type Result,
 } from '@steward/controller';
-import { CacheCluster } from '@steward/cache-cluster-api';
-import { type Selection } from '@steward/informer';
-import { planCacheCluster } from './plan-cache-cluster.js';
-import { CacheClusterReasons } from './reasons.js';
+import { CleanupError, withFinalizer } from '@steward/finalizers';
+import { objectKey, type Selection } from '@steward/informer';
+import {
+  ConfigMaps,
+  isNotFound,
+  NetworkPolicies,
+  PersistentVolumeClaims,
+  PodDisruptionBudgets,
+  Pods,
+  Secrets,
+  Services,
+  StatefulSets,
+  type KubeClient,
+  type KubeObject,
+  type ResourceType,
+} from '@steward/kube';
+import { type ProfileUser } from '@steward/provider-profile';
+import { ProviderProfile } from '@steward/provider-profile-api';
+import {
+  generatePassword,
+  statefulSetRolloutStatus,
+  WorkloadChildren,
+  type DesiredChild,
+} from '@steward/workload';
+import { renderChildren, childNames, Labels } from './children/index.js';
+import { podFacts, type Pod } from './pods.js';
+import { redisAdmin, type RedisAdmin, type RedisEndpoint } from './redis/index.js';
+import { quantityValue, resolveWorkload, type Resolution } from './resolve.js';
+import { planRoles, type PrimaryMemory, type RoleAction } from './roles/plan.js';
+import { cacheStatus, CacheReasons } from './status.js';
+
+type Cluster = CacheCluster;
+type Profile = ProviderProfile;
+
+/** The finalizer every CacheCluster carries while the controller may still have to clean up. */
+export const CacheClusterFinalizer = 'cache.steward.dev/cleanup';
 
 export interface CacheClusterControllerOptions {
   /** Which CacheClusters to follow (e.g. one namespace). Default: all. */
   selection?: Selection;
-  /** CacheClusters reconciled at once. Default 1. */
+  /** CacheClusters reconciled at once. Default 4 (each waits on Redis, not on CPU). */
   maxConcurrentReconciles?: number;
+  /** The field manager of its server-side applies (the app's name). Default cache-cluster-controller. */
+  fieldManager?: string;
+  /** The kubernetes ProviderProfile of CacheClusters that name none. */
+  defaultProfile?: string;
+  /** Who else the NetworkPolicy admits: the controller's own pods. */
+  controllerIdentity?: { namespace: string; podLabels: Record<string, string> };
+  /** How often a converged cluster's servers are looked at. Default 5 s. */
+  pollIntervalMs?: number;
+  /** How often while something is moving. Default 1 s. */
+  busyPollIntervalMs?: number;
+  events?: EventRecorder;
+  /** The Redis admin client (tests may pass one with other timeouts). */
+  redis?: RedisAdmin;
+  now?: () => Date;
 }
 
-/**
- * One CacheCluster, as the runtime hands it over: read once from the cache, never for an object that is
- * gone. Idempotent: it states the status the spec implies, and the status writer writes only what
- * changed (a converged CacheCluster costs no API writes). It mutates nothing but the status.
- * - being deleted → nothing to do: it keeps no finalizer, there is nothing to clean up yet;
- * - a spec `planCacheCluster` refuses → `TerminalError` with the plan's reason and message: the user
- *   must change the spec, and that change reconciles it again;
- * - otherwise → `Ready=True`, reason `Accepted`.
- */
-export const reconcileCacheCluster: ObjectReconciler<CacheCluster> = async (ctx, obj) => {
-  if (obj.metadata.deletionTimestamp) return;
-  const plan = planCacheCluster(obj.spec);
-  if (plan.action === 'refuse') throw new TerminalError(plan.reason, plan.message);
-  await ctx.status.write({
-    conditions: [
-      {
-        type: 'Ready',
-        status: 'True',
-        reason: CacheClusterReasons.Accepted,
-        message: plan.message,
-      },
-    ],
-  });
-};
+const ByProfile = 'cache.steward.dev/profile';
+const childKinds: ResourceType[] = [
+  StatefulSets,
+  Services,
+  ConfigMaps,
+  Secrets,
+  PodDisruptionBudgets,
+  NetworkPolicies,
+];
 
 /**
- * The CacheCluster controller: `reconcileCacheCluster` for every CacheCluster of `options.selection`, woken by spec
- * changes (`generationChanged`: its own status writes do not wake it).
+ * The CacheCluster controller: every CacheCluster of `options.selection` kept as a StatefulSet of
+ * Redis/Valkey pods with their Services, Secret, ConfigMap, PDB and NetworkPolicy (the workload
+ * toolkit applies them; a converged cluster costs no API writes), each server observed with
+ * ioredis every poll, roles converged and failover carried out by the pure role plan
+ * (roles/plan.ts), status and Events stated from what was seen.
  *
- * RBAC: `cache.steward.dev` `cacheclusters` get/list/watch and `cacheclusters/status` patch;
- * `events.k8s.io` `events` create/patch for the Warning Event of a refusal.
+ * Woken by spec changes, by its children and pods changing, by the profile it uses changing, and
+ * by its own poll (Redis has no watch).
+ *
+ * RBAC: cacheclusters get/list/watch/patch, cacheclusters/status patch, cacheclusters/finalizers
+ * update; statefulsets, services, configmaps, secrets, poddisruptionbudgets, networkpolicies
+ * get/list/watch/create/patch/delete; pods get/list/watch/patch; persistentvolumeclaims
+ * get/list/watch/patch/delete; providerprofiles get/list/watch; events create/patch.
  */
 export function cacheClusterController(
   manager: Manager,
   options: CacheClusterControllerOptions = {},
 ): Controller {
-  return controllerFor(manager, CacheCluster.resourceType, {
-    selection: options.selection ?? {},
+  const client = manager.client;
+  const selection = options.selection ?? {};
+  const childSelection: Selection = { ...selection, labelSelector: Labels.cluster };
+  const clusters = manager.informers.informerFor<Cluster>(CacheCluster.resourceType, selection);
+  const profiles = manager.informers.informerFor<Profile>(ProviderProfile.resourceType);
+  const pods = manager.informers.informerFor<Pod>(Pods, childSelection);
+  const claims = manager.informers.informerFor<KubeObject>(PersistentVolumeClaims, childSelection);
+  try {
+    clusters.store.addIndexers({
+      [ByProfile]: (obj) => {
+        const name = obj.spec.providerProfileRef?.name ?? options.defaultProfile;
+        return name ? [name] : [];
+      },
+    });
+  } catch {
+    // indexed already by another controller of this manager
+  }
+  const children = new WorkloadChildren({
+    client,
+    informers: manager.informers,
+    fieldManager: options.fieldManager ?? 'cache-cluster-controller',
+    kinds: childKinds,
+    selection: childSelection,
+  });
+  const redis = options.redis ?? redisAdmin();
+  manager.add({
+    name: 'cache-cluster-redis-connections',
+    needsLeaderElection: false,
+    stop: () => redis.close(),
+  });
+
+  const reconciler = cacheClusterReconciler({
+    client,
+    children,
+    redis,
+    pods: () => pods.store.list(),
+    claims: () => claims.store.list(),
+    profile: (name) => profiles.store.get(name),
+    options,
+  });
+
+  const byProfile: MapFunc = (profile) =>
+    clusters.store.byIndex(ByProfile, profile.metadata.name ?? '').map(objectKey);
+  const byClusterLabel: MapFunc = (obj) => {
+    const cluster = obj.metadata.labels?.[Labels.cluster];
+    return cluster && obj.metadata.namespace ? [`${obj.metadata.namespace}/${cluster}`] : [];
+  };
+
+  let builder = controllerFor(manager, CacheCluster.resourceType, {
+    selection,
     predicates: [generationChanged],
   })
     .named('cachecluster')
-    .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 1 })
-    .completeObjects(reconcileCacheCluster);
+    .watches(ProviderProfile.resourceType, byProfile)
+    .watches(Pods, byClusterLabel, { selection: childSelection })
+    .watches(PersistentVolumeClaims, byClusterLabel, { selection: childSelection });
+  for (const kind of childKinds) builder = builder.owns(kind, { selection: childSelection });
+  return builder
+    .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 4 })
+    .completeObjects(reconciler);
+}
+
+interface ReconcilerDeps {
+  client: KubeClient;
+  children: WorkloadChildren;
+  redis: RedisAdmin;
+  pods: () => Pod[];
+  claims: () => KubeObject[];
+  profile: (name: string) => Profile | undefined;
+  options: CacheClusterControllerOptions;
+}
+
+/** Parses `10s`, `500ms`, `2m` (the API's pattern). */
+export function durationMs(text: string): number {
+  const match = /^([0-9]+)(ms|s|m)$/.exec(text);
+  if (!match) throw new Error(`not a duration: ${text}`);
+  const n = Number(match[1]);
+  return match[2] === 'ms' ? n : match[2] === 's' ? n * 1000 : n * 60_000;
+}
+
+/** The reconciler of one CacheCluster (exported for tests that drive it with their own deps). */
+export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<Cluster> {
+  const { client, children, redis, options } = deps;
+  const memories = new Map<string, PrimaryMemory>();
+  const passwords = new Map<string, { password: string; resourceVersion: string; at: number }>();
+  const now = options.now ?? (() => new Date());
+  const pollMs = options.pollIntervalMs ?? 5000;
+  const busyMs = options.busyPollIntervalMs ?? 1000;
+  const events = options.events;
+
+  const emit = (obj: Cluster, type: 'Normal' | 'Warning', reason: string, message: string) =>
+    events?.event(obj, type, reason, message);
+
+  /** The password: the generated Secret (a child) or the user's (read at most once a minute). */
+  async function passwordOf(obj: Cluster, secrets: Map<string, KubeObject>): Promise<string> {
+    const names = childNames(obj.metadata.name!);
+    const existing = obj.spec.auth?.existingSecret;
+    let value: string | undefined;
+    if (existing) {
+      const key = `${obj.metadata.namespace}/${existing.name}`;
+      const cached = passwords.get(key);
+      if (cached && Date.now() - cached.at < 60_000) value = cached.password;
+      else {
+        let secret: KubeObject & { data?: Record<string, string> };
+        try {
+          secret = await client.get(Secrets, existing.name, obj.metadata.namespace);
+        } catch (error) {
+          if (!isNotFound(error)) throw error;
+          throw new TerminalError(
+            CacheReasons.AuthSecretNotFound,
+            `spec.auth.existingSecret ${existing.name} does not exist in namespace ${obj.metadata.namespace}: create it with the password under key ${existing.key ?? 'password'}`,
+            { recheckAfter: 30_000 },
+          );
+        }
+        const raw = secret.data?.[existing.key ?? 'password'];
+        if (raw === undefined)
+          throw new TerminalError(
+            CacheReasons.AuthSecretNotFound,
+            `Secret ${existing.name} has no key ${existing.key ?? 'password'}`,
+            { recheckAfter: 30_000 },
+          );
+        value = Buffer.from(raw, 'base64').toString('utf8');
+        passwords.set(key, {
+          password: value,
+          resourceVersion: secret.metadata.resourceVersion ?? '',
+          at: Date.now(),
+        });
+      }
+    } else {
+      const secret = secrets.get(`Secret/${names.authSecret}`) as
+        (KubeObject & { data?: Record<string, string> }) | undefined;
+      const raw = secret?.data?.['password'];
+      if (raw === undefined) throw new Error(`Secret ${names.authSecret} has no password yet`);
+      value = Buffer.from(raw, 'base64').toString('utf8');
+    }
+    if (!/^[\x21-\x7e]{1,512}$/.test(value) || /["'\\]/.test(value)) {
+      throw new TerminalError(
+        CacheReasons.InvalidPassword,
+        `the password in ${existing ? `Secret ${existing.name}` : names.authSecret} must be 1–512 printable ASCII characters without spaces, quotes or backslashes (redis.conf syntax)`,
+      );
+    }
+    return value;
+  }
+
+  function admission(obj: Cluster): Resolution {
+    const profileName = obj.spec.providerProfileRef?.name ?? options.defaultProfile;
+    const profile = profileName ? deps.profile(profileName) : undefined;
+    if (profileName && !profile) {
+      return {
+        allowed: false,
+        reason: CacheReasons.ProviderProfileNotFound,
+        message: `ProviderProfile ${profileName} not found: create it, or reference an existing kubernetes profile`,
+      };
+    }
+    return resolveWorkload(obj, profile);
+  }
+
+  async function converge(ctx: ObjectReconcileContext<Cluster>, obj: Cluster): Promise<Result> {
+    const resolution = admission(obj);
+    if (!resolution.allowed) throw new TerminalError(resolution.reason, resolution.message);
+    const resolved = resolution.resolved;
+    const name = obj.metadata.name!;
+    const namespace = obj.metadata.namespace!;
+    const names = childNames(name);
+    const liveSts = children.get<
+      KubeObject & {
+        spec?: {
+          volumeClaimTemplates?: { spec?: { resources?: { requests?: { storage?: string } } } }[];
+        };
+      }
+    >(obj, StatefulSets, names.statefulSet);
+    const templateStorage =
+      liveSts?.spec?.volumeClaimTemplates?.[0]?.spec?.resources?.requests?.storage;
+    const passwordSecret = obj.spec.auth?.existingSecret
+      ? {
+          name: obj.spec.auth.existingSecret.name,
+          key: obj.spec.auth.existingSecret.key ?? 'password',
+        }
+      : { name: names.authSecret, key: 'password' };
+    const rendered = renderChildren({
+      cluster: obj,
+      image: resolved.image,
+      ...(resolved.resources ? { resources: resolved.resources } : {}),
+      ...(resolved.maxMemoryBytes !== undefined ? { maxMemoryBytes: resolved.maxMemoryBytes } : {}),
+      ...(resolved.storage ? { storage: resolved.storage } : {}),
+      ...(templateStorage ? { existingTemplateStorage: templateStorage } : {}),
+      passwordSecret,
+      ...(options.controllerIdentity ? { controller: options.controllerIdentity } : {}),
+    });
+    const desired: DesiredChild[] = [];
+    const authSecret = rendered.authSecret;
+    if (authSecret)
+      desired.push({
+        resourceType: Secrets,
+        mode: 'create-once',
+        name: names.authSecret,
+        object: () => authSecret(generatePassword()) as never,
+      });
+    desired.push(
+      { resourceType: ConfigMaps, object: rendered.configMap as never },
+      { resourceType: Services, object: rendered.headless as never },
+      { resourceType: Services, object: rendered.readWrite as never },
+      ...(obj.spec.mode === 'Replicated'
+        ? [{ resourceType: Services, object: rendered.readOnly as never }]
+        : []),
+      { resourceType: PodDisruptionBudgets, object: rendered.podDisruptionBudget as never },
+      { resourceType: NetworkPolicies, object: rendered.networkPolicy as never },
+      { resourceType: StatefulSets, object: rendered.statefulSet as never },
+    );
+    const sync = await children.sync(obj, desired, { signal: ctx.signal });
+    if (sync.conflicts.length) {
+      throw new TerminalError(
+        CacheReasons.ChildConflict,
+        `${sync.conflicts.map((c) => c.message).join('; ')}: Steward adopts nothing it did not create; delete or rename it`,
+        { recheckAfter: 60_000 },
+      );
+    }
+    const password = await passwordOf(obj, sync.children);
+
+    // Volumes grow with spec.persistence.size (StatefulSet templates cannot change).
+    const problems: { reason: string; message: string }[] = [];
+    if (resolved.storage) await growClaims(obj, resolved.storage.size, problems);
+
+    // Observe every running pod.
+    const podList = deps
+      .pods()
+      .filter(
+        (p) => p.metadata.namespace === namespace && p.metadata.labels?.[Labels.cluster] === name,
+      );
+    const facts = await podFacts(podList, name, (ip) =>
+      redis.observe(endpoint(ip, password), { signal: ctx.signal }),
+    );
+    const uid = obj.metadata.uid ?? name;
+    const replicas = desiredReplicas(obj);
+    const plan = planRoles({
+      mode: obj.spec.mode ?? 'Standalone',
+      replicas,
+      failover: {
+        enabled: obj.spec.mode === 'Replicated' && (obj.spec.failover?.enabled ?? true),
+        afterMs: durationMs(obj.spec.failover?.after ?? '10s'),
+      },
+      port: CACHE_PORT,
+      status: {
+        ...(obj.status?.primary ? { primary: obj.status.primary } : {}),
+        ...(obj.status?.primaryRunId ? { primaryRunId: obj.status.primaryRunId } : {}),
+        ...(obj.status?.failover ? { failover: obj.status.failover } : {}),
+        ...(obj.status?.failoverCount !== undefined
+          ? { failoverCount: obj.status.failoverCount }
+          : {}),
+        ...(obj.status?.lastFailover ? { lastFailover: obj.status.lastFailover } : {}),
+      },
+      pods: facts,
+      memory: memories.get(uid) ?? {},
+      now: now().toISOString(),
+    });
+    memories.set(uid, plan.memory);
+    if (plan.status) {
+      // The decision is durable before it is carried out: a restart resumes it. It was taken over
+      // the status this reconcile read; if the API server holds a newer one (another reconcile's
+      // decision the cache had not shown yet), nothing is written and the reconcile starts over.
+      const decided = plan.status;
+      const basis = obj.status ?? {};
+      await ctx.status.write((latest) => {
+        const now = latest.status ?? {};
+        if (
+          now.primary !== basis.primary ||
+          (now.failoverCount ?? 0) !== (basis.failoverCount ?? 0)
+        )
+          throw new StaleDecisionError(
+            `status of ${namespace}/${name} changed since it was read (primary ${basis.primary ?? '-'} → ${now.primary ?? '-'}): deciding again`,
+          );
+        return {
+          fields: {
+            primary: decided.primary,
+            primaryRunId: decided.primaryRunId,
+            failover: decided.failover,
+            failoverCount: decided.failoverCount,
+            lastFailover: decided.lastFailover,
+          },
+        };
+      });
+    }
+    const current = ctx.status.object;
+    for (const event of plan.events) emit(obj, event.type, event.reason, event.message);
+    const failed = await carryOut(plan.actions, facts, namespace, password);
+    for (const f of failed) problems.push({ reason: 'ActionFailed', message: f });
+
+    const sts = sync.children.get(`StatefulSet/${names.statefulSet}`);
+    const rollout = sts ? statefulSetRolloutStatus(sts as never) : undefined;
+    const statusChange = cacheStatus({
+      cluster: current,
+      replicas,
+      podCount: podList.filter((p) => !p.metadata.deletionTimestamp).length,
+      health: plan.health,
+      rollout,
+      image: resolved.image,
+      endpoints: {
+        readWrite: `${names.readWrite}.${namespace}.svc`,
+        readOnly: `${names.readOnly}.${namespace}.svc`,
+        port: CACHE_PORT,
+        secretName: passwordSecret.name,
+        secretKey: passwordSecret.key,
+      },
+      durable: Boolean(resolved.storage),
+      problems,
+    });
+    const before = obj.status?.phase;
+    await ctx.status.write({ conditions: statusChange.conditions, fields: statusChange.fields });
+    if (
+      before &&
+      before !== statusChange.phase &&
+      (statusChange.phase === 'Scaling' || before === 'Scaling')
+    )
+      emit(
+        obj,
+        'Normal',
+        statusChange.phase === 'Scaling' ? 'Scaling' : 'Scaled',
+        `${replicas} pods desired, ${plan.health.readyReplicas} ready`,
+      );
+    const settled = statusChange.phase === 'Ready' && failed.length === 0;
+    return { requeueAfter: plan.requeueAfterMs ?? (settled ? pollMs : busyMs) };
+  }
+
+  async function growClaims(
+    obj: Cluster,
+    size: string,
+    problems: { reason: string; message: string }[],
+  ) {
+    const want = quantityValue(size);
+    for (const claim of deps.claims() as (KubeObject & {
+      spec?: { resources?: { requests?: { storage?: string } } };
+    })[]) {
+      if (claim.metadata.namespace !== obj.metadata.namespace) continue;
+      if (claim.metadata.labels?.[Labels.cluster] !== obj.metadata.name) continue;
+      const has = claim.spec?.resources?.requests?.storage;
+      if (!has || quantityValue(has) >= want) continue;
+      try {
+        await client.mergePatch(
+          PersistentVolumeClaims,
+          claim.metadata.name!,
+          claim.metadata.namespace,
+          {
+            spec: { resources: { requests: { storage: size } } },
+          },
+        );
+        emit(
+          obj,
+          'Normal',
+          'VolumeExpanding',
+          `PersistentVolumeClaim ${claim.metadata.name} grows from ${has} to ${size}`,
+        );
+      } catch (error) {
+        problems.push({
+          reason: CacheReasons.VolumeExpansionFailed,
+          message: `PersistentVolumeClaim ${claim.metadata.name} cannot grow from ${has} to ${size}: ${(error as Error).message}`,
+        });
+      }
+    }
+  }
+
+  function endpoint(ip: string, password: string): RedisEndpoint {
+    return { host: ip, port: CACHE_PORT, password };
+  }
+
+  async function carryOut(
+    actions: RoleAction[],
+    facts: { name: string; ip?: string }[],
+    namespace: string,
+    password: string,
+  ): Promise<string[]> {
+    const failed: string[] = [];
+    const ipOf = (pod: string) => facts.find((f) => f.name === pod)?.ip;
+    for (const action of actions) {
+      try {
+        if (action.type === 'label') {
+          await client.mergePatch(Pods, action.pod, namespace, {
+            metadata: { labels: { [Labels.role]: action.role } },
+          });
+          continue;
+        }
+        const ip = ipOf(action.pod);
+        if (!ip) throw new Error(`${action.pod} has no IP`);
+        if (action.type === 'promote') await redis.promote(endpoint(ip, password));
+        else
+          await redis.replicaOf(endpoint(ip, password), { host: action.host, port: action.port });
+      } catch (error) {
+        if (isNotFound(error)) continue;
+        failed.push(`${action.type} ${action.pod}: ${(error as Error).message}`);
+      }
+    }
+    return failed;
+  }
+
+  async function cleanup(obj: Cluster): Promise<void> {
+    const policy = obj.spec.deletionPolicy ?? 'Retain';
+    const name = obj.metadata.name!;
+    const namespace = obj.metadata.namespace!;
+    const names = childNames(name);
+    const profileName = obj.spec.providerProfileRef?.name ?? options.defaultProfile;
+    const profile = profileName ? deps.profile(profileName) : undefined;
+    const allowed = profile?.spec.guardrails?.allowedDeletionPolicies;
+    if (policy === 'Delete' && allowed && !allowed.includes('Delete')) {
+      throw new TerminalError(
+        CacheReasons.DeletionPolicyNotAllowed,
+        `spec.deletionPolicy Delete is not allowed by ProviderProfile ${profileName} (allowed: ${allowed.join(', ')}). The CacheCluster is being deleted, but its volumes and Secret are not deleted and the finalizer stays until this is resolved (or spec.deletionPolicy is set to Retain)`,
+      );
+    }
+    const claimNames = deps
+      .claims()
+      .filter(
+        (c) => c.metadata.namespace === namespace && c.metadata.labels?.[Labels.cluster] === name,
+      )
+      .map((c) => c.metadata.name!)
+      .sort();
+    const generated = !obj.spec.auth?.existingSecret;
+    if (policy === 'Retain') {
+      const detached = generated
+        ? await children.detach(obj, [{ resourceType: Secrets, name: names.authSecret }])
+        : [];
+      const kept = [
+        ...claimNames.map((c) => `PersistentVolumeClaim ${c}`),
+        ...(generated && detached.length ? [`Secret ${names.authSecret}`] : []),
+      ];
+      emit(
+        obj,
+        'Normal',
+        'Retained',
+        kept.length
+          ? `deletionPolicy Retain: ${kept.join(', ')} stay in namespace ${namespace} (no owner); delete them when the data is no longer needed`
+          : `deletionPolicy Retain: nothing to keep (no volumes${generated ? '' : ', and the password Secret is the user’s'})`,
+      );
+      return;
+    }
+    for (const claim of claimNames) {
+      await client.delete(PersistentVolumeClaims, claim, namespace).catch((e: unknown) => {
+        if (!isNotFound(e)) throw e;
+      });
+    }
+    emit(
+      obj,
+      'Normal',
+      'Deleted',
+      `deletionPolicy Delete: ${claimNames.length ? `PersistentVolumeClaims ${claimNames.join(', ')} deleted` : 'no volumes'}; the StatefulSet, Services${generated ? ', the auth Secret' : ''} and the rest go with the CacheCluster`,
+    );
+  }
+
+  return async (ctx, obj) => {
+    const outcome = await withFinalizer(
+      client,
+      CacheCluster.resourceType,
+      obj,
+      CacheClusterFinalizer,
+      {
+        apply: (o) => converge(ctx, o),
+        cleanup: async (o) => {
+          memories.delete(o.metadata.uid ?? '');
+          await cleanup(o);
+        },
+      },
+    ).catch((error: unknown) => {
+      throw error instanceof CleanupError ? (error.cause ?? error) : error;
+    });
+    if (outcome.action === 'finalizer-added') return { requeueAfter: 100 };
+    if (outcome.action === 'applied') return outcome.result;
+    return undefined;
+  };
+}
+
+/**
+ * CacheClusters as users of ProviderProfiles (for `status.usedBy` and the in-use finalizer): the
+ * profile each names, or the default profile when it names none.
+ */
+export function cacheClusterUsers(defaultProfile?: string): ProfileUser<Cluster> {
+  return {
+    resourceType: CacheCluster.resourceType,
+    profileNameOf: (obj) => obj.spec.providerProfileRef?.name ?? defaultProfile,
+  };
+}
+
+/** A role decision taken over a status that has changed since: the reconcile is retried. */
+export class StaleDecisionError extends Error {
+  override readonly name = 'StaleDecisionError';
+}
+
+/** Pods desired: Standalone 1, Replicated spec.replicas (default 2). */
+export function desiredReplicas(obj: Cluster): number {
+  return obj.spec.mode === 'Replicated' ? (obj.spec.replicas ?? 2) : 1;
 }

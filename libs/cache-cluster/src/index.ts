@@ -1,28 +1,50 @@
 /**
- * @steward/cache-cluster — the CacheCluster domain: what a CacheCluster's spec means, as pure functions, and the
- * controller that keeps every CacheCluster converged to it.
+ * @steward/cache-cluster — the CacheCluster domain: Redis or Valkey run in the cluster.
  *
- * - `planCacheCluster(spec)` (pure): accept the spec, or refuse it with a reason the user can act on
- *   (`UnknownParameter`: a `spec.parameters` key the controller does not know). Decisions live
- *   here, as functions over (desired, observed) that are easy to test; the reconciler only
- *   carries them out.
- * - `cacheClusterController(manager, options)`: `reconcileCacheCluster` on `completeObjects`. It writes
- *   `Ready=True` (`Accepted`) through the one status writer, or throws a `TerminalError`: the
- *   runtime records it (`Ready=False` and `Stalled=True` at the object's generation — kstatus
- *   reads Failed — and a Warning Event) and does not retry until the spec changes.
- *
- * Nothing exists outside a CacheCluster yet, so deleting one deletes nothing, whatever its
- * `deletionPolicy`. Once the controller manages something, keep a finalizer
- * (@steward/finalizers) and honour `spec.deletionPolicy` in its cleanup.
+ * - `children/` (pure): the StatefulSet, Services (headless, read-write, read-only), ConfigMap
+ *   (redis.conf), PDB, NetworkPolicy and auth Secret a CacheCluster implies.
+ * - `resolveWorkload(obj, profile)` (pure): image, resources, dataset limit and volume, through a
+ *   kubernetes ProviderProfile's guardrails, size classes and image catalogue, or the built-in
+ *   catalogue (`BuiltInImages`).
+ * - `planRoles(input)` (pure): who is primary, what to REPLICAOF, what to label, when to fail
+ *   over and what it may have cost — over the pods and one Redis observation each.
+ * - `cacheStatus(input)` (pure): phase, `Ready`/`Progressing`/`Degraded`, endpoints, persistence.
+ * - `redis/`: the ioredis admin layer (observe with INFO/ROLE, REPLICAOF).
+ * - `cacheClusterController(manager, options)`: carries all of it out; the workload toolkit
+ *   (@steward/workload) applies the children so a converged cluster costs no API writes.
  */
 export {
   cacheClusterController,
-  reconcileCacheCluster,
+  cacheClusterReconciler,
+  CacheClusterFinalizer,
+  cacheClusterUsers,
+  StaleDecisionError,
+  desiredReplicas,
+  durationMs,
   type CacheClusterControllerOptions,
 } from './controller.js';
+export { BuiltInImages } from './images.js';
+export { podFacts, podOrdinal, type Pod } from './pods.js';
 export {
-  CacheClusterParameterKeys,
-  planCacheCluster,
-  type CacheClusterPlan,
-} from './plan-cache-cluster.js';
-export { CacheClusterReasons } from './reasons.js';
+  DEFAULT_STORAGE,
+  quantityValue,
+  resolveWorkload,
+  type Resolution,
+  type ResolvedCache,
+} from './resolve.js';
+export {
+  byPromotionOrder,
+  planRoles,
+  type Health,
+  type LossReason,
+  type NodeView,
+  type PodFacts,
+  type PrimaryMemory,
+  type RoleAction,
+  type RoleEvent,
+  type RolePlan,
+  type RolePlanInput,
+} from './roles/plan.js';
+export { cacheStatus, CacheReasons, type CacheStatusChange, type StatusInput } from './status.js';
+export * from './children/index.js';
+export * from './redis/index.js';

@@ -1,0 +1,39 @@
+/** The cache-cluster-controller's own settings, beyond the process configuration every app shares. */
+export interface CacheSettings {
+  /** STEWARD_DEFAULT_PROVIDER_PROFILE: the kubernetes ProviderProfile of CacheClusters that name none. */
+  defaultProfile: string | undefined;
+  /**
+   * POD_NAMESPACE + STEWARD_CONTROLLER_POD_LABELS (`k=v,k=v`, the chart sets its selector labels):
+   * the controller's pods, which every CacheCluster's NetworkPolicy admits.
+   */
+  controllerIdentity: { namespace: string; podLabels: Record<string, string> } | undefined;
+}
+
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const LABEL =
+  /^([a-z0-9.-]+\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?=([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
+
+/** Reads and checks the settings; a malformed one stops the process naming the variable. */
+export function cacheSettings(env: NodeJS.ProcessEnv): CacheSettings {
+  const profile = env['STEWARD_DEFAULT_PROVIDER_PROFILE']?.trim() || undefined;
+  if (profile && !DNS_SUBDOMAIN.test(profile))
+    throw new Error(
+      `STEWARD_DEFAULT_PROVIDER_PROFILE must name a ProviderProfile, got "${profile}"`,
+    );
+  const labelsText = env['STEWARD_CONTROLLER_POD_LABELS']?.trim() || undefined;
+  const namespace = env['POD_NAMESPACE']?.trim() || undefined;
+  let controllerIdentity: CacheSettings['controllerIdentity'];
+  if (labelsText && namespace) {
+    const podLabels: Record<string, string> = {};
+    for (const pair of labelsText.split(',')) {
+      if (!LABEL.test(pair.trim()))
+        throw new Error(
+          `STEWARD_CONTROLLER_POD_LABELS must be k=v pairs separated by commas, got "${labelsText}"`,
+        );
+      const [key, value] = pair.trim().split('=') as [string, string];
+      podLabels[key] = value;
+    }
+    controllerIdentity = { namespace, podLabels };
+  }
+  return { defaultProfile: profile, controllerIdentity };
+}

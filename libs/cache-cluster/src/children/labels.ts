@@ -1,0 +1,61 @@
+import { type CacheCluster, type CacheEngine } from '@steward/cache-cluster-api';
+
+/**
+ * The labels the CacheCluster controller sets and selects on. `cluster` is on every child and on
+ * every pod (the StatefulSet selects on it alone); `role` is on pods only, set by the controller
+ * itself once it knows a pod's role — never by the pod template, so a restarted pod carries no
+ * role until the controller has given it one — and the Services `<name>-rw` / `<name>-ro` select
+ * on it.
+ */
+export const Labels = {
+  cluster: 'cache.steward.dev/cluster',
+  role: 'cache.steward.dev/role',
+} as const;
+
+/** Values of `Labels.role`. */
+export const Roles = { primary: 'primary', replica: 'replica' } as const;
+export type Role = (typeof Roles)[keyof typeof Roles];
+
+/**
+ * Pod-template annotation: a hash of the rendered redis.conf. The servers read their config once,
+ * at start; a changed config changes the pod template, so the StatefulSet rolls the pods.
+ */
+export const ConfigHashAnnotation = 'cache.steward.dev/config-hash';
+
+/** The engine a cluster runs (the API server defaults it to redis). */
+export function engineOf(cluster: CacheCluster): CacheEngine {
+  return cluster.spec.engine ?? 'redis';
+}
+
+/** The labels on every child of `cluster` and on its pods (the role label aside). */
+export function commonLabels(cluster: CacheCluster): Record<string, string> {
+  const name = clusterName(cluster);
+  return {
+    'app.kubernetes.io/name': engineOf(cluster),
+    'app.kubernetes.io/instance': name,
+    'app.kubernetes.io/component': 'cache',
+    'app.kubernetes.io/managed-by': 'steward',
+    [Labels.cluster]: name,
+  };
+}
+
+/** The StatefulSet's selector, and the base of every other one: the cluster label alone. */
+export function clusterSelector(name: string): Record<string, string> {
+  return { [Labels.cluster]: name };
+}
+
+/** `metadata.name` of a CacheCluster, which every rendered child needs. */
+export function clusterName(cluster: CacheCluster): string {
+  const name = cluster.metadata.name;
+  if (!name) throw new TypeError('steward/cache-cluster: a CacheCluster without metadata.name');
+  return name;
+}
+
+/** `metadata.namespace` of a CacheCluster (namespaced kind: always set on a stored object). */
+export function clusterNamespace(cluster: CacheCluster): string {
+  const namespace = cluster.metadata.namespace;
+  if (!namespace) {
+    throw new TypeError('steward/cache-cluster: a CacheCluster without metadata.namespace');
+  }
+  return namespace;
+}

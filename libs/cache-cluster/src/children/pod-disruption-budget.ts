@@ -1,0 +1,21 @@
+import { clusterName, clusterNamespace, clusterSelector, commonLabels } from './labels.js';
+import { childNames } from './names.js';
+import { type ChildObject, type RenderInput } from './render-input.js';
+
+/**
+ * The PodDisruptionBudget `<name>`: at most one pod of the cluster evicted at a time, so a drain
+ * never takes the primary and its replicas at once (and a Standalone pod can still be drained).
+ */
+export function renderPodDisruptionBudget(input: RenderInput): ChildObject {
+  const name = clusterName(input.cluster);
+  return {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: {
+      name: childNames(name).podDisruptionBudget,
+      namespace: clusterNamespace(input.cluster),
+      labels: commonLabels(input.cluster),
+    },
+    spec: { maxUnavailable: 1, selector: { matchLabels: clusterSelector(name) } },
+  };
+}

@@ -1,0 +1,75 @@
+import { type CacheCluster } from '@steward/cache-cluster-api';
+
+/** A quantity pair as a container's `resources` takes it. */
+export interface CpuMemory {
+  cpu?: string;
+  memory?: string;
+}
+
+/** What the children of one CacheCluster are rendered from: the cluster and what was resolved for it. */
+export interface RenderInput {
+  /** The CacheCluster as stored (the API server has applied its defaults). */
+  cluster: CacheCluster;
+  /** The server image, resolved from the catalogue for `spec.engine` and `spec.version`. */
+  image: string;
+  /** The server container's requests and limits, resolved (spec, else the size class). */
+  resources?: { requests?: CpuMemory; limits?: CpuMemory };
+  /**
+   * redis.conf's `maxmemory`, resolved (spec.maxMemory, else the size class). When undefined and
+   * a memory limit exists, 80 % of the limit (MaxMemoryOfLimit): the server needs memory beyond
+   * its dataset (buffers, the fork of a rewrite or a full sync). Neither: no `maxmemory` line
+   * (unbounded).
+   */
+  maxMemoryBytes?: number;
+  /** Each pod's volume; present exactly when `spec.persistence.enabled`. */
+  storage?: { size: string; storageClassName?: string };
+  /**
+   * The StatefulSet's current `volumeClaimTemplates` storage request, when the StatefulSet exists:
+   * templates are immutable, so the template keeps it (the PVCs are grown separately).
+   */
+  existingTemplateStorage?: string;
+  /** Where the pods read the password: `spec.auth.existingSecret`, or the generated `<name>-auth`. */
+  passwordSecret: { name: string; key: string };
+  /** The controller's pods, which must reach every server (NetworkPolicy); absent: no such rule. */
+  controller?: { namespace: string; podLabels: Record<string, string> };
+}
+
+/**
+ * A child as server-side apply takes it: apiVersion, kind, metadata (name, namespace, labels,
+ * annotations) and its fields. No ownerReferences (the applier adds its controller reference) and
+ * no status.
+ */
+export interface ChildObject {
+  apiVersion: string;
+  kind: string;
+  metadata: {
+    name: string;
+    namespace: string;
+    labels: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
+  [field: string]: unknown;
+}
+
+/** Everything a CacheCluster runs on, as apply configurations. */
+export interface RenderedChildren {
+  statefulSet: ChildObject;
+  headless: ChildObject;
+  readWrite: ChildObject;
+  readOnly: ChildObject;
+  configMap: ChildObject;
+  podDisruptionBudget: ChildObject;
+  networkPolicy: ChildObject;
+  /**
+   * The Secret `<name>-auth` holding `password`; only when the password is generated (no
+   * `spec.auth.existingSecret`). The caller generates the password once, and applies this only
+   * when the Secret does not exist yet (a generated password never changes).
+   */
+  authSecret?: (password: string) => ChildObject;
+}
+
+/** The pods of the cluster: Standalone 1; Replicated `spec.replicas`, default 2. */
+export function replicasOf(cluster: CacheCluster): number {
+  if (cluster.spec.mode !== 'Replicated') return 1;
+  return cluster.spec.replicas ?? 2;
+}

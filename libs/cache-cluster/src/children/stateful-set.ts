@@ -1,0 +1,187 @@
+import { CACHE_PORT, type CacheEngine } from '@steward/cache-cluster-api';
+import {
+  AuthConfigPath,
+  ConfigDirectory,
+  ConfigFileName,
+  configHash,
+  DataDirectory,
+  renderConfig,
+} from './config.js';
+import {
+  clusterName,
+  clusterNamespace,
+  clusterSelector,
+  commonLabels,
+  ConfigHashAnnotation,
+  engineOf,
+} from './labels.js';
+import { childNames, DataVolumeName } from './names.js';
+import { type ChildObject, type RenderInput, replicasOf } from './render-input.js';
+
+/** The uid and gid the server images run as (tools/node-tier/images/versions.env SERVER_UID/GID). */
+export const ServerUid = 999;
+export const ServerGid = 999;
+/** The server container's name in every pod. */
+export const ServerContainerName = 'server';
+/** The environment variable the pods read the password from (a secretKeyRef, never a value). */
+export const PasswordEnv = 'CACHE_PASSWORD';
+
+/**
+ * The container's command (`/bin/sh -c` this): refuse an empty password (an empty `requirepass`
+ * turns authentication off), write AuthConfigPath — readable by the server's user only — with
+ * `requirepass` and `masterauth`, and exec the server with redis.conf and that file. The password
+ * travels from the environment through a pipe into the file, never through a command line, the
+ * ConfigMap or the logs, and is gone from the server's environment. It is written as `\xHH`
+ * escapes inside double quotes, so any byte (quotes, spaces, a trailing newline of a hand-made
+ * Secret) reaches the server exactly as the Secret holds it.
+ */
+export function serverScript(engine: CacheEngine): string {
+  return String.raw`set -e
+if [ -z "$${PasswordEnv}" ]; then
+  echo "${PasswordEnv} is empty: refusing to start ${engine}-server without a password" >&2
+  exit 1
+fi
+umask 077
+hex=$(printf '%s' "$${PasswordEnv}" | od -An -v -tx1 | tr -d ' \n' | sed 's/../\\x&/g')
+printf 'requirepass "%s"\nmasterauth "%s"\n' "$hex" "$hex" >${AuthConfigPath}
+unset ${PasswordEnv} hex
+exec ${engine}-server ${ConfigDirectory}/${ConfigFileName} --include ${AuthConfigPath}`;
+}
+
+/** The readiness check: an authenticated PING answered PONG (the password through REDISCLI_AUTH, not argv). */
+export function readinessScript(engine: CacheEngine): string {
+  return `REDISCLI_AUTH="$${PasswordEnv}" ${engine}-cli -h 127.0.0.1 -p ${CACHE_PORT} ping | grep -q PONG`;
+}
+
+/**
+ * The StatefulSet `<name>`: `replicasOf(cluster)` pods started in parallel, rolled on any
+ * template change (the config hash annotation included), PVCs kept on scale-down and deletion
+ * (the controller deletes them per `spec.deletionPolicy`). Pods run non-root with a read-only
+ * root filesystem, no capabilities, no service-account token and no service links; writable are
+ * /tmp (memory, 16Mi) and /data (the `data` PVC with persistence, an emptyDir without).
+ */
+export function renderStatefulSet(input: RenderInput): ChildObject {
+  const { cluster } = input;
+  const name = clusterName(cluster);
+  const names = childNames(name);
+  const engine = engineOf(cluster);
+  const labels = commonLabels(cluster);
+  const storage = input.storage;
+  const container = {
+    name: ServerContainerName,
+    image: input.image,
+    imagePullPolicy: 'Never',
+    command: ['/bin/sh', '-c', serverScript(engine)],
+    env: [
+      {
+        name: PasswordEnv,
+        valueFrom: {
+          secretKeyRef: { name: input.passwordSecret.name, key: input.passwordSecret.key },
+        },
+      },
+    ],
+    ports: [{ name: 'redis', containerPort: CACHE_PORT, protocol: 'TCP' }],
+    readinessProbe: {
+      exec: { command: ['/bin/sh', '-c', readinessScript(engine)] },
+      periodSeconds: 5,
+      timeoutSeconds: 5,
+      failureThreshold: 3,
+    },
+    // A TCP connect, not a PING: a server loading a large dataset answers LOADING to commands
+    // but accepts connections, and must not be killed for taking its time.
+    livenessProbe: {
+      tcpSocket: { port: CACHE_PORT },
+      initialDelaySeconds: 10,
+      periodSeconds: 10,
+      timeoutSeconds: 5,
+      failureThreshold: 6,
+    },
+    ...(input.resources ? { resources: compactResources(input.resources) } : {}),
+    securityContext: {
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    },
+    volumeMounts: [
+      { name: 'config', mountPath: ConfigDirectory, readOnly: true },
+      { name: 'tmp', mountPath: '/tmp' },
+      { name: DataVolumeName, mountPath: DataDirectory },
+    ],
+  };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: {
+      name: names.statefulSet,
+      namespace: clusterNamespace(cluster),
+      labels: { ...labels },
+    },
+    spec: {
+      replicas: replicasOf(cluster),
+      serviceName: names.headless,
+      selector: { matchLabels: clusterSelector(name) },
+      podManagementPolicy: 'Parallel',
+      updateStrategy: { type: 'RollingUpdate' },
+      persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Retain' },
+      template: {
+        metadata: {
+          labels: { ...labels },
+          annotations: { [ConfigHashAnnotation]: configHash(renderConfig(input)) },
+        },
+        spec: {
+          terminationGracePeriodSeconds: 30,
+          enableServiceLinks: false,
+          automountServiceAccountToken: false,
+          securityContext: {
+            runAsNonRoot: true,
+            runAsUser: ServerUid,
+            runAsGroup: ServerGid,
+            fsGroup: ServerGid,
+            fsGroupChangePolicy: 'OnRootMismatch',
+            seccompProfile: { type: 'RuntimeDefault' },
+          },
+          containers: [container],
+          volumes: [
+            { name: 'config', configMap: { name: names.configMap } },
+            { name: 'tmp', emptyDir: { medium: 'Memory', sizeLimit: '16Mi' } },
+            ...(storage ? [] : [{ name: DataVolumeName, emptyDir: {} }]),
+          ],
+        },
+      },
+      ...(storage
+        ? {
+            volumeClaimTemplates: [
+              {
+                apiVersion: 'v1',
+                kind: 'PersistentVolumeClaim',
+                metadata: { name: DataVolumeName, labels: { ...labels } },
+                spec: {
+                  accessModes: ['ReadWriteOnce'],
+                  resources: {
+                    requests: { storage: input.existingTemplateStorage ?? storage.size },
+                  },
+                  ...(storage.storageClassName
+                    ? { storageClassName: storage.storageClassName }
+                    : {}),
+                },
+              },
+            ],
+          }
+        : {}),
+    },
+  };
+}
+
+/** `resources` without empty members (an apply configuration sends only what it means). */
+function compactResources(resources: NonNullable<RenderInput['resources']>) {
+  const compact = (pair: { cpu?: string; memory?: string } | undefined) => {
+    if (!pair) return undefined;
+    const out: Record<string, string> = {};
+    if (pair.cpu !== undefined) out.cpu = pair.cpu;
+    if (pair.memory !== undefined) out.memory = pair.memory;
+    return Object.keys(out).length ? out : undefined;
+  };
+  const requests = compact(resources.requests);
+  const limits = compact(resources.limits);
+  return { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) };
+}

@@ -1,0 +1,138 @@
+import { type CacheCluster } from '@steward/cache-cluster-api';
+import { admitWorkload } from '@steward/provider-profile';
+import { type ProviderProfile } from '@steward/provider-profile-api';
+import { BuiltInImages } from './images.js';
+import { CacheReasons } from './status.js';
+
+/** What a CacheCluster runs with, once its profile (or the built-in catalogue) allowed it. */
+export interface ResolvedCache {
+  image: string;
+  resources?: {
+    requests?: { cpu?: string; memory?: string };
+    limits?: { cpu?: string; memory?: string };
+  };
+  maxMemoryBytes?: number;
+  /** Present iff persistence is on. */
+  storage?: { size: string; storageClassName?: string };
+}
+
+export type Resolution =
+  { allowed: true; resolved: ResolvedCache } | { allowed: false; reason: string; message: string };
+
+/** The default volume size when neither the spec nor a size class gives one. */
+export const DEFAULT_STORAGE = '1Gi';
+
+const units: Record<string, number> = {
+  '': 1,
+  m: 1e-3,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+};
+
+/** A Kubernetes quantity's value (`1Gi` → 1073741824, `500m` → 0.5). */
+export function quantityValue(text: string): number {
+  const match = /^([+-]?[0-9.]+(?:[eE][+-]?[0-9]+)?)(Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E)?$/.exec(
+    text.trim(),
+  );
+  if (!match) throw new Error(`not a quantity: ${text}`);
+  return Number(match[1]) * units[match[2] ?? '']!;
+}
+
+/**
+ * The image, resources, dataset limit and volume of a CacheCluster (pure): through its kubernetes
+ * ProviderProfile's guardrails, size classes and image catalogue when it has one, else the
+ * built-in catalogue (a `spec.size` then has nothing to name: `SizeNeedsProfile`). Explicit
+ * `resources`, `maxMemory` and `persistence.size` win over the size class. `maxMemory` must stay
+ * below the memory limit, however both were arrived at (`MaxMemoryExceedsLimit`).
+ */
+export function resolveWorkload(
+  obj: CacheCluster,
+  profile: ProviderProfile | undefined,
+): Resolution {
+  const spec = obj.spec;
+  const engine = spec.engine ?? 'redis';
+  const persistence = spec.persistence?.enabled ?? false;
+  let image: string;
+  let resources = spec.resources;
+  let maxMemory = spec.maxMemory;
+  let storageSize = spec.persistence?.size;
+  if (profile) {
+    const admission = admitWorkload(profile, {
+      kind: 'CacheCluster',
+      engine,
+      version: spec.version,
+      ...(spec.size ? { size: spec.size } : {}),
+      replicas: spec.mode === 'Replicated' ? (spec.replicas ?? 2) : 1,
+      persistence,
+      ...(persistence ? { storageSize: spec.persistence?.size ?? DEFAULT_STORAGE } : {}),
+      ...(spec.persistence?.storageClassName
+        ? { storageClassName: spec.persistence.storageClassName }
+        : {}),
+      deletionPolicy: spec.deletionPolicy ?? 'Retain',
+    });
+    if (!admission.allowed) return admission;
+    const r = admission.resolved;
+    image = r.image;
+    if (!resources && r.resources)
+      resources = { requests: { ...r.resources }, limits: { memory: r.resources.memory } };
+    maxMemory = maxMemory ?? r.maxMemory;
+    storageSize = storageSize ?? r.storageSize;
+  } else {
+    if (spec.size) {
+      return {
+        allowed: false,
+        reason: CacheReasons.SizeNeedsProfile,
+        message: `spec.size ${spec.size} names a size class, but the CacheCluster has no ProviderProfile: set spec.providerProfileRef, or give spec.resources and spec.maxMemory instead`,
+      };
+    }
+    const entry = BuiltInImages.find((i) => i.engine === engine && i.version === spec.version);
+    if (!entry) {
+      const known = BuiltInImages.filter((i) => i.engine === engine).map((i) => i.version);
+      return {
+        allowed: false,
+        reason: CacheReasons.ImageNotInCatalogue,
+        message: `no image for ${engine} ${spec.version} in the controller's catalogue (${engine}: ${known.join(', ') || 'none'}); use one of those versions or a ProviderProfile whose spec.kubernetes.images has it`,
+      };
+    }
+    image = entry.image;
+  }
+  const limit = resources?.limits?.memory;
+  let maxMemoryBytes = maxMemory !== undefined ? Math.floor(quantityValue(maxMemory)) : undefined;
+  if (maxMemoryBytes !== undefined && limit && maxMemoryBytes >= quantityValue(limit)) {
+    return {
+      allowed: false,
+      reason: CacheReasons.MaxMemoryExceedsLimit,
+      message: `maxMemory ${maxMemory} is not below the memory limit ${limit}: the server needs memory beyond its dataset; lower maxMemory or raise the limit`,
+    };
+  }
+  if (maxMemoryBytes === undefined && limit)
+    maxMemoryBytes = Math.floor(quantityValue(limit) * 0.8);
+  return {
+    allowed: true,
+    resolved: {
+      image,
+      ...(resources ? { resources } : {}),
+      ...(maxMemoryBytes !== undefined ? { maxMemoryBytes } : {}),
+      ...(persistence
+        ? {
+            storage: {
+              size: storageSize ?? DEFAULT_STORAGE,
+              ...(spec.persistence?.storageClassName
+                ? { storageClassName: spec.persistence.storageClassName }
+                : {}),
+            },
+          }
+        : {}),
+    },
+  };
+}

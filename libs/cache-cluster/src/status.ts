@@ -1,0 +1,184 @@
+/**
+ * The status a CacheCluster reconcile states (pure): phase, conditions `Ready`, `Progressing`,
+ * `Degraded`, counts, endpoints and what persistence means for the data — from the role plan's
+ * health and the StatefulSet's rollout.
+ *
+ * `Ready=True` (`Available`) only when every desired pod is ready and in its role and the
+ * StatefulSet's rollout is complete, so kstatus reads Current only for a converged cluster; while
+ * it is not, `Ready=False` names what it waits for (Provisioning, Scaling, Updating, FailingOver,
+ * PrimaryLost, ReplicasNotInSync), `Progressing=True` says the controller is moving it, and
+ * `Degraded=True` says what is wrong with what exists.
+ */
+import { type CacheCluster, type CachePhase } from '@steward/cache-cluster-api';
+import { type Health } from './roles/plan.js';
+
+export const CacheReasons = {
+  Available: 'Available',
+  Provisioning: 'Provisioning',
+  Scaling: 'Scaling',
+  Updating: 'Updating',
+  FailingOver: 'FailingOver',
+  PrimaryLost: 'PrimaryLost',
+  ReplicasNotInSync: 'ReplicasNotInSync',
+  Converged: 'Converged',
+  Healthy: 'Healthy',
+  NoReplicaToPromote: 'NoReplicaToPromote',
+  FailoverDisabled: 'FailoverDisabled',
+  VolumeExpansionFailed: 'VolumeExpansionFailed',
+  // Terminal (Stalled) reasons, besides the profile guardrails':
+  ProviderProfileNotFound: 'ProviderProfileNotFound',
+  ImageNotInCatalogue: 'ImageNotInCatalogue',
+  SizeNeedsProfile: 'SizeNeedsProfile',
+  AuthSecretNotFound: 'AuthSecretNotFound',
+  InvalidPassword: 'InvalidPassword',
+  ChildConflict: 'ChildConflict',
+  MaxMemoryExceedsLimit: 'MaxMemoryExceedsLimit',
+  DeletionPolicyNotAllowed: 'DeletionPolicyNotAllowed',
+} as const;
+
+export interface Rollout {
+  complete: boolean;
+  message: string;
+}
+
+export interface StatusInput {
+  cluster: CacheCluster;
+  replicas: number;
+  /** Pods that exist (not being deleted). */
+  podCount: number;
+  health: Health;
+  rollout: Rollout | undefined;
+  image: string;
+  endpoints: {
+    readWrite: string;
+    readOnly: string;
+    port: number;
+    secretName: string;
+    secretKey: string;
+  };
+  durable: boolean;
+  /** Something the controller could not do this time (e.g. a PVC that cannot grow). */
+  problems: { reason: string; message: string }[];
+}
+
+export interface CacheStatusChange {
+  phase: CachePhase;
+  conditions: { type: string; status: 'True' | 'False'; reason: string; message: string }[];
+  fields: Record<string, unknown>;
+}
+
+export function cacheStatus(input: StatusInput): CacheStatusChange {
+  const { health, replicas, rollout, cluster } = input;
+  const ready =
+    health.primaryServing &&
+    health.readyReplicas >= replicas &&
+    input.podCount === replicas &&
+    (rollout?.complete ?? false) &&
+    !health.failingOver &&
+    health.lagging.length === 0;
+  const established = cluster.status?.primaryRunId !== undefined || health.primaryServing;
+
+  let reason: string;
+  let message: string;
+  let phase: CachePhase;
+  let progressing = true;
+  if (ready) {
+    reason = CacheReasons.Available;
+    phase = 'Ready';
+    progressing = false;
+    message =
+      `${replicas} of ${replicas} pods ready; primary ${cluster.status?.primary ?? ''}`.trim();
+  } else if (health.failingOver) {
+    reason = CacheReasons.FailingOver;
+    phase = 'FailingOver';
+    message = `failing over to ${cluster.status?.failover?.to ?? 'a replica'}`;
+  } else if (health.lost) {
+    reason = CacheReasons.PrimaryLost;
+    phase = health.stuck ? 'Degraded' : 'FailingOver';
+    progressing = !health.stuck;
+    message = health.stuck?.message ?? health.lost.message;
+  } else if (!established) {
+    reason = CacheReasons.Provisioning;
+    phase = 'Provisioning';
+    message = rollout && !rollout.complete ? rollout.message : 'waiting for the first primary';
+  } else if (input.podCount !== replicas) {
+    reason = CacheReasons.Scaling;
+    phase = 'Scaling';
+    message = `${input.podCount} pods, ${replicas} desired${rollout && !rollout.complete ? `: ${rollout.message}` : ''}`;
+  } else if (rollout && !rollout.complete) {
+    reason = CacheReasons.Updating;
+    phase = 'Updating';
+    message = rollout.message;
+  } else {
+    reason = CacheReasons.ReplicasNotInSync;
+    phase = 'Degraded';
+    message = health.lagging.length
+      ? health.lagging.join('; ')
+      : `${health.readyReplicas} of ${replicas} pods ready and in their role`;
+  }
+
+  const degradations: { reason: string; message: string }[] = [];
+  if (health.stuck) degradations.push(health.stuck);
+  else if (health.lost)
+    degradations.push({ reason: CacheReasons.PrimaryLost, message: health.lost.message });
+  else if (established && !health.failingOver && health.lagging.length)
+    degradations.push({
+      reason: CacheReasons.ReplicasNotInSync,
+      message: health.lagging.join('; '),
+    });
+  degradations.push(...input.problems);
+
+  const conditions: CacheStatusChange['conditions'] = [
+    { type: 'Ready', status: ready ? 'True' : 'False', reason, message },
+    progressing
+      ? { type: 'Progressing', status: 'True', reason, message }
+      : {
+          type: 'Progressing',
+          status: 'False',
+          reason: CacheReasons.Converged,
+          message: 'nothing to change',
+        },
+    degradations.length
+      ? {
+          type: 'Degraded',
+          status: 'True',
+          reason: degradations[0]!.reason,
+          message: degradations.map((d) => d.message).join('; '),
+        }
+      : {
+          type: 'Degraded',
+          status: 'False',
+          reason: CacheReasons.Healthy,
+          message: 'every pod is in its role',
+        },
+  ];
+  return {
+    phase,
+    conditions,
+    fields: {
+      phase,
+      replicas,
+      readyReplicas: health.readyReplicas,
+      image: input.image,
+      endpoints: {
+        readWrite: { host: input.endpoints.readWrite, port: input.endpoints.port },
+        ...(cluster.spec.mode === 'Replicated'
+          ? { readOnly: { host: input.endpoints.readOnly, port: input.endpoints.port } }
+          : {}),
+        secretName: input.endpoints.secretName,
+        secretKey: input.endpoints.secretKey,
+      },
+      persistence: input.durable
+        ? {
+            durable: true,
+            message:
+              'AOF (fsync every second) and RDB snapshots on a PersistentVolumeClaim per pod: the data survives pod restarts',
+          }
+        : {
+            durable: false,
+            message:
+              'no volumes: a pod restart loses its data (a replica resynchronises from the primary); the data must be regenerable',
+          },
+    },
+  };
+}
