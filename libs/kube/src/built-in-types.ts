@@ -37,6 +37,14 @@ export const PodDisruptionBudgets = builtIn(
   'poddisruptionbudgets',
   true,
 );
+export const NetworkPolicies = builtIn(
+  'networking.k8s.io',
+  'v1',
+  'NetworkPolicy',
+  'networkpolicies',
+  true,
+);
+export const Jobs = builtIn('batch', 'v1', 'Job', 'jobs', true);
 export const CustomResourceDefinitions = builtIn(
   'apiextensions.k8s.io',
   'v1',

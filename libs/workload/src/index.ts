@@ -1,0 +1,70 @@
+/**
+ * @steward/workload — the in-cluster counterpart of @steward/external: the children of a custom
+ * resource (StatefulSet, Services, ConfigMaps, Secrets, PDB, NetworkPolicy, …) declared as data
+ * and kept converged. No domain knowledge: what the children are is the domain lib's plan; this
+ * library writes them and judges them.
+ *
+ * Contract of `WorkloadChildren.sync(parent, desired)`:
+ * - Mode `apply` (default): server-side apply with the controller's field manager and
+ *   `force: true` (documented on the class: a controller owns the fields it declares on its own
+ *   children), a controller ownerReference (`controller`, `blockOwnerDeletion`) added by the
+ *   toolkit, and the annotation `steward.dev/desired-hash` — sha256 (16 hex) of the key-order
+ *   independent configuration — so that a field removed from the configuration is applied, and
+ *   so removed on the server.
+ * - A child is converged when its cached object has this parent as controller, carries the hash
+ *   of the configuration, and holds every field of it (`isSubset`: nested subsets, arrays index by
+ *   index, quantities by value, zero values matching omitted fields). A converged parent costs
+ *   zero API requests: every read comes from the informers of `kinds`; only a name the cache lacks
+ *   is looked up (GET) before its first apply.
+ * - Mode `create-once` (generated Secrets): POST when missing — the generator runs only then, so
+ *   a generator child names itself (`name`) — and AlreadyExists keeps what is there; never
+ *   updated, never regenerated.
+ * - A core Secret's `stringData` is sent as `data` (the server never returns `stringData`).
+ * - Objects of a desired name that this parent does not control (another owner, or none) are
+ *   conflicts: reported with a reason, never adopted, never written.
+ * - Children of `kinds` this parent controls that are no longer desired are deleted (uid
+ *   precondition, background propagation), in a sync where every desired child is in place.
+ * - Failed writes do not stop the others; they are thrown together as `ChildrenSyncError`.
+ * - `detach` (deletionPolicy Retain) removes only this parent's ownerReference, by a JSON patch
+ *   that `test`s its uid at its index, so the garbage collector leaves the object.
+ *
+ * Also: `statefulSetRolloutStatus` (exactly `kubectl rollout status`), `generatePassword`
+ * (CSPRNG, URL-safe), `controllerReference`, and the pure pieces (`isSubset`, `desiredHash`,
+ * `planChild`) for tests and plan functions.
+ */
+export {
+  childKey,
+  ConflictReasons,
+  type ApplyObject,
+  type ChildConflict,
+  type ChildrenSync,
+  type ChildWrite,
+  type ConflictReason,
+  type DesiredChild,
+  type DesiredGenerator,
+  type DesiredObject,
+} from './desired-child.js';
+export { canonicalJson, DesiredHashAnnotation, desiredHash } from './desired-hash.js';
+export { ChildrenSyncError, type ChildFailure } from './errors.js';
+export { controllerOf, controllerReference, isControlledBy } from './owner-reference.js';
+export { generatePassword } from './password.js';
+export {
+  addressChild,
+  isConverged,
+  planChild,
+  type AddressedChild,
+  type ChildPlan,
+} from './plan.js';
+export { parseQuantity, quantitiesEqual, type QuantityValue } from './quantity.js';
+export {
+  RolloutReasons,
+  statefulSetRolloutStatus,
+  type RolloutStatus,
+  type StatefulSetLike,
+} from './rollout-status.js';
+export { isSubset } from './subset.js';
+export {
+  OwnerUidIndex,
+  WorkloadChildren,
+  type WorkloadChildrenOptions,
+} from './workload-children.js';
