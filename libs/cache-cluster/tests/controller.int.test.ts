@@ -1,50 +1,69 @@
+/**
+ * The CacheCluster controller in-process, on the node tier: a real API server, kubelet and
+ * containerd running the Redis pods it renders, ioredis talking to them over the pod network.
+ * (The app as shipped — its bundle as a process, its chart in the cluster — is proven in
+ * e2e/cache-cluster-controller-e2e.)
+ */
 import { findCondition } from '@steward/conditions';
 import { Manager } from '@steward/controller';
-import { CacheCluster } from '@steward/cache-cluster-api';
-import { KubeClient, Namespaces } from '@steward/kube';
+import { CacheCluster, type CacheClusterSpec } from '@steward/cache-cluster-api';
+import { KubeClient, Pods, Secrets, Services, StatefulSets, type KubeObject } from '@steward/kube';
 import {
+  acquireNodeTier,
   eventually,
   gitOpsReading,
+  installCRDs,
+  localImages,
   repoRoot,
-  startControlPlane,
-  type ControlPlane,
+  type NodeTier,
 } from '@steward/testing';
+import { Redis } from 'ioredis';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cacheClusterController } from '../src/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cacheClusterController, type Pod } from '../src/index.js';
 
 const Kind = CacheCluster.resourceType;
 
-let plane: ControlPlane;
+let tier: NodeTier;
 let admin: KubeClient;
 let ns = '';
-let testNumber = 0;
-const running: Manager[] = [];
+let manager: Manager;
+const writes: string[] = [];
 
 beforeAll(async () => {
-  // The CRD exactly as the chart ships it (tools/scripts/generate-crds.ts).
-  plane = await startControlPlane({
-    crds: [join(repoRoot(), 'charts/cache-cluster-controller/crds')],
+  tier = await acquireNodeTier();
+  const images = await localImages('redis-7.0', 'valkey-8.1');
+  for (const image of Object.values(images)) await tier.importImage(image);
+  await installCRDs(
+    tier.kubeConfig,
+    join(repoRoot(), 'charts/cache-cluster-controller/crds'),
+    join(repoRoot(), 'charts/database-instance-controller/crds/providerprofiles.steward.dev.yaml'),
+  );
+  admin = new KubeClient(tier.kubeConfig, { fieldManager: 'test-admin' });
+  ns = await tier.createNamespace('cc-controller');
+  manager = new Manager({
+    kubeConfig: tier.kubeConfig,
+    name: 'cache-cluster-controller',
+    client: {
+      onRequest: (info) => {
+        if (!['get', 'list', 'watch'].includes(info.verb)) writes.push(`${info.verb} ${info.path}`);
+      },
+    },
   });
-  admin = new KubeClient(plane.kubeConfig, { fieldManager: 'test-admin' });
-});
-beforeEach(async () => {
-  ns = `cc-${++testNumber}`;
-  await admin.create(Namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-  const manager = new Manager({ kubeConfig: plane.kubeConfig, name: 'cache-cluster-controller' });
-  cacheClusterController(manager, { selection: { namespace: ns } });
+  cacheClusterController(manager, {
+    selection: { namespace: ns },
+    pollIntervalMs: 1000,
+    busyPollIntervalMs: 300,
+  });
   manager.start().catch(() => undefined);
-  running.push(manager);
-});
-afterEach(async () => {
-  for (const manager of running.splice(0)) await manager.stop();
-});
+}, 600_000);
 afterAll(async () => {
+  await manager?.stop();
   await admin?.close();
-  await plane?.stop();
+  await tier?.release();
 });
 
-const create = (name: string, spec: CacheCluster['spec']) =>
+const create = (name: string, spec: CacheClusterSpec) =>
   admin.create<CacheCluster>(Kind, {
     apiVersion: CacheCluster.apiVersion,
     kind: 'CacheCluster',
@@ -52,48 +71,127 @@ const create = (name: string, spec: CacheCluster['spec']) =>
     spec,
   } as CacheCluster);
 const read = (name: string) => admin.get<CacheCluster>(Kind, name, ns);
-/** The object once its `Ready` condition has `reason` at the object's current generation. */
-const withReadyReason = (name: string, reason: string) =>
+const ready = (name: string, timeoutMs = 120_000) =>
   eventually(
     async () => {
       const obj = await read(name);
-      const ready = findCondition(obj.status?.conditions, 'Ready');
-      return ready?.reason === reason && ready.observedGeneration === obj.metadata.generation
+      const cond = findCondition(obj.status?.conditions, 'Ready');
+      return cond?.status === 'True' && cond.observedGeneration === obj.metadata.generation
         ? obj
         : undefined;
     },
-    { description: `${name} Ready reason ${reason}`, timeoutMs: 60_000 },
+    { description: `${name} Ready`, timeoutMs },
   );
-
-describe('the CacheCluster controller, on a real API server', () => {
-  it('makes a valid CacheCluster Ready (Accepted), observed at its generation: kstatus reads Current', async () => {
-    await create('valid', { parameters: { owner: 'team-a' } });
-    const obj = await withReadyReason('valid', 'Accepted');
-    expect(findCondition(obj.status?.conditions, 'Ready')).toMatchObject({
-      status: 'True',
-      message: 'the spec is valid',
-    });
-    expect(obj.spec.deletionPolicy).toBe('Retain');
-    expect(await gitOpsReading(obj)).toMatchObject({ kstatus: 'Current', unobserved: [] });
+const passwordOf = async (name: string) => {
+  const secret = await admin.get<KubeObject & { data: Record<string, string> }>(
+    Secrets,
+    `${name}-auth`,
+    ns,
+  );
+  return Buffer.from(secret.data['password']!, 'base64').toString('utf8');
+};
+const podIp = async (pod: string) => (await admin.get<Pod>(Pods, pod, ns)).status?.podIP ?? '';
+const connect = (host: string, password: string) =>
+  new Redis({
+    host,
+    port: 6379,
+    password,
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    retryStrategy: () => null,
   });
 
-  it('refuses an unknown parameter as a terminal UnknownParameter (kstatus: Failed), and accepts the fixed spec', async () => {
-    await create('typo', { parameters: { ownr: 'team-a' } });
-    const refused = await withReadyReason('typo', 'UnknownParameter');
-    expect(findCondition(refused.status?.conditions, 'Ready')).toMatchObject({
-      status: 'False',
-      message:
-        'spec.parameters has keys the CacheCluster controller does not know: ownr (known: description, owner)',
+describe('the CacheCluster controller on the node tier', () => {
+  it('runs a Standalone cache: Ready with its children, writable through the read-write Service, and costs no writes once converged', async () => {
+    await create('solo', { version: '7.0' });
+    const obj = await ready('solo');
+    expect(obj.status).toMatchObject({
+      phase: 'Ready',
+      primary: 'solo-0',
+      readyReplicas: 1,
+      image: 'localhost/steward/redis:7.0.15',
+      endpoints: { readWrite: { host: `solo-rw.${ns}.svc`, port: 6379 }, secretName: 'solo-auth' },
+      persistence: { durable: false },
     });
-    expect(findCondition(refused.status?.conditions, 'Stalled')?.status).toBe('True');
-    expect(await gitOpsReading(refused)).toMatchObject({ kstatus: 'Failed', unobserved: [] });
+    expect(await gitOpsReading(obj)).toMatchObject({ kstatus: 'Current', unobserved: [] });
+    const sts = await admin.get<KubeObject>(StatefulSets, 'solo', ns);
+    expect(sts.metadata.ownerReferences?.[0]).toMatchObject({
+      kind: 'CacheCluster',
+      name: 'solo',
+      controller: true,
+    });
+    // Through the read-write Service's ClusterIP (kube-proxy on this host).
+    const rw = await admin.get<KubeObject & { spec: { clusterIP: string } }>(
+      Services,
+      'solo-rw',
+      ns,
+    );
+    const password = await passwordOf('solo');
+    // kube-proxy programs the Service once the endpoint slice lists the labelled primary.
+    await eventually(
+      async () => {
+        const client = connect(rw.spec.clusterIP, password);
+        try {
+          await client.connect();
+          await client.set('greeting', 'hello');
+          return (await client.get('greeting')) === 'hello';
+        } finally {
+          client.disconnect();
+        }
+      },
+      { description: 'a write and a read through solo-rw' },
+    );
+    // Converged: several polls later, not one write.
+    await new Promise((r) => setTimeout(r, 1500));
+    writes.length = 0;
+    await new Promise((r) => setTimeout(r, 4000));
+    expect(writes).toEqual([]);
+  });
 
-    await admin.mergePatch(Kind, 'typo', ns, {
-      spec: { parameters: { ownr: null, owner: 'team-a' } },
+  it('runs a Replicated cache and fails over when the primary pod is deleted, recording the bound', async () => {
+    await create('pair', {
+      version: '8.1',
+      engine: 'valkey',
+      mode: 'Replicated',
+      replicas: 3,
+      failover: { after: '2s' },
     });
-    const fixed = await withReadyReason('typo', 'Accepted');
-    expect(fixed.metadata.generation).toBe(2);
-    expect(findCondition(fixed.status?.conditions, 'Stalled')).toBeUndefined();
-    expect(await gitOpsReading(fixed)).toMatchObject({ kstatus: 'Current', unobserved: [] });
+    const obj = await ready('pair');
+    expect(obj.status).toMatchObject({ primary: 'pair-0', readyReplicas: 3 });
+    expect(obj.status?.failoverCount).toBeUndefined();
+    const password = await passwordOf('pair');
+    const primary = connect(await podIp('pair-0'), password);
+    await primary.connect();
+    for (let i = 0; i < 100; i++) await primary.set(`k${i}`, `v${i}`);
+    primary.disconnect();
+    const replica = connect(await podIp('pair-1'), password);
+    await replica.connect();
+    await eventually(async () => ((await replica.get('k99')) === 'v99' ? true : undefined), {
+      description: 'the replica has the writes',
+    });
+    replica.disconnect();
+
+    await admin.delete(Pods, 'pair-0', ns);
+    const after = await eventually(
+      async () => {
+        const o = await read('pair');
+        return o.status?.failover?.phase === 'Completed' &&
+          findCondition(o.status.conditions, 'Ready')?.status === 'True'
+          ? o
+          : undefined;
+      },
+      { description: 'the failover completed and the cluster is Ready', timeoutMs: 120_000 },
+    );
+    expect(after.status?.failover).toMatchObject({
+      from: 'pair-0',
+      reason: expect.stringMatching(/^Primary(PodDeleted|PodMissing|Unreachable|Restarted)$/),
+    });
+    expect(after.status?.primary).not.toBe('pair-0');
+    expect(after.status?.failoverCount).toBe(1);
+    const promoted = connect(await podIp(after.status!.primary!), password);
+    await promoted.connect();
+    expect(await promoted.get('k99')).toBe('v99');
+    await promoted.set('after', 'failover');
+    promoted.disconnect();
   });
 });

@@ -243,7 +243,11 @@ function planReplicated(input: RolePlanInput): RolePlan {
     const candidates = (
       primaries.length ? primaries : pods.filter((p) => serving(p) && !p.deleting)
     ).sort(byPromotionOrder);
-    const chosen = candidates[0];
+    // A first election waits for every desired pod (a fresh cluster: all at offset 0, so the
+    // lowest ordinal wins), unless one already serves as primary.
+    const all = Array.from({ length: input.replicas }, (_, i) => pods.find((p) => p.ordinal === i));
+    const everyoneUp = all.every((p) => p && serving(p) && !p.deleting);
+    const chosen = primaries.length || everyoneUp ? candidates[0] : undefined;
     if (!chosen) {
       return {
         actions: [],
