@@ -74,7 +74,8 @@ export function resolveWorkload(
       ...(spec.size ? { size: spec.size } : {}),
       replicas: spec.mode === 'Replicated' ? (spec.replicas ?? 2) : 1,
       persistence,
-      ...(persistence ? { storageSize: spec.persistence?.size ?? DEFAULT_STORAGE } : {}),
+      ...(spec.persistence?.size ? { storageSize: spec.persistence.size } : {}),
+      defaultStorageSize: DEFAULT_STORAGE,
       ...(spec.persistence?.storageClassName
         ? { storageClassName: spec.persistence.storageClassName }
         : {}),

@@ -3,28 +3,43 @@
  * short name `pp`): one source of truth for its TypeScript types and its CRD.
  *
  * Contract:
- * - `spec.provider` (`aws | gcp | kafka`, immutable) names the one provider block that is set;
- *   the API server rejects a missing block, a block for another provider and a provider change.
+ * - `spec.provider` (`aws | gcp | kafka | kubernetes`, immutable) names the one provider block
+ *   that is set; the API server rejects a missing block, a block for another provider and a
+ *   provider change.
  * - Credentials are only ever a Secret reference (`credentialsSecretRef`, or `secretRef` for Kafka
  *   TLS/SASL); their contents never appear in status, Events or logs.
  * - `sizeClasses` maps a size name (what a DatabaseInstance's `spec.size` says) to the provider's
  *   instance class (AWS) or tier (GCP).
+ * - `kubernetes` is for workloads the operators run in the cluster (CacheCluster, PostgresCluster):
+ *   `sizeClasses` (name → `cpu` request, `memory` request = limit, optional `storage` and, for
+ *   caches, `maxMemory` below `memory`), `images` (the catalogue: one image per `engine` +
+ *   `version`, a list map on those keys), optional `storageClassNames`, `maxReplicas`,
+ *   `maxStorage`, and `requirePersistence` (default false). Quantities follow `QUANTITY_PATTERN`
+ *   and are compared by value at admission (a class's storage within `maxStorage`). A kubernetes
+ *   profile has no credentials; the top-level `sizeClasses` and `requireFinalSnapshot: true` are
+ *   refused on it.
  * - `guardrails` are defaulted by the API server (`allowedDeletionPolicies: [Retain, Delete]`,
- *   `requireFinalSnapshot: false`; no `allowedSizes` = every size class) and are enforced by the
- *   controller of each referencing resource as a condition, not at admission (a profile's
- *   guardrails can change after the resource was admitted).
- * - Status: `Ready` says whether the credentials work; `usedBy` counts referencing resources (a
- *   profile in use is held by a finalizer); `observedGeneration`.
+ *   `requireFinalSnapshot: false`; no `allowedSizes` = every size class, and `allowedSizes` must
+ *   name keys of the size classes of the profile's provider) and are enforced by the controller
+ *   of each referencing resource as a condition, not at admission (a profile's guardrails can
+ *   change after the resource was admitted).
+ * - Status: `Ready` says whether the credentials work (for kubernetes, which has none: that the
+ *   catalogue was accepted); `usedBy` counts referencing resources (a profile in use is held by a
+ *   finalizer); `observedGeneration`.
  */
 export {
   DeletionPolicies,
   ProviderProfile,
+  QUANTITY_PATTERN,
   ProviderProfileSpec,
   ProviderProfileStatus,
   Providers,
   SaslMechanisms,
   SIZE_NAME_PATTERN,
   type DeletionPolicy,
+  type KubernetesImage,
+  type KubernetesProfileSpec,
+  type KubernetesSizeClass,
   type Provider,
   type SaslMechanism,
 } from './provider-profile.js';

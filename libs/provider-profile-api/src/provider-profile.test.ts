@@ -1,7 +1,8 @@
 // What the API server does with these rules is proven against a real one in
-// libs/database-instance-api/tests/admission.int.test.ts (both CRDs ship in one chart).
+// libs/database-instance-api/tests/admission.int.test.ts (both CRDs ship in one chart) and, for
+// kubernetes profiles, in ../tests/admission.int.test.ts.
 import { describe, expect, it } from 'vitest';
-import { ProviderProfile, Providers } from './index.js';
+import { ProviderProfile, Providers, QUANTITY_PATTERN } from './index.js';
 
 interface CrdVersion {
   schema: { openAPIV3Schema: { properties: { spec: Record<string, unknown> } } };
@@ -13,11 +14,24 @@ const crd = ProviderProfile.crd() as {
 const version = crd.spec.versions[0]!;
 const spec = version.schema.openAPIV3Schema.properties.spec as {
   'x-kubernetes-validations': { rule: string; message: string }[];
-  properties: Record<
-    string,
-    { default?: unknown; properties?: Record<string, { default?: unknown }> }
-  >;
+  properties: Record<string, Node>;
 };
+/** A node of the structural schema, as far as these tests look. */
+interface Node {
+  type?: string;
+  default?: unknown;
+  required?: string[];
+  pattern?: string;
+  properties?: Record<string, Node>;
+  additionalProperties?: Node;
+  items?: Node;
+  'x-kubernetes-list-type'?: string;
+  'x-kubernetes-list-map-keys'?: string[];
+  'x-kubernetes-validations'?: { rule: string; message: string }[];
+}
+const messages = spec['x-kubernetes-validations'].map((v) => v.message);
+const kubernetes = spec.properties.kubernetes!;
+const sizeClass = kubernetes.properties!.sizeClasses!.additionalProperties!;
 
 describe('the ProviderProfile CRD', () => {
   it('is cluster-scoped, short-named pp, with Provider, Ready and Age columns', () => {
@@ -28,8 +42,12 @@ describe('the ProviderProfile CRD', () => {
     );
   });
 
+  it('has a provider enum of aws, gcp, kafka and kubernetes', () => {
+    expect(Providers).toEqual(['aws', 'gcp', 'kafka', 'kubernetes']);
+    expect(spec.properties.provider).toMatchObject({ enum: [...Providers] });
+  });
+
   it.each(Providers)('requires spec.%s exactly when spec.provider names it', (provider) => {
-    const messages = spec['x-kubernetes-validations'].map((v) => v.message);
     expect(messages).toContain(`spec.${provider} is required when spec.provider is ${provider}`);
     expect(messages).toContain(
       `spec.${provider} is only allowed when spec.provider is ${provider}`,
@@ -42,4 +60,68 @@ describe('the ProviderProfile CRD', () => {
     expect(guardrails.properties?.allowedDeletionPolicies?.default).toEqual(['Retain', 'Delete']);
     expect(guardrails.properties?.requireFinalSnapshot?.default).toBe(false);
   });
+});
+
+describe('the kubernetes block of the ProviderProfile CRD', () => {
+  it('requires the image catalogue and makes it a list map keyed by engine and version', () => {
+    expect(kubernetes.required).toEqual(['images']);
+    const images = kubernetes.properties!.images!;
+    expect(images['x-kubernetes-list-type']).toBe('map');
+    expect(images['x-kubernetes-list-map-keys']).toEqual(['engine', 'version']);
+    expect(images.items?.required).toEqual(['engine', 'version', 'image']);
+  });
+
+  it('maps size names to cpu and memory (required), storage and maxMemory, all quantities', () => {
+    expect(kubernetes.properties!.sizeClasses!.type).toBe('object');
+    expect(sizeClass.required).toEqual(['cpu', 'memory']);
+    for (const field of ['cpu', 'memory', 'storage', 'maxMemory']) {
+      expect(sizeClass.properties![field]).toMatchObject({
+        type: 'string',
+        pattern: QUANTITY_PATTERN,
+      });
+    }
+    expect(kubernetes.properties!.maxStorage?.pattern).toBe(QUANTITY_PATTERN);
+    expect(sizeClass['x-kubernetes-validations']?.map((v) => v.message)).toEqual([
+      'spec.kubernetes.sizeClasses: cpu, memory and storage of a size class must be greater than 0',
+      'spec.kubernetes.sizeClasses: a size class’s maxMemory must be below its memory (the memory limit): the server needs memory beyond its dataset',
+    ]);
+    expect(kubernetes['x-kubernetes-validations']?.map((v) => v.message)).toEqual([
+      'spec.kubernetes.sizeClasses: a size class’s storage may not exceed spec.kubernetes.maxStorage',
+    ]);
+  });
+
+  it('makes storageClassNames a set and defaults requirePersistence to false', () => {
+    expect(kubernetes.properties!.storageClassNames!['x-kubernetes-list-type']).toBe('set');
+    expect(kubernetes.properties!.requirePersistence!.default).toBe(false);
+    expect(kubernetes.properties!.maxReplicas!.type).toBe('integer');
+  });
+
+  it('checks allowedSizes against the size classes of the profile’s provider', () => {
+    expect(messages).toContain(
+      'spec.guardrails.allowedSizes may only name keys of spec.sizeClasses',
+    );
+    expect(messages).toContain(
+      'spec.guardrails.allowedSizes may only name keys of spec.kubernetes.sizeClasses in a kubernetes profile',
+    );
+  });
+
+  it('refuses the aws/gcp size classes and requireFinalSnapshot: true on a kubernetes profile', () => {
+    expect(messages).toContain(
+      'spec.sizeClasses maps sizes to aws or gcp instance classes: a kubernetes profile declares its size classes in spec.kubernetes.sizeClasses',
+    );
+    expect(messages).toContain(
+      'spec.guardrails.requireFinalSnapshot is for aws and gcp profiles (DatabaseInstance final snapshots): in-cluster workloads take no final snapshot, so a kubernetes profile cannot require one',
+    );
+  });
+});
+
+describe('QUANTITY_PATTERN', () => {
+  const pattern = new RegExp(QUANTITY_PATTERN);
+  it.each(['1', '0.5', '.5', '250m', '1Gi', '512Mi', '10G', '1e3', '1E-3', '1.5Ti'])(
+    'accepts %s',
+    (q) => expect(pattern.test(q)).toBe(true),
+  );
+  it.each(['', '-1', '1 Gi', '1GB', '1gi', '1K', 'Gi', 'ten', '1e1.5'])('refuses %j', (q) =>
+    expect(pattern.test(q)).toBe(false),
+  );
 });

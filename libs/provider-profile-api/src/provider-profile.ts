@@ -6,9 +6,14 @@ import {
   StringMap,
   withValidations,
 } from '@steward/crd';
-import Type from 'typebox';
+import Type, { type Static, type TSchema, type TUnsafe } from 'typebox';
 
-export const Providers = ['aws', 'gcp', 'kafka'] as const;
+/**
+ * The providers a profile can describe: two clouds (managed databases), a Kafka cluster (topics),
+ * and `kubernetes` — the cluster itself, for workloads the operators run in it (CacheCluster,
+ * PostgresCluster).
+ */
+export const Providers = ['aws', 'gcp', 'kafka', 'kubernetes'] as const;
 export type Provider = (typeof Providers)[number];
 
 export const DeletionPolicies = ['Retain', 'Delete'] as const;
@@ -22,6 +27,31 @@ export const SIZE_NAME_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
 
 const DNS_LABEL_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
 const DNS_SUBDOMAIN_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
+
+/**
+ * A resource quantity as Kubernetes spells it, without a sign: a decimal number (`1`, `0.5`, `.5`)
+ * with an optional binary suffix (`Ki Mi Gi Ti Pi Ei`), decimal suffix (`n u m k M G T P E`) or
+ * decimal exponent (`1e3`, `5E-1`). `@steward/provider-profile`'s `parseQuantity` reads exactly
+ * these.
+ */
+export const QUANTITY_PATTERN =
+  '^(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE][-+]?[0-9]+))?$';
+
+/** A map from names to objects (`additionalProperties: <schema>`), e.g. size classes. */
+function ObjectMap<S extends TSchema>(
+  values: S,
+  options: Record<string, unknown> = {},
+): TUnsafe<Record<string, Static<S>>> {
+  return Type.Unsafe<Record<string, Static<S>>>({
+    type: 'object',
+    additionalProperties: values,
+    ...options,
+  });
+}
+
+/** A resource quantity field (`QUANTITY_PATTERN`); the API server's message names the field. */
+const quantity = (description: string) =>
+  Type.String({ minLength: 1, maxLength: 32, pattern: QUANTITY_PATTERN, description });
 
 /** A Secret in a given namespace (the profile is cluster-scoped, so the namespace is explicit). */
 const secretReference = (description: string) =>
@@ -119,6 +149,141 @@ const kafka = Type.Object(
   },
 );
 
+/** What a kubernetes size class gives each pod of a workload that names it in `spec.size`. */
+const kubernetesSizeClass = withValidations(
+  Type.Object(
+    {
+      cpu: quantity(
+        'The CPU request of each pod, e.g. 500m or 2. No CPU limit is set: CPU is compressible, and a limit only throttles.',
+      ),
+      memory: quantity(
+        'The memory of each pod, e.g. 1Gi: both its request and its limit (requests = limits for memory, so a pod never holds memory the node did not reserve for it and is not the first to be evicted).',
+      ),
+      storage: Type.Optional(
+        quantity(
+          "The volume of each pod when its data is on PersistentVolumeClaims, e.g. 10Gi. A size the workload states explicitly wins over it; without either, the workload's own default applies.",
+        ),
+      ),
+      maxMemory: Type.Optional(
+        quantity(
+          'For caches: the dataset limit (Redis/Valkey maxmemory), e.g. 800Mi; below memory, since the server needs room beyond its dataset. Other workloads do not take it.',
+        ),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  [
+    {
+      rule: "(!isQuantity(self.cpu) || quantity(self.cpu).isGreaterThan(quantity('0'))) && (!isQuantity(self.memory) || quantity(self.memory).isGreaterThan(quantity('0'))) && (!has(self.storage) || !isQuantity(self.storage) || quantity(self.storage).isGreaterThan(quantity('0')))",
+      message:
+        'spec.kubernetes.sizeClasses: cpu, memory and storage of a size class must be greater than 0',
+    },
+    {
+      rule: '!has(self.maxMemory) || !isQuantity(self.maxMemory) || !isQuantity(self.memory) || quantity(self.maxMemory).isLessThan(quantity(self.memory))',
+      message:
+        'spec.kubernetes.sizeClasses: a size class’s maxMemory must be below its memory (the memory limit): the server needs memory beyond its dataset',
+    },
+  ],
+);
+
+/** One entry of the image catalogue. */
+const kubernetesImage = Type.Object(
+  {
+    engine: Type.String({
+      minLength: 1,
+      maxLength: 63,
+      pattern: DNS_LABEL_PATTERN,
+      description: 'The server the image runs, as the workload names it: redis, valkey, postgres.',
+    }),
+    version: Type.String({
+      minLength: 1,
+      maxLength: 16,
+      pattern: '^[0-9]+(\\.[0-9]+)*$',
+      description:
+        'The version as the workload’s spec.version spells it: 7.0, 8.0 (redis), 8.1 (valkey), 15, 17 (postgres).',
+    }),
+    image: Type.String({
+      minLength: 1,
+      maxLength: 512,
+      pattern: '^[^\\s]+$',
+      description:
+        'The image reference, e.g. registry.example.com/redis:7.0.15 — pinned by digest (…@sha256:…) where the platform team wants every pod to run the same bits.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const kubernetes = withValidations(
+  Type.Object(
+    {
+      sizeClasses: Type.Optional(
+        withValidations(
+          ObjectMap(kubernetesSizeClass, {
+            maxProperties: 32,
+            description:
+              'Size name → the resources (and storage, and for caches maxMemory) of each pod of a workload whose spec.size names it. Resources the workload states explicitly win over its size class.',
+          }),
+          [
+            {
+              rule: "self.all(k, k.size() <= 63 && k.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'))",
+              message:
+                'spec.kubernetes.sizeClasses keys must be lowercase DNS labels such as small or large-ha',
+            },
+          ],
+        ),
+      ),
+      images: Type.Array(kubernetesImage, {
+        minItems: 1,
+        maxItems: 64,
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['engine', 'version'],
+        description:
+          'The image catalogue: the image for each engine and version workloads may run. One entry per engine and version; a version that is not listed is refused (ImageNotInCatalogue).',
+      }),
+      storageClassNames: Type.Optional(
+        Type.Array(Type.String({ minLength: 1, maxLength: 253, pattern: DNS_SUBDOMAIN_PATTERN }), {
+          minItems: 1,
+          maxItems: 32,
+          'x-kubernetes-list-type': 'set',
+          description:
+            'The StorageClasses workloads may put their volumes on; a workload with volumes must then name one of them. Absent: any, including the cluster default.',
+        }),
+      ),
+      maxReplicas: Type.Optional(
+        Type.Integer({
+          minimum: 1,
+          maximum: 1000,
+          description:
+            'The most pods (replicas) one workload may run. Absent: no limit but the kind’s own.',
+        }),
+      ),
+      maxStorage: Type.Optional(
+        quantity(
+          'The largest volume one pod of a workload may ask for, e.g. 100Gi (explicitly or through its size class). Absent: no limit.',
+        ),
+      ),
+      requirePersistence: Type.Optional(
+        Type.Boolean({
+          default: false,
+          description:
+            'When true, workloads must keep their data on PersistentVolumeClaims (e.g. a CacheCluster with persistence.enabled: true).',
+        }),
+      ),
+    },
+    {
+      description:
+        'The cluster itself, for workloads the operators run in it (CacheCluster, PostgresCluster): size classes, the image catalogue and limits. Required when provider is kubernetes, forbidden otherwise.',
+    },
+  ),
+  [
+    {
+      rule: '!has(self.maxStorage) || !has(self.sizeClasses) || !isQuantity(self.maxStorage) || self.sizeClasses.all(k, !has(self.sizeClasses[k].storage) || !isQuantity(self.sizeClasses[k].storage) || quantity(self.sizeClasses[k].storage).compareTo(quantity(self.maxStorage)) <= 0)',
+      message:
+        'spec.kubernetes.sizeClasses: a size class’s storage may not exceed spec.kubernetes.maxStorage',
+    },
+  ],
+);
+
 /** `spec.<block>` is present exactly when `spec.provider` names it: two rules per block, one message each. */
 const providerBlockRules = Providers.flatMap((p) => [
   {
@@ -140,12 +305,13 @@ export const ProviderProfileSpec = withValidations(
     aws: Type.Optional(aws),
     gcp: Type.Optional(gcp),
     kafka: Type.Optional(kafka),
+    kubernetes: Type.Optional(kubernetes),
     sizeClasses: Type.Optional(
       withValidations(
         StringMap({
           maxProperties: 32,
           description:
-            'Size name → the provider instance class or tier, e.g. small: db.t3.micro (AWS) or small: db-f1-micro (GCP).',
+            'Size name → the provider instance class or tier, e.g. small: db.t3.micro (AWS) or small: db-f1-micro (GCP). A kubernetes profile declares its size classes in spec.kubernetes.sizeClasses instead.',
         }),
         [
           {
@@ -175,7 +341,8 @@ export const ProviderProfileSpec = withValidations(
           requireFinalSnapshot: Type.Optional(
             Type.Boolean({
               default: false,
-              description: 'When true, referencing resources may not set finalSnapshot: false.',
+              description:
+                'When true, referencing resources may not set finalSnapshot: false (DatabaseInstance). Refused on a kubernetes profile.',
             }),
           ),
           allowedSizes: Type.Optional(
@@ -183,7 +350,7 @@ export const ProviderProfileSpec = withValidations(
               maxItems: 32,
               'x-kubernetes-list-type': 'set',
               description:
-                'Size names referencing resources may use (keys of sizeClasses). Default: every size class.',
+                'Size names referencing resources may use: keys of spec.sizeClasses, or of spec.kubernetes.sizeClasses for a kubernetes profile. Default: every size class.',
             }),
           ),
         },
@@ -198,8 +365,25 @@ export const ProviderProfileSpec = withValidations(
   [
     ...providerBlockRules,
     {
-      rule: '!has(self.guardrails) || !has(self.guardrails.allowedSizes) || self.guardrails.allowedSizes.all(s, has(self.sizeClasses) && s in self.sizeClasses)',
+      rule: "self.provider == 'kubernetes' || !has(self.guardrails) || !has(self.guardrails.allowedSizes) || self.guardrails.allowedSizes.all(s, has(self.sizeClasses) && s in self.sizeClasses)",
       message: 'spec.guardrails.allowedSizes may only name keys of spec.sizeClasses',
+    },
+    {
+      // Without the block its own rule speaks; this one would only repeat it.
+      rule: "self.provider != 'kubernetes' || !has(self.kubernetes) || !has(self.guardrails) || !has(self.guardrails.allowedSizes) || self.guardrails.allowedSizes.all(s, has(self.kubernetes.sizeClasses) && s in self.kubernetes.sizeClasses)",
+      message:
+        'spec.guardrails.allowedSizes may only name keys of spec.kubernetes.sizeClasses in a kubernetes profile',
+    },
+    {
+      rule: "self.provider != 'kubernetes' || !has(self.sizeClasses)",
+      message:
+        'spec.sizeClasses maps sizes to aws or gcp instance classes: a kubernetes profile declares its size classes in spec.kubernetes.sizeClasses',
+    },
+    {
+      // Only `true` is refused: the guardrails' default writes requireFinalSnapshot: false.
+      rule: "self.provider != 'kubernetes' || !has(self.guardrails) || !has(self.guardrails.requireFinalSnapshot) || !self.guardrails.requireFinalSnapshot",
+      message:
+        'spec.guardrails.requireFinalSnapshot is for aws and gcp profiles (DatabaseInstance final snapshots): in-cluster workloads take no final snapshot, so a kubernetes profile cannot require one',
     },
   ],
 );
@@ -216,7 +400,8 @@ export const ProviderProfileStatus = Type.Object({
 });
 
 /**
- * A provider account or cluster and the platform team's guardrails for it. Cluster-scoped:
+ * A provider account or cluster — or, for `provider: kubernetes`, the cluster the operators run
+ * workloads in — and the platform team's guardrails for it. Cluster-scoped:
  * resources in any namespace name it in `spec.providerProfileRef`.
  */
 export const ProviderProfile = defineKind({
@@ -228,7 +413,7 @@ export const ProviderProfile = defineKind({
   categories: ['steward'],
   scope: 'Cluster',
   description:
-    'A provider (AWS, GCP or a Kafka cluster), the credentials to reach it, default size classes and the guardrails platform teams set for every resource that references it.',
+    'A provider (AWS, GCP, a Kafka cluster, or this Kubernetes cluster for in-cluster workloads), the credentials to reach it, size classes (and for kubernetes the image catalogue and limits) and the guardrails platform teams set for every resource that references it.',
   spec: ProviderProfileSpec,
   status: ProviderProfileStatus,
   printerColumns: [
@@ -241,3 +426,9 @@ export const ProviderProfile = defineKind({
 export type ProviderProfile = typeof ProviderProfile.$object;
 export type ProviderProfileSpec = ProviderProfile['spec'];
 export type ProviderProfileStatus = NonNullable<ProviderProfile['status']>;
+/** `spec.kubernetes`: size classes, the image catalogue and limits for in-cluster workloads. */
+export type KubernetesProfileSpec = NonNullable<ProviderProfileSpec['kubernetes']>;
+/** One size class of `spec.kubernetes.sizeClasses`. */
+export type KubernetesSizeClass = Static<typeof kubernetesSizeClass>;
+/** One entry of `spec.kubernetes.images`. */
+export type KubernetesImage = Static<typeof kubernetesImage>;

@@ -24,7 +24,13 @@ import {
 import { CredentialsCheckSchedule } from './check-schedule.js';
 import { runCredentialsCheck, type CredentialsCheck } from './credentials-check.js';
 import { InUseFinalizer } from './reasons.js';
-import { planStatus, stateFromCheck, stateInUse, type ProfileState } from './status.js';
+import {
+  planStatus,
+  stateFromCatalogue,
+  stateFromCheck,
+  stateInUse,
+  type ProfileState,
+} from './status.js';
 import { profileUsage, type ProfileUsage, type ProfileUser, type ProfileUserRef } from './users.js';
 
 type Profile = ProviderProfile;
@@ -34,11 +40,17 @@ export interface ProviderProfileControllerOptions {
   /**
    * The `spec.provider` values this process handles (e.g. `['aws', 'gcp']`). Profiles of other
    * providers are left entirely alone — no finalizer, no status — so that one controller process
-   * per provider family can run side by side without fighting over a profile.
+   * per provider family can run side by side without fighting over a profile. `kubernetes`
+   * profiles have no credentials: they are Ready (`CatalogueAccepted`) as admitted. Since
+   * `status.usedBy` counts only `users`, the one process that handles kubernetes profiles must be
+   * given every kind that references them.
    */
   providers: readonly Provider[];
-  /** Verifies a handled profile's credentials (see `CredentialsCheck`). */
-  checkCredentials: CredentialsCheck;
+  /**
+   * Verifies a handled profile's credentials (see `CredentialsCheck`). Required unless `providers`
+   * is only `kubernetes`; never called for a kubernetes profile.
+   */
+  checkCredentials?: CredentialsCheck;
   /** The kinds that reference profiles; their objects make up `status.usedBy`. Default: none. */
   users?: readonly ProfileUser[];
   /** Check settled results again this often. Default 5 min. */
@@ -80,7 +92,8 @@ function refOf(kind: string, obj: KubeObject): ProfileUserRef {
  * The ProviderProfile controller. For every profile whose provider is in `options.providers`:
  * - keeps the `steward.dev/in-use` finalizer on it;
  * - checks its credentials (`checkCredentials`) on creation, on each new generation and every
- *   `recheckIntervalMs`, and states the outcome in `Ready` (see `ProviderProfileReasons`): a
+ *   `recheckIntervalMs` — a kubernetes profile has none: it is `Ready=True, CatalogueAccepted`
+ *   with what it offers — and states the outcome in `Ready` (see `ProviderProfileReasons`): a
  *   failure the platform team must fix also sets `Stalled=True` and is reported by the runtime as a
  *   terminal failure (a Warning Event), then checked again only at the next interval or spec
  *   change; a transient failure is retried with backoff;
@@ -100,6 +113,13 @@ export function providerProfileController(
   const client = manager.client;
   const log = manager.logger.child({ controller: name });
   const handled = new Set<string>(options.providers);
+  const withCredentials = options.providers.filter((p) => p !== 'kubernetes');
+  const checkCredentials = options.checkCredentials;
+  if (withCredentials.length > 0 && !checkCredentials) {
+    throw new TypeError(
+      `steward: providerProfileController needs checkCredentials for ${withCredentials.join(', ')} profiles`,
+    );
+  }
   const handles = (profile: Profile | undefined): profile is Profile =>
     profile !== undefined && handled.has(profile.spec?.provider);
   const schedule = new CredentialsCheckSchedule(options.recheckIntervalMs ?? 5 * 60_000);
@@ -152,10 +172,12 @@ export function providerProfileController(
     signal: AbortSignal,
   ): Promise<Result> => {
     const profile = status.object;
+    if (profile.spec.provider === 'kubernetes') return acceptCatalogue(status, usage);
     const now = Date.now();
     let result = schedule.fresh(key, profile, now);
     if (!result) {
-      result = await runCredentialsCheck(options.checkCredentials, profile, signal, checkTimeoutMs);
+      // Present: checked at construction for every handled provider but kubernetes.
+      result = await runCredentialsCheck(checkCredentials!, profile, signal, checkTimeoutMs);
       schedule.record(key, profile, result, Date.now());
     }
     const state = stateFromCheck(result, usage.count);
@@ -174,6 +196,23 @@ export function providerProfileController(
     throw new TerminalError(result.reason, result.message, {
       recheckAfter: schedule.dueIn(key, profile, Date.now()),
     });
+  };
+
+  /**
+   * A kubernetes profile: nothing to check and nothing that changes without a new generation, so
+   * no recheck is scheduled; a spec change or a user's change reconciles it again.
+   */
+  const acceptCatalogue = async (
+    status: StatusWriter<Profile>,
+    usage: ProfileUsage,
+  ): Promise<Result> => {
+    const state = stateFromCatalogue(status.object, usage.count);
+    if (!state.stalled) {
+      await converge(status, state, 'Normal');
+      return {};
+    }
+    await converge(status, state, undefined);
+    throw new TerminalError(state.ready.reason, state.ready.message);
   };
 
   const cleanup = async (

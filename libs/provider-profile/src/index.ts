@@ -29,6 +29,16 @@
  *   changes.
  * - Secret contents never reach logs, Events or status: messages come from the check, whose
  *   contract forbids secrets in them.
+ * - **kubernetes profiles** (in-cluster workloads) have no credentials: `checkCredentials` is not
+ *   needed for them and never called; such a profile is `Ready=True, CatalogueAccepted` with a
+ *   message listing its images, size classes and limits (recomputed on each new generation, no
+ *   recheck timer). Finalizer, `usedBy` and in-use protection work as for the others.
+ *
+ * `admitWorkload(profile, request)` is the kubernetes profile's guardrails and catalogue applied
+ * to one in-cluster workload (pure, for the CacheCluster and PostgresCluster controllers): the
+ * image for its engine and version, its size class's resources, maxMemory and storage, or the
+ * first rule it breaks (`WorkloadAdmissionReasons`). `parseQuantity` / `compareQuantities` read
+ * Kubernetes quantities exactly, for comparing sizes by value.
  *
  * RBAC: `steward.dev` `providerprofiles` get/list/watch/patch, `providerprofiles/status` patch;
  * list/watch on every `users` kind; whatever `checkCredentials` reads (e.g. `get` on the Secrets
@@ -46,9 +56,25 @@ export {
   type CredentialsCheck,
   type CredentialsCheckResult,
 } from './credentials-check.js';
-export { InUseFinalizer, ProviderProfileReasons, ReadyCondition } from './reasons.js';
+export { describeImages } from './catalogue.js';
+export {
+  compareQuantities,
+  InvalidQuantityError,
+  isQuantity,
+  parseQuantity,
+  quantityToNumber,
+  type Quantity,
+} from './quantity.js';
+export {
+  InUseFinalizer,
+  ProviderProfileReasons,
+  ReadyCondition,
+  WorkloadAdmissionReasons,
+  type WorkloadAdmissionReason,
+} from './reasons.js';
 export {
   planStatus,
+  stateFromCatalogue,
   stateFromCheck,
   stateInUse,
   type ProfileState,
@@ -63,3 +89,11 @@ export {
   type ProfileUserRef,
 } from './users.js';
 export { profileChangesForUsers } from './predicates.js';
+export {
+  admitWorkload,
+  DefaultWorkloadFields,
+  type ResolvedWorkload,
+  type WorkloadAdmission,
+  type WorkloadFields,
+  type WorkloadRequest,
+} from './workload-admission.js';

@@ -1,7 +1,13 @@
 import { findCondition } from '@steward/conditions';
 import { type ProviderProfile } from '@steward/provider-profile-api';
 import { describe, expect, it } from 'vitest';
-import { planStatus, stateFromCheck, stateInUse, type ProfileState } from './status.js';
+import {
+  planStatus,
+  stateFromCatalogue,
+  stateFromCheck,
+  stateInUse,
+  type ProfileState,
+} from './status.js';
 import { profileUsage } from './users.js';
 
 const t0 = new Date('2026-01-01T00:00:00Z');
@@ -47,6 +53,68 @@ describe('stateFromCheck', () => {
     expect(state.ready.reason).toBe(reason);
     expect(state.stalled).toBe(stalled);
     expect(state.usedBy).toBe(2);
+  });
+});
+
+describe('stateFromCatalogue', () => {
+  const inCluster = (kubernetes?: NonNullable<ProviderProfile['spec']['kubernetes']>) =>
+    ({
+      apiVersion: 'steward.dev/v1alpha1',
+      kind: 'ProviderProfile',
+      metadata: { name: 'in-cluster', generation: 1 },
+      spec: { provider: 'kubernetes', ...(kubernetes ? { kubernetes } : {}) },
+    }) as ProviderProfile;
+
+  it('is Ready CatalogueAccepted, not Stalled, saying what the profile offers', () => {
+    const state = stateFromCatalogue(
+      inCluster({
+        sizeClasses: {
+          small: { cpu: '250m', memory: '512Mi' },
+          large: { cpu: '2', memory: '8Gi', storage: '50Gi' },
+        },
+        images: [
+          { engine: 'valkey', version: '8.1', image: 'valkey/valkey:8.1' },
+          { engine: 'redis', version: '8.0', image: 'redis:8.0' },
+          { engine: 'redis', version: '7.0', image: 'redis:7.0' },
+        ],
+        storageClassNames: ['fast'],
+        maxReplicas: 5,
+        maxStorage: '100Gi',
+        requirePersistence: true,
+      }),
+      4,
+    );
+    expect(state).toEqual({
+      ready: {
+        status: 'True',
+        reason: 'CatalogueAccepted',
+        message:
+          'in-cluster workloads, no credentials to check: images redis 7.0, 8.0; valkey 8.1; size classes large, small; StorageClasses fast, at most 5 replicas, volumes up to 100Gi, persistence required',
+      },
+      stalled: false,
+      usedBy: 4,
+    });
+  });
+
+  it('says so when there are no size classes or limits', () => {
+    const state = stateFromCatalogue(
+      inCluster({
+        images: [{ engine: 'postgres', version: '17', image: 'postgres:17' }],
+        requirePersistence: false,
+      }),
+      0,
+    );
+    expect(state.ready.message).toBe(
+      'in-cluster workloads, no credentials to check: images postgres 17; size classes none; any StorageClass',
+    );
+  });
+
+  it('is InvalidProviderProfile and Stalled without spec.kubernetes (which admission refuses)', () => {
+    expect(stateFromCatalogue(inCluster(), 1)).toMatchObject({
+      ready: { status: 'False', reason: 'InvalidProviderProfile' },
+      stalled: true,
+      usedBy: 1,
+    });
   });
 });
 

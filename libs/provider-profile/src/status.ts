@@ -9,6 +9,7 @@ import { type ProviderProfile, type ProviderProfileStatus } from '@steward/provi
 import { type CredentialsCheckResult } from './credentials-check.js';
 import { ProviderProfileReasons as R, ReadyCondition } from './reasons.js';
 import { describeUsage, type ProfileUsage } from './users.js';
+import { describeImages } from './catalogue.js';
 
 /** What the controller states about a profile in one reconcile. */
 export interface ProfileState {
@@ -31,6 +32,46 @@ export function stateFromCheck(result: CredentialsCheckResult, usedBy: number): 
   return {
     ready: { status: 'False', reason: result.reason, message: result.message },
     stalled: !result.transient,
+    usedBy,
+  };
+}
+
+/**
+ * The state of a live kubernetes profile. It has no credentials and nothing outside the cluster
+ * to ask: what admission accepted (size classes, image catalogue, limits) is what workloads that
+ * reference it get, so it is Ready with `CatalogueAccepted` and a message saying what it offers.
+ * A kubernetes profile without its block (which admission refuses) is `InvalidProviderProfile`,
+ * Stalled.
+ */
+export function stateFromCatalogue(profile: ProviderProfile, usedBy: number): ProfileState {
+  const block = profile.spec.kubernetes;
+  if (profile.spec.provider !== 'kubernetes' || !block) {
+    return {
+      ready: {
+        status: 'False',
+        reason: R.InvalidProviderProfile,
+        message: `ProviderProfile ${profile.metadata.name} has no spec.kubernetes: add the size classes and image catalogue of in-cluster workloads`,
+      },
+      stalled: true,
+      usedBy,
+    };
+  }
+  const sizes = Object.keys(block.sizeClasses ?? {}).sort();
+  const limits = [
+    block.storageClassNames
+      ? `StorageClasses ${block.storageClassNames.join(', ')}`
+      : 'any StorageClass',
+    ...(block.maxReplicas !== undefined ? [`at most ${block.maxReplicas} replicas`] : []),
+    ...(block.maxStorage !== undefined ? [`volumes up to ${block.maxStorage}`] : []),
+    ...(block.requirePersistence ? ['persistence required'] : []),
+  ];
+  return {
+    ready: {
+      status: 'True',
+      reason: R.CatalogueAccepted,
+      message: `in-cluster workloads, no credentials to check: images ${describeImages(block.images)}; size classes ${sizes.join(', ') || 'none'}; ${limits.join(', ')}`,
+    },
+    stalled: false,
     usedBy,
   };
 }

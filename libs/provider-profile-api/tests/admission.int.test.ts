@@ -1,0 +1,299 @@
+// The kubernetes ProviderProfile's schema and CEL rules, as a real API server applies them to the
+// CRD exactly as the charts ship it. The other providers' rules are proven in
+// libs/database-instance-api/tests/admission.int.test.ts.
+import { InvalidError, KubeClient, type ApplyConfiguration } from '@steward/kube';
+import { repoRoot, startControlPlane, type ControlPlane } from '@steward/testing';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProviderProfile, QUANTITY_PATTERN, type ProviderProfileSpec } from '../src/index.js';
+
+/** The generated CRD (tools/scripts/generate-crds.ts); every chart's copy is the same. */
+const chartCrd = join(
+  repoRoot(),
+  'charts',
+  'database-instance-controller',
+  'crds',
+  'providerprofiles.steward.dev.yaml',
+);
+
+let plane: ControlPlane;
+let client: KubeClient;
+
+beforeAll(async () => {
+  plane = await startControlPlane({ crds: [chartCrd] });
+  client = new KubeClient(plane.kubeConfig, { fieldManager: 'provider-profile-api-test' });
+});
+afterAll(async () => {
+  await client?.close();
+  await plane?.stop();
+});
+
+type Kubernetes = NonNullable<ProviderProfileSpec['kubernetes']>;
+
+const kubernetes = {
+  sizeClasses: {
+    small: { cpu: '250m', memory: '512Mi', maxMemory: '400Mi' },
+    large: { cpu: '2', memory: '8Gi', maxMemory: '6Gi', storage: '50Gi' },
+  },
+  images: [
+    { engine: 'redis', version: '7.0', image: 'registry.example/redis:7.0.15' },
+    { engine: 'redis', version: '8.0', image: 'registry.example/redis:8.0.2' },
+    { engine: 'valkey', version: '8.1', image: 'registry.example/valkey:8.1.1' },
+    { engine: 'postgres', version: '17', image: 'registry.example/postgres:17.2' },
+  ],
+} satisfies Partial<Kubernetes>;
+const kubernetesSpec = { provider: 'kubernetes', kubernetes };
+const awsSpec = {
+  provider: 'aws',
+  aws: {
+    region: 'eu-west-1',
+    credentialsSecretRef: { namespace: 'steward-system', name: 'cloud-credentials' },
+  },
+  sizeClasses: { small: 'db.t3.micro' },
+};
+
+let created = 0;
+const profile = (spec: Record<string, unknown>): ProviderProfile =>
+  ({
+    apiVersion: ProviderProfile.apiVersion,
+    kind: 'ProviderProfile',
+    metadata: { name: `profile-${++created}` },
+    spec,
+  }) as ProviderProfile;
+const create = (spec: Record<string, unknown>) =>
+  client.create<ProviderProfile>(ProviderProfile.resourceType, profile(spec));
+const withBlock = (block: Record<string, unknown>) => ({
+  ...kubernetesSpec,
+  kubernetes: { ...kubernetes, ...block },
+});
+
+/** The API server's message for a refused request (and a failure when it was accepted). */
+async function rejection(call: Promise<unknown>): Promise<string> {
+  try {
+    await call;
+  } catch (error) {
+    if (error instanceof InvalidError) return error.message;
+    throw error;
+  }
+  throw new Error('expected the API server to reject the request');
+}
+
+describe('a kubernetes ProviderProfile in a real API server', () => {
+  it('is accepted with its catalogue, limits and guardrails, and gets the defaults', async () => {
+    const accepted = await create({
+      ...withBlock({
+        storageClassNames: ['standard', 'fast-ssd'],
+        maxReplicas: 5,
+        maxStorage: '50Gi',
+      }),
+      guardrails: { allowedSizes: ['small', 'large'], allowedDeletionPolicies: ['Retain'] },
+    });
+    expect(accepted.spec.kubernetes).toEqual({
+      ...kubernetes,
+      storageClassNames: ['standard', 'fast-ssd'],
+      maxReplicas: 5,
+      maxStorage: '50Gi',
+      requirePersistence: false,
+    });
+    expect(accepted.spec.guardrails).toEqual({
+      allowedSizes: ['small', 'large'],
+      allowedDeletionPolicies: ['Retain'],
+      requireFinalSnapshot: false,
+    });
+  });
+
+  it('accepts quantities in every spelling Kubernetes has, compared by value (a class’s 1Gi within maxStorage 1024Mi)', async () => {
+    const accepted = await create(
+      withBlock({
+        sizeClasses: {
+          tiny: { cpu: '0.1', memory: '134217728', maxMemory: '100Mi', storage: '1Gi' },
+          exp: { cpu: '1e-1', memory: '1.5G', storage: '.5Gi' },
+        },
+        maxStorage: '1024Mi',
+        requirePersistence: true,
+      }),
+    );
+    expect(accepted.spec.kubernetes?.sizeClasses?.tiny?.memory).toBe('134217728');
+    expect(accepted.spec.kubernetes?.requirePersistence).toBe(true);
+  });
+
+  it('accepts requireFinalSnapshot: false, which the guardrails default to anyway', async () => {
+    const accepted = await create({
+      ...kubernetesSpec,
+      guardrails: { requireFinalSnapshot: false },
+    });
+    expect(accepted.spec.guardrails?.requireFinalSnapshot).toBe(false);
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    [
+      'a kubernetes profile without its block',
+      { provider: 'kubernetes' },
+      'spec.kubernetes is required when spec.provider is kubernetes',
+    ],
+    [
+      'a kubernetes block on an aws profile',
+      { ...awsSpec, kubernetes },
+      'spec.kubernetes is only allowed when spec.provider is kubernetes',
+    ],
+    [
+      'an aws block on a kubernetes profile',
+      { ...kubernetesSpec, aws: awsSpec.aws },
+      'spec.aws is only allowed when spec.provider is aws',
+    ],
+    [
+      'a kubernetes profile without an image catalogue',
+      { provider: 'kubernetes', kubernetes: { sizeClasses: kubernetes.sizeClasses } },
+      'spec.kubernetes.images: Required value',
+    ],
+    [
+      'an empty image catalogue',
+      withBlock({ images: [] }),
+      'spec.kubernetes.images: Invalid value: 0: spec.kubernetes.images in body should have at least 1 items',
+    ],
+    [
+      'two images for one engine and version',
+      withBlock({
+        images: [...kubernetes.images, { engine: 'redis', version: '7.0', image: 'redis:7.0' }],
+      }),
+      'spec.kubernetes.images[4]: Duplicate value: {"engine":"redis","version":"7.0"}',
+    ],
+    [
+      'an image version that is not a number',
+      withBlock({ images: [{ engine: 'redis', version: 'latest', image: 'redis:latest' }] }),
+      'spec.kubernetes.images[0].version: Invalid value: "latest"',
+    ],
+    [
+      'an image reference with a space',
+      withBlock({ images: [{ engine: 'redis', version: '7.0', image: 'redis 7.0' }] }),
+      'spec.kubernetes.images[0].image: Invalid value: "redis 7.0"',
+    ],
+    [
+      'allowedSizes naming a class the kubernetes block does not have',
+      { ...kubernetesSpec, guardrails: { allowedSizes: ['small', 'huge'] } },
+      'spec.guardrails.allowedSizes may only name keys of spec.kubernetes.sizeClasses in a kubernetes profile',
+    ],
+    [
+      'allowedSizes on a kubernetes profile without size classes',
+      {
+        provider: 'kubernetes',
+        kubernetes: { images: kubernetes.images },
+        guardrails: { allowedSizes: ['small'] },
+      },
+      'spec.guardrails.allowedSizes may only name keys of spec.kubernetes.sizeClasses in a kubernetes profile',
+    ],
+    [
+      'the aws/gcp size classes on a kubernetes profile',
+      { ...kubernetesSpec, sizeClasses: { small: 'db.t3.micro' } },
+      'spec.sizeClasses maps sizes to aws or gcp instance classes: a kubernetes profile declares its size classes in spec.kubernetes.sizeClasses',
+    ],
+    [
+      'requireFinalSnapshot on a kubernetes profile',
+      { ...kubernetesSpec, guardrails: { requireFinalSnapshot: true } },
+      'spec.guardrails.requireFinalSnapshot is for aws and gcp profiles (DatabaseInstance final snapshots): in-cluster workloads take no final snapshot, so a kubernetes profile cannot require one',
+    ],
+    [
+      'a memory that is not a quantity',
+      withBlock({ sizeClasses: { small: { cpu: '250m', memory: '1GB' } } }),
+      `spec.kubernetes.sizeClasses.small.memory: Invalid value: "1GB": spec.kubernetes.sizeClasses.small.memory in body should match '${QUANTITY_PATTERN}'`,
+    ],
+    [
+      'a cpu that is not a quantity',
+      withBlock({ sizeClasses: { small: { cpu: 'two', memory: '1Gi' } } }),
+      `spec.kubernetes.sizeClasses.small.cpu: Invalid value: "two": spec.kubernetes.sizeClasses.small.cpu in body should match '${QUANTITY_PATTERN}'`,
+    ],
+    [
+      'a negative storage',
+      withBlock({ sizeClasses: { small: { cpu: '1', memory: '1Gi', storage: '-1Gi' } } }),
+      `spec.kubernetes.sizeClasses.small.storage: Invalid value: "-1Gi": spec.kubernetes.sizeClasses.small.storage in body should match '${QUANTITY_PATTERN}'`,
+    ],
+    [
+      'a maxStorage that is not a quantity',
+      withBlock({ maxStorage: '100 GiB' }),
+      `spec.kubernetes.maxStorage: Invalid value: "100 GiB": spec.kubernetes.maxStorage in body should match '${QUANTITY_PATTERN}'`,
+    ],
+    [
+      'a size class without memory',
+      withBlock({ sizeClasses: { small: { cpu: '1' } } }),
+      'spec.kubernetes.sizeClasses.small.memory: Required value',
+    ],
+    [
+      'a size class of zero cpu',
+      withBlock({ sizeClasses: { small: { cpu: '0', memory: '1Gi' } } }),
+      'spec.kubernetes.sizeClasses[small]: Invalid value: spec.kubernetes.sizeClasses: cpu, memory and storage of a size class must be greater than 0',
+    ],
+    [
+      'a maxMemory equal to memory (by value: 1024Mi = 1Gi)',
+      withBlock({ sizeClasses: { small: { cpu: '1', memory: '1Gi', maxMemory: '1024Mi' } } }),
+      'spec.kubernetes.sizeClasses[small]: Invalid value: spec.kubernetes.sizeClasses: a size class’s maxMemory must be below its memory (the memory limit): the server needs memory beyond its dataset',
+    ],
+    [
+      'a size class’s storage above maxStorage (by value: 1025Mi > 1Gi)',
+      withBlock({
+        sizeClasses: { small: { cpu: '1', memory: '1Gi', storage: '1025Mi' } },
+        maxStorage: '1Gi',
+      }),
+      'spec.kubernetes: Invalid value: spec.kubernetes.sizeClasses: a size class’s storage may not exceed spec.kubernetes.maxStorage',
+    ],
+    [
+      'a size class name that is not a DNS label',
+      withBlock({ sizeClasses: { Small: { cpu: '1', memory: '1Gi' } } }),
+      'spec.kubernetes.sizeClasses keys must be lowercase DNS labels such as small or large-ha',
+    ],
+    [
+      'a StorageClass listed twice',
+      withBlock({ storageClassNames: ['fast', 'fast'] }),
+      'spec.kubernetes.storageClassNames[1]: Duplicate value: "fast"',
+    ],
+    [
+      'maxReplicas 0',
+      withBlock({ maxReplicas: 0 }),
+      'spec.kubernetes.maxReplicas: Invalid value: 0: spec.kubernetes.maxReplicas in body should be greater than or equal to 1',
+    ],
+  ])('rejects %s', async (_case, spec, expected) => {
+    expect(await rejection(create(spec))).toContain(expected);
+  });
+
+  it('still checks an aws profile’s allowedSizes against spec.sizeClasses', async () => {
+    expect(
+      await rejection(create({ ...awsSpec, guardrails: { allowedSizes: ['small', 'large'] } })),
+    ).toContain('spec.guardrails.allowedSizes may only name keys of spec.sizeClasses');
+    const accepted = await create({ ...awsSpec, guardrails: { allowedSizes: ['small'] } });
+    expect(accepted.spec.guardrails?.allowedSizes).toEqual(['small']);
+  });
+
+  it('rejects turning a kubernetes profile into another provider', async () => {
+    const current = await create(kubernetesSpec);
+    expect(
+      await rejection(
+        client.update(ProviderProfile.resourceType, {
+          ...current,
+          spec: { provider: 'aws', aws: awsSpec.aws } as ProviderProfileSpec,
+        }),
+      ),
+    ).toContain('spec.provider is immutable: create a new ProviderProfile instead');
+  });
+
+  it('merges catalogue entries by engine and version under server-side apply', async () => {
+    const name = `applied-${++created}`;
+    const apply = (fieldManager: string, images: Kubernetes['images']) =>
+      client.apply<ProviderProfile>(
+        ProviderProfile.resourceType,
+        {
+          apiVersion: ProviderProfile.apiVersion,
+          kind: 'ProviderProfile',
+          metadata: { name },
+          spec: { provider: 'kubernetes', kubernetes: { images } },
+        } satisfies ApplyConfiguration<ProviderProfile>,
+        { fieldManager },
+      );
+    await apply('redis-team', [{ engine: 'redis', version: '7.0', image: 'redis:7.0.15' }]);
+    const merged = await apply('postgres-team', [
+      { engine: 'postgres', version: '17', image: 'postgres:17.2' },
+    ]);
+    expect(merged.spec.kubernetes?.images).toEqual([
+      { engine: 'redis', version: '7.0', image: 'redis:7.0.15' },
+      { engine: 'postgres', version: '17', image: 'postgres:17.2' },
+    ]);
+  });
+});
