@@ -76,8 +76,10 @@ describe('generate-crds', () => {
     expect(await readFile(join(root, crdsDir, 'vendored.yaml'), 'utf8')).toContain('kind:');
   });
 
-  it('generates each controller chart its kinds, and ProviderProfile into both charts', async () => {
+  it('generates each controller chart its kinds, and ProviderProfile into every chart that uses it', async () => {
     expect([...expectedFiles(await crdTargets()).keys()].sort()).toEqual([
+      join('charts', 'cache-cluster-controller', 'crds', 'cacheclusters.cache.steward.dev.yaml'),
+      join('charts', 'cache-cluster-controller', 'crds', 'providerprofiles.steward.dev.yaml'),
       join(
         'charts',
         'database-instance-controller',

@@ -1,0 +1,365 @@
+/**
+ * The Redis/Valkey admin the CacheCluster controller observes and steers its pods with: `INFO` +
+ * `ROLE` to observe, `REPLICAOF` to steer. Only the Redis protocol (ioredis); nothing here knows
+ * Kubernetes.
+ *
+ * The controller polls every pod every second or two, so each endpoint keeps one connection
+ * (pooled by host:port and a keyed hash of the password: a changed password replaces the
+ * connection). Every request is bounded: no offline queue, no retries, no ioredis reconnect loop —
+ * a connection that fails or stops answering is dropped and the next request opens a new one, so a
+ * node that comes back is observed again. An unreachable, stopped or refusing node is an
+ * observation (`reachable: false` with the reason), never an exception, a hang, an unhandled
+ * `'error'` event or an unhandled rejection. Passwords never appear in errors.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import {
+  observationFromInfo,
+  parseInfo,
+  type RedisEndpoint,
+  type RedisObservation,
+} from './info.js';
+
+export interface RedisAdminOptions {
+  /** TCP connect timeout. Default 1000 ms. */
+  connectTimeoutMs?: number;
+  /** How long one command (the AUTH of a new connection included) may go unanswered. Default 2000 ms. */
+  commandTimeoutMs?: number;
+  /**
+   * A connection unused for this long is closed at the next request (pods come and go with new
+   * IPs; their connections must not pile up). Default 60 000 ms.
+   */
+  idleTimeoutMs?: number;
+}
+
+export interface RedisAdmin {
+  /**
+   * `INFO` and `ROLE` of the node. Never throws: an unreachable, stopped or failing node (a wrong
+   * password included, which the error names) is `{ reachable: false, error }`, within about the
+   * connect plus the command timeout. An aborted `signal` ends the wait at once.
+   */
+  observe(endpoint: RedisEndpoint, options?: { signal?: AbortSignal }): Promise<RedisObservation>;
+  /** `REPLICAOF NO ONE`: the node becomes a primary (a no-op on a primary). Throws {@link RedisAdminError}. */
+  promote(endpoint: RedisEndpoint): Promise<void>;
+  /**
+   * `REPLICAOF host port`, unless `ROLE` says the node already replicates from exactly there.
+   * Throws {@link RedisAdminError}.
+   */
+  replicaOf(endpoint: RedisEndpoint, primary: { host: string; port: number }): Promise<void>;
+  /** Ends every connection. Later calls fail (`observe`: `reachable: false`). */
+  close(): Promise<void>;
+}
+
+/** A failed `promote`/`replicaOf`: says which node and why, never the password. */
+export class RedisAdminError extends Error {
+  override readonly name = 'RedisAdminError';
+  constructor(
+    message: string,
+    /** `auth` (wrong or missing password), `timeout`, `unreachable` or `command` (the node refused). */
+    readonly kind: RedisFailureKind,
+  ) {
+    super(message);
+  }
+}
+
+export type RedisFailureKind = 'auth' | 'timeout' | 'unreachable' | 'command' | 'closed';
+
+/** Margin over ioredis' own timers before our hard deadline gives up on a request. */
+const marginMs = 250;
+/** Keys the password hash of pool keys, so a key reveals nothing about a password. */
+const poolKeySecret = randomBytes(32);
+
+interface Pooled {
+  readonly key: string;
+  readonly address: string;
+  readonly endpoint: RedisEndpoint;
+  client?: Redis;
+  connecting?: Promise<Redis>;
+  lastUsed: number;
+}
+
+export function redisAdmin(options: RedisAdminOptions = {}): RedisAdmin {
+  const connectTimeoutMs = options.connectTimeoutMs ?? 1000;
+  const commandTimeoutMs = options.commandTimeoutMs ?? 2000;
+  const idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
+  const pool = new Map<string, Pooled>();
+  const ending = new Set<Promise<void>>();
+  let closed = false;
+
+  /** Drops a client for good: no reconnect, the socket destroyed now (a stopped peer never FINs). */
+  const discard = (client: Redis | undefined): void => {
+    if (!client || client.status === 'end') return;
+    const ended = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 1000);
+      timer.unref();
+      client.once('end', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    ending.add(ended);
+    void ended.then(() => ending.delete(ended));
+    client.disconnect();
+    client.stream?.destroy();
+  };
+
+  const drop = (entry: Pooled): void => {
+    if (pool.get(entry.key) === entry) pool.delete(entry.key);
+    const client = entry.client;
+    entry.client = undefined;
+    discard(client);
+  };
+
+  const entryFor = (endpoint: RedisEndpoint): Pooled => {
+    const now = Date.now();
+    const address = `${endpoint.host}:${endpoint.port}`;
+    const key = `${address}#${createHmac('sha256', poolKeySecret).update(endpoint.password).digest('hex').slice(0, 16)}`;
+    for (const other of pool.values()) {
+      // another password for the same node replaces its connection; idle ones go
+      if (other.key !== key && (other.address === address || now - other.lastUsed > idleTimeoutMs))
+        drop(other);
+    }
+    let entry = pool.get(key);
+    if (!entry) {
+      entry = { key, address, endpoint: { ...endpoint }, lastUsed: now };
+      pool.set(key, entry);
+    }
+    entry.lastUsed = now;
+    return entry;
+  };
+
+  const open = async (entry: Pooled): Promise<Redis> => {
+    const { host, port, password } = entry.endpoint;
+    const client = new Redis({
+      host,
+      port,
+      password: password || undefined,
+      lazyConnect: true,
+      // RESP2 and AUTH: every engine and version speaks it; nothing here needs RESP3
+      protocol: 2,
+      enableOfflineQueue: false,
+      // a loading node must still be observable (INFO and ROLE are allowed while loading)
+      enableReadyCheck: false,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+      reconnectOnError: null,
+      autoResendUnfulfilledCommands: false,
+      connectTimeout: connectTimeoutMs,
+      commandTimeout: commandTimeoutMs,
+      disconnectTimeout: 500,
+      connectionName: 'steward-admin',
+      disableClientInfo: true,
+    });
+    entry.client = client;
+    let lastError: unknown;
+    // never unhandled: ioredis emits 'error' for every failed connect and failed handshake
+    client.on('error', (error: unknown) => {
+      lastError = error;
+      // a failed connect or handshake: ioredis would wait disconnectTimeout for a FIN that a
+      // stopped peer never sends; the socket goes now
+      if (client.status !== 'ready') client.stream?.destroy();
+    });
+    try {
+      await deadline(client.connect(), connectTimeoutMs + commandTimeoutMs + marginMs);
+      if (closed) throw new ClosedError();
+      return client;
+    } catch (error) {
+      if (entry.client === client) entry.client = undefined;
+      discard(client);
+      // connect() rejects with "Connection is closed."; the 'error' before it has the reason
+      throw error instanceof DeadlineError || error instanceof ClosedError
+        ? error
+        : (lastError ?? error);
+    }
+  };
+
+  const connection = (entry: Pooled): Promise<Redis> => {
+    const client = entry.client;
+    if (client && client.status === 'ready' && !entry.connecting) return Promise.resolve(client);
+    if (!entry.connecting) {
+      if (client) {
+        entry.client = undefined;
+        discard(client);
+      }
+      const connecting = open(entry);
+      entry.connecting = connecting;
+      const clear = () => {
+        if (entry.connecting === connecting) entry.connecting = undefined;
+      };
+      connecting.then(clear, clear);
+    }
+    return entry.connecting;
+  };
+
+  /**
+   * Runs `steps` commands on the endpoint's connection (opened when needed), within a hard deadline.
+   * A timed-out or broken connection is dropped, so the next request starts afresh.
+   */
+  const withConnection = async <T>(
+    endpoint: RedisEndpoint,
+    steps: number,
+    work: (client: Redis) => Promise<T>,
+  ): Promise<T> => {
+    if (closed) throw new ClosedError();
+    const entry = entryFor(endpoint);
+    const client = await connection(entry);
+    try {
+      return await deadline(work(client), steps * commandTimeoutMs + marginMs);
+    } catch (error) {
+      if (isTimeout(error) || client.status !== 'ready') {
+        if (entry.client === client) entry.client = undefined;
+        discard(client);
+      }
+      throw error;
+    }
+  };
+
+  const failure = (error: unknown, password: string): { kind: RedisFailureKind; reason: string } =>
+    describeFailure(error, password, { connectTimeoutMs, commandTimeoutMs });
+
+  return {
+    async observe(endpoint, { signal } = {}) {
+      if (signal?.aborted) return { reachable: false, error: 'observation aborted' };
+      try {
+        const work = withConnection(endpoint, 1, (client) =>
+          Promise.all([client.info(), client.role()]),
+        );
+        const [info, role] = signal ? await abortable(work, signal) : await work;
+        return observationFromInfo(parseInfo(info), role);
+      } catch (error) {
+        return { reachable: false, error: failure(error, endpoint.password).reason };
+      }
+    },
+
+    async promote(endpoint) {
+      try {
+        await withConnection(endpoint, 1, (client) => client.call('REPLICAOF', 'NO', 'ONE'));
+      } catch (error) {
+        const { kind, reason } = failure(error, endpoint.password);
+        throw new RedisAdminError(
+          `REPLICAOF NO ONE on ${endpoint.host}:${endpoint.port} failed: ${reason}`,
+          kind,
+        );
+      }
+    },
+
+    async replicaOf(endpoint, primary) {
+      try {
+        await withConnection(endpoint, 2, async (client) => {
+          const role = await client.role();
+          if (
+            role[0] === 'slave' &&
+            String(role[1]) === primary.host &&
+            Number(role[2]) === primary.port
+          )
+            return;
+          await client.call('REPLICAOF', primary.host, String(primary.port));
+        });
+      } catch (error) {
+        const { kind, reason } = failure(error, endpoint.password);
+        throw new RedisAdminError(
+          `REPLICAOF ${primary.host} ${primary.port} on ${endpoint.host}:${endpoint.port} failed: ${reason}`,
+          kind,
+        );
+      }
+    },
+
+    async close() {
+      closed = true;
+      for (const entry of [...pool.values()]) drop(entry);
+      await Promise.all([...ending]);
+    },
+  };
+}
+
+class DeadlineError extends Error {}
+class ClosedError extends Error {
+  constructor() {
+    super('the Redis admin is closed');
+  }
+}
+class AbortedError extends Error {}
+
+/** `promise`, or a DeadlineError after `ms` (the promise's own outcome is still handled). */
+function deadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new DeadlineError(`no reply within ${ms} ms`)), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new AbortedError('observation aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function isTimeout(error: unknown): boolean {
+  return (
+    error instanceof DeadlineError ||
+    (error instanceof Error && /timed out|ETIMEDOUT/i.test(error.message))
+  );
+}
+
+const authPattern = /WRONGPASS|NOAUTH|invalid password|invalid username-password|AUTH failed/i;
+
+/**
+ * The reason a request failed, in words an operator acts on, with the password scrubbed out (no
+ * message the servers send contains it; this holds even if one ever did).
+ */
+export function describeFailure(
+  error: unknown,
+  password: string,
+  timeouts: { connectTimeoutMs: number; commandTimeoutMs: number },
+): { kind: RedisFailureKind; reason: string } {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown } | undefined)?.code;
+  let kind: RedisFailureKind;
+  let reason: string;
+  if (error instanceof ClosedError) {
+    kind = 'closed';
+    reason = message;
+  } else if (error instanceof AbortedError) {
+    kind = 'timeout';
+    reason = message;
+  } else if (authPattern.test(message)) {
+    kind = 'auth';
+    reason = `authentication failed: ${message}`;
+  } else if (code === 'ETIMEDOUT' && /connect/i.test(message)) {
+    kind = 'timeout';
+    reason = `connect timed out after ${timeouts.connectTimeoutMs} ms`;
+  } else if (error instanceof DeadlineError || message === 'Command timed out') {
+    kind = 'timeout';
+    reason = `no reply within ${timeouts.commandTimeoutMs} ms (node stopped or overloaded)`;
+  } else if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) {
+    kind = 'unreachable';
+    reason = message;
+  } else if (/Connection is closed|Stream isn't writeable/i.test(message)) {
+    kind = 'unreachable';
+    reason = 'the connection closed before the node answered';
+  } else {
+    kind = 'command';
+    reason = message;
+  }
+  return { kind, reason: password ? reason.split(password).join('***') : reason };
+}

@@ -1,0 +1,446 @@
+/**
+ * The Redis admin layer against real Redis and Valkey pods on the node tier: observe, replicate,
+ * promote, and what a stopped, crashed, deleted, closed or wrongly authenticated node looks like.
+ * The pods are bare Pods reached at their pod IPs from this process (the host reaches pod IPs
+ * over the tier's bridge); replicas reach their primary at its pod IP too.
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
+import {
+  acquireNodeTier,
+  eventually,
+  freePort,
+  localImages,
+  type LocalImage,
+  type NodeTier,
+} from '@steward/testing';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  redisAdmin,
+  RedisAdminError,
+  type ReachableRedisObservation,
+  type RedisAdmin,
+  type RedisEndpoint,
+  type RedisObservation,
+} from '../src/redis/index.js';
+
+const execFileAsync = promisify(execFile);
+
+const password = `pw-${randomBytes(12).toString('hex')}`;
+const port = 6379;
+
+let tier: NodeTier;
+let core: CoreV1Api;
+let ns: string;
+let images: Record<string, LocalImage>;
+let admin: RedisAdmin;
+/** Every observation's error, to check none carries the password. */
+const errors: string[] = [];
+
+/** Pod name → its pod IP, once Ready. */
+const ips = new Map<string, string>();
+
+interface Server {
+  image: 'redis-7.0' | 'redis-8.0' | 'valkey-8.1';
+  binary: 'redis-server' | 'valkey-server';
+}
+const servers: Record<string, Server> = {
+  r0: { image: 'redis-7.0', binary: 'redis-server' },
+  r1: { image: 'redis-7.0', binary: 'redis-server' },
+  r2: { image: 'redis-7.0', binary: 'redis-server' },
+  e0: { image: 'redis-8.0', binary: 'redis-server' },
+  e1: { image: 'redis-8.0', binary: 'redis-server' },
+  v0: { image: 'valkey-8.1', binary: 'valkey-server' },
+  v1: { image: 'valkey-8.1', binary: 'valkey-server' },
+};
+
+/** A bare Pod running the server with a password, as the images are meant to run: non-root, read-only root. */
+function serverPod(name: string, { image, binary }: Server): V1Pod {
+  return {
+    metadata: { name, labels: { app: 'redis-admin-test', server: name } },
+    spec: {
+      enableServiceLinks: false,
+      automountServiceAccountToken: false,
+      terminationGracePeriodSeconds: 1,
+      securityContext: {
+        runAsNonRoot: true,
+        runAsUser: 999,
+        runAsGroup: 999,
+        fsGroup: 999,
+        seccompProfile: { type: 'RuntimeDefault' },
+      },
+      containers: [
+        {
+          name: 'server',
+          image: images[image]!.ref,
+          imagePullPolicy: 'Never',
+          command: [
+            binary,
+            ...['--bind', '0.0.0.0', '--protected-mode', 'no', '--port', String(port)],
+            ...['--dir', '/data', '--save', '', '--appendonly', 'no'],
+            ...['--requirepass', password, '--masterauth', password],
+          ],
+          ports: [{ containerPort: port }],
+          readinessProbe: { tcpSocket: { port }, periodSeconds: 1 },
+          securityContext: {
+            allowPrivilegeEscalation: false,
+            readOnlyRootFilesystem: true,
+            capabilities: { drop: ['ALL'] },
+          },
+          volumeMounts: [
+            { name: 'data', mountPath: '/data' },
+            { name: 'tmp', mountPath: '/tmp' },
+          ],
+        },
+      ],
+      volumes: [
+        { name: 'data', emptyDir: {} },
+        { name: 'tmp', emptyDir: {} },
+      ],
+    },
+  };
+}
+
+const readyPod = (name: string): Promise<V1Pod> =>
+  eventually(
+    async () => {
+      const pod = await core.readNamespacedPod({ name, namespace: ns });
+      const ready = pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+      return ready && pod.status?.podIP ? pod : undefined;
+    },
+    { timeoutMs: 180_000, description: `pod ${name} Ready with a pod IP` },
+  );
+
+const endpoint = (name: string, pw = password): RedisEndpoint => {
+  const host = ips.get(name);
+  if (!host) throw new Error(`no pod IP for ${name}`);
+  return { host, port, password: pw };
+};
+
+async function observe(target: RedisEndpoint): Promise<RedisObservation> {
+  const observation = await admin.observe(target);
+  if (!observation.reachable) errors.push(observation.error);
+  return observation;
+}
+
+/** The observation, which must be of a reachable node. */
+async function reachable(name: string): Promise<ReachableRedisObservation> {
+  const observation = await observe(endpoint(name));
+  if (!observation.reachable) throw new Error(`${name} unreachable: ${observation.error}`);
+  return observation;
+}
+
+/** Waits until `name` is a replica of `primary` with the link up. */
+const replicating = (name: string, primary: string) =>
+  eventually(
+    async () => {
+      const o = await reachable(name);
+      const link = o.primary;
+      if (o.role !== 'replica' || !link || o.syncInProgress) return undefined;
+      return link.host === ips.get(primary) && link.port === port && link.linkUp && o;
+    },
+    { timeoutMs: 60_000, description: `${name} replicating from ${primary} with the link up` },
+  );
+
+/** Sends a signal to the pod's server process (the container's init) through containerd, as root on the host. */
+async function signal(name: string, sig: 'SIGSTOP' | 'SIGCONT' | 'SIGKILL'): Promise<void> {
+  const pod = await core.readNamespacedPod({ name, namespace: ns });
+  const id = pod.status?.containerStatuses?.[0]?.containerID?.replace(/^containerd:\/\//, '');
+  if (!id) throw new Error(`pod ${name} has no running container`);
+  const state = JSON.parse(await readFile(join(tier.layout.runDir, 'state.json'), 'utf8')) as {
+    containerdSocket: string;
+  };
+  await execFileAsync(tier.binaries.ctr, [
+    ...['--address', state.containerdSocket, '--namespace', 'k8s.io'],
+    ...['tasks', 'kill', '--signal', sig, id],
+  ]);
+}
+
+/** A plain client of our own, for writes the admin layer never makes. */
+function dataClient(name: string): Redis {
+  const client = new Redis({
+    ...endpoint(name),
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  client.on('error', () => undefined);
+  return client;
+}
+
+beforeAll(async () => {
+  tier = await acquireNodeTier();
+  core = tier.kubeConfig.makeApiClient(CoreV1Api);
+  images = await localImages('redis-7.0', 'redis-8.0', 'valkey-8.1');
+  for (const image of Object.values(images)) await tier.importImage(image);
+  ns = await tier.createNamespace('redis-admin');
+  await Promise.all(
+    Object.entries(servers).map(([name, server]) =>
+      core.createNamespacedPod({ namespace: ns, body: serverPod(name, server) }),
+    ),
+  );
+  for (const name of Object.keys(servers)) {
+    const pod = await readyPod(name);
+    ips.set(name, pod.status!.podIP!);
+  }
+  admin = redisAdmin();
+});
+
+afterAll(async () => {
+  await admin?.close();
+  await tier?.release();
+});
+
+describe('redisAdmin on real redis 7.0 pods', () => {
+  let freshReplId = '';
+
+  it('observes every fresh pod as a primary without replicas, redis 7.0.15', async () => {
+    for (const name of ['r0', 'r1', 'r2']) {
+      const o = await eventually(() => reachable(name), {
+        timeoutMs: 30_000,
+        description: `${name} observed`,
+      });
+      expect(o).toMatchObject({
+        role: 'primary',
+        replicas: [],
+        loading: false,
+        syncInProgress: false,
+        engine: 'redis',
+        version: '7.0.15',
+        persistence: { aofEnabled: false },
+      });
+      expect(o.runId).toMatch(/^[0-9a-f]{40}$/);
+      expect(o.replId).toMatch(/^[0-9a-f]{40}$/);
+      expect(o.primary).toBeUndefined();
+      expect(o.memory.used).toBeGreaterThan(0);
+      expect(o.memory.max).toBe(0);
+      expect(o.persistence.rdbLastSaveTime).toBeGreaterThan(0);
+    }
+    freshReplId = (await reachable('r0')).replId;
+  });
+
+  it('makes two pods replicas of the first: link up, and the primary lists both', async () => {
+    await admin.replicaOf(endpoint('r1'), { host: ips.get('r0')!, port });
+    await admin.replicaOf(endpoint('r2'), { host: ips.get('r0')!, port });
+    const replicas = [await replicating('r1', 'r0'), await replicating('r2', 'r0')];
+    const primary = await eventually(
+      async () => {
+        const o = await reachable('r0');
+        return o.replicas.length === 2 && o.replicas.every((r) => r.state === 'online') && o;
+      },
+      { timeoutMs: 60_000, description: 'r0 listing 2 online replicas' },
+    );
+    // a primary without a backlog starts a new history when its first replica attaches; the
+    // replicas take it over
+    expect(primary.replId).not.toBe(freshReplId);
+    for (const replica of replicas) expect(replica.replId).toBe(primary.replId);
+    expect(primary.role).toBe('primary');
+    expect(primary.replicas.map((r) => r.host).sort()).toEqual(
+      [ips.get('r1'), ips.get('r2')].sort(),
+    );
+    expect(primary.replicas.map((r) => r.port)).toEqual([port, port]);
+  });
+
+  it('treats replicaOf the primary a replica already follows as a no-op (no new sync)', async () => {
+    const before = await replicating('r1', 'r0');
+    await admin.replicaOf(endpoint('r1'), { host: ips.get('r0')!, port });
+    const after = await reachable('r1');
+    expect(after).toMatchObject({
+      role: 'replica',
+      runId: before.runId,
+      replId: before.replId,
+      primary: { host: ips.get('r0'), port, linkUp: true },
+      syncInProgress: false,
+    });
+  });
+
+  it('sees the replicas reach the offset of the primary after writes', async () => {
+    const before = await reachable('r0');
+    const client = dataClient('r0');
+    try {
+      await client.connect();
+      const pipeline = client.pipeline();
+      for (let i = 0; i < 500; i++) pipeline.set(`key:${i}`, `value-${i}-${'x'.repeat(64)}`);
+      await pipeline.exec();
+    } finally {
+      client.disconnect();
+    }
+    const converged = await eventually(
+      async () => {
+        const [p, a, b] = await Promise.all([reachable('r0'), reachable('r1'), reachable('r2')]);
+        return (
+          p.offset > before.offset &&
+          a.offset === p.offset &&
+          b.offset === p.offset &&
+          p.replicas.every((r) => r.offset === p.offset) && { p, a, b }
+        );
+      },
+      { timeoutMs: 60_000, description: 'both replicas at the primary offset' },
+    );
+    // 500 SETs of ~80 bytes each are well over 40 kB of replication stream
+    expect(converged.p.offset - before.offset).toBeGreaterThan(40_000);
+    const replica = dataClient('r2');
+    try {
+      await replica.connect();
+      expect(await replica.get('key:499')).toBe(`value-499-${'x'.repeat(64)}`);
+    } finally {
+      replica.disconnect();
+    }
+  });
+
+  it('promotes a replica: primary with a new replication id, and can repoint the others to it', async () => {
+    const before = await reachable('r1');
+    await admin.promote(endpoint('r1'));
+    const promoted = await eventually(
+      async () => {
+        const o = await reachable('r1');
+        return o.role === 'primary' && o;
+      },
+      { timeoutMs: 30_000, description: 'r1 a primary' },
+    );
+    expect(promoted.replId).not.toBe(before.replId);
+    expect(promoted.runId).toBe(before.runId);
+    expect(promoted.primary).toBeUndefined();
+    expect(promoted.offset).toBeGreaterThanOrEqual(before.offset);
+    // promoting a primary changes nothing
+    await admin.promote(endpoint('r1'));
+    expect((await reachable('r1')).replId).toBe(promoted.replId);
+
+    // fence the old primary and move the other replica: both follow r1, which lists them
+    await admin.replicaOf(endpoint('r2'), { host: ips.get('r1')!, port });
+    await admin.replicaOf(endpoint('r0'), { host: ips.get('r1')!, port });
+    await replicating('r2', 'r1');
+    const old = await replicating('r0', 'r1');
+    expect(old.replId).toBe(promoted.replId);
+    await eventually(
+      async () => {
+        const o = await reachable('r1');
+        return o.replicas.length === 2 && o.replicas.every((r) => r.state === 'online');
+      },
+      { timeoutMs: 60_000, description: 'r1 listing 2 online replicas' },
+    );
+  });
+
+  it('reports a SIGSTOPped node unreachable (it answers nothing), and observes it again once continued', async () => {
+    const before = await reachable('r0');
+    await signal('r0', 'SIGSTOP');
+    try {
+      const stopped = await observe(endpoint('r0'));
+      expect(stopped.reachable).toBe(false);
+      expect(!stopped.reachable && stopped.error).toMatch(/no reply within/);
+      // still unreachable on a fresh connection: the kernel accepts it, the server never answers
+      const again = await observe(endpoint('r0'));
+      expect(!again.reachable && again.error).toMatch(/no reply within|timed out/);
+      // the other pods are unaffected
+      expect((await reachable('r1')).role).toBe('primary');
+    } finally {
+      await signal('r0', 'SIGCONT');
+    }
+    const back = await eventually(() => reachable('r0'), {
+      timeoutMs: 30_000,
+      description: 'r0 observed again after SIGCONT',
+    });
+    expect(back.runId).toBe(before.runId);
+  });
+
+  it('observes a crashed and restarted server again, with a new run id', async () => {
+    const before = await reachable('r2');
+    await signal('r2', 'SIGKILL');
+    const restarted = await eventually(
+      async () => {
+        const o = await observe(endpoint('r2'));
+        return o.reachable && o.runId !== before.runId && o;
+      },
+      { timeoutMs: 120_000, description: 'r2 back with a new run id' },
+    );
+    // no persistence and no config file: it comes back as an empty primary
+    expect(restarted.role).toBe('primary');
+  });
+
+  it('reports a deleted pod, and a closed port on the host, unreachable', async () => {
+    const gone = endpoint('r2');
+    await core.deleteNamespacedPod({ name: 'r2', namespace: ns, gracePeriodSeconds: 0 });
+    const unreachable = await eventually(
+      async () => {
+        const o = await observe(gone);
+        return !o.reachable && o;
+      },
+      { timeoutMs: 60_000, description: 'the deleted pod unreachable' },
+    );
+    expect(unreachable.error).toMatch(/connect|closed|EHOSTUNREACH|ECONNREFUSED|no reply/);
+
+    const closedPort = await freePort(tier.hostAddress);
+    const refused = await observe({ host: tier.hostAddress, port: closedPort, password });
+    expect(refused).toEqual({ reachable: false, error: expect.stringMatching(/ECONNREFUSED/) });
+    await expect(
+      admin.promote({ host: tier.hostAddress, port: closedPort, password }),
+    ).rejects.toThrow(RedisAdminError);
+  });
+
+  it('reports a wrong or missing password as an authentication failure, and the right one works again', async () => {
+    const wrong = await observe(endpoint('r1', `${password}-wrong`));
+    expect(wrong.reachable).toBe(false);
+    expect(!wrong.reachable && wrong.error).toMatch(/authentication failed/);
+    expect(!wrong.reachable && wrong.error).toMatch(/WRONGPASS/);
+
+    const missing = await observe(endpoint('r1', ''));
+    expect(!missing.reachable && missing.error).toMatch(/authentication failed.*NOAUTH/);
+
+    const error = await admin
+      .replicaOf(endpoint('r1', 'nope'), { host: ips.get('r0')!, port })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(error).toBeInstanceOf(RedisAdminError);
+    expect((error as RedisAdminError).kind).toBe('auth');
+
+    expect((await reachable('r1')).role).toBe('primary');
+  });
+});
+
+describe.each([
+  { engine: 'redis', version: '8.0.2', primary: 'e0', replica: 'e1' },
+  { engine: 'valkey', version: '8.1.1', primary: 'v0', replica: 'v1' },
+] as const)('redisAdmin on real $engine $version pods', ({ engine, version, primary, replica }) => {
+  it(`observes ${engine} ${version}, and replicates one pod from the other`, async () => {
+    const p = await eventually(() => reachable(primary), {
+      timeoutMs: 30_000,
+      description: `${primary} observed`,
+    });
+    expect(p).toMatchObject({ role: 'primary', engine, version, replicas: [], loading: false });
+    await admin.replicaOf(endpoint(replica), { host: ips.get(primary)!, port });
+    const r = await replicating(replica, primary);
+    expect(r).toMatchObject({ role: 'replica', engine, version });
+    const listed = await eventually(
+      async () => {
+        const o = await reachable(primary);
+        return o.replicas.length === 1 && o.replicas[0]!.state === 'online' && o;
+      },
+      { timeoutMs: 60_000, description: `${primary} listing ${replica}` },
+    );
+    expect(listed.replicas[0]).toMatchObject({ host: ips.get(replica), port });
+    // as with redis 7.0: a new history once the first replica attached, shared by the replica
+    expect(listed.replId).not.toBe(p.replId);
+    expect((await reachable(replica)).replId).toBe(listed.replId);
+    await eventually(
+      async () => {
+        const [a, b] = await Promise.all([reachable(primary), reachable(replica)]);
+        return a.offset === b.offset;
+      },
+      { timeoutMs: 60_000, description: `${replica} at ${primary}'s offset` },
+    );
+  });
+});
+
+describe('what the admin layer reports', () => {
+  it('never puts the password in an error', () => {
+    expect(errors.length).toBeGreaterThan(0);
+    for (const error of errors) expect(error).not.toContain(password);
+  });
+});
