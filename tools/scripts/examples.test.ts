@@ -10,16 +10,16 @@ describe('examples', () => {
     const kinds = examples.map((e) => e.object.kind);
     expect(kinds.slice(0, 2)).toEqual(['Namespace', 'Namespace']);
     expect(kinds).toEqual(
-      expect.arrayContaining(['ProviderProfile', 'DatabaseInstance', 'KafkaTopic']),
+      expect.arrayContaining(['ProviderProfile', 'DatabaseInstance', 'KafkaTopic', 'CacheCluster']),
     );
     expect(kinds.lastIndexOf('Namespace')).toBeLessThan(kinds.indexOf('ProviderProfile'));
     const providers = examples
       .filter((e) => e.object.kind === 'ProviderProfile')
       .map((e) => (e.object as unknown as { spec: { provider: string } }).spec.provider);
-    expect(providers.sort()).toEqual(['aws', 'gcp', 'kafka']);
+    expect(providers.sort()).toEqual(['aws', 'gcp', 'kafka', 'kubernetes']);
   });
 
-  it('points only profiles at the local APIs, leaving the example untouched', async () => {
+  it('points only profiles of external providers at the local APIs, leaving the example untouched', async () => {
     const examples = await loadExamples(dir);
     const endpoints = {
       aws: 'http://127.0.0.1:1',
@@ -34,7 +34,8 @@ describe('examples', () => {
           kafka?: { bootstrapServers?: string[] };
         };
       };
-      if (object.kind !== 'ProviderProfile') {
+      const provider = (object as unknown as { spec?: { provider?: string } }).spec?.provider;
+      if (object.kind !== 'ProviderProfile' || provider === 'kubernetes') {
         expect(local).toBe(object);
         continue;
       }

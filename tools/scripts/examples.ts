@@ -79,6 +79,8 @@ export interface LocalEndpoints {
  */
 export function withLocalEndpoint(object: KubeObject, endpoints: LocalEndpoints): KubeObject {
   if (object.kind !== 'ProviderProfile') return object;
+  // A kubernetes profile names no endpoint: its workloads run in the cluster itself.
+  if ((object as ProviderProfile).spec.provider === 'kubernetes') return object;
   const profile = structuredClone(object) as ProviderProfile;
   if (profile.spec.aws) profile.spec.aws.endpoint = endpoints.aws;
   if (profile.spec.gcp) profile.spec.gcp.endpoint = endpoints.gcp;
