@@ -1,0 +1,224 @@
+// CacheCluster benchmarks on the node tier (real kubelet + containerd, real Redis pods), the
+// controller in-process on a Manager as the app wires it (poll 5 s, busy poll 1 s — the chart's
+// defaults). Prints a Markdown table for BENCHMARKS.md. Not a test: it asserts nothing but that
+// each step happened.
+//
+//   npx tsx libs/cache-cluster/bench/cache.ts [--runs=3]
+//
+// Measures, per run, in a namespace of its own:
+// - create → Ready (Ready=True at the object's generation) for Standalone and Replicated (3 pods);
+// - primary loss → writable again through the read-write Service (a client SETs every 20 ms and
+//   reconnects on errors), for the primary pod deleted and for its redis process SIGKILLed, with
+//   failover.after 2 s: the time from the loss to the first acknowledged write after it;
+// - API writes of the manager's client per converged cluster per minute (three clusters, 60 s).
+import { findCondition } from '@steward/conditions';
+import { Manager } from '@steward/controller';
+import { CacheCluster, type CacheClusterSpec } from '@steward/cache-cluster-api';
+import { KubeClient, Pods, Services, type KubeObject } from '@steward/kube';
+import {
+  acquireNodeTier,
+  eventually,
+  installCRDs,
+  localImages,
+  repoRoot,
+  type NodeTier,
+} from '@steward/testing';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
+import { cacheClusterController, type Pod } from '../src/index.js';
+
+const run = promisify(execFile);
+const runs = Number(process.argv.find((a) => a.startsWith('--runs='))?.split('=')[1] ?? 3);
+const Kind = CacheCluster.resourceType;
+
+const tier: NodeTier = await acquireNodeTier();
+for (const image of Object.values(await localImages('redis-7.0'))) await tier.importImage(image);
+await installCRDs(tier.kubeConfig, join(repoRoot(), 'charts/cache-cluster-controller/crds'));
+const admin = new KubeClient(tier.kubeConfig, { fieldManager: 'bench-admin' });
+const ns = await tier.createNamespace('cc-bench');
+let writes = 0;
+const manager = new Manager({
+  kubeConfig: tier.kubeConfig,
+  name: 'cache-cluster-controller',
+  client: {
+    onRequest: (info) => {
+      if (!['get', 'list', 'watch'].includes(info.verb)) writes++;
+    },
+  },
+});
+cacheClusterController(manager, {
+  selection: { namespace: ns },
+  fieldManager: 'cache-cluster-controller',
+  pollIntervalMs: 5000,
+  busyPollIntervalMs: 1000,
+});
+manager.start().catch((e: unknown) => console.error(e));
+
+const create = (name: string, spec: CacheClusterSpec) =>
+  admin.create<CacheCluster>(Kind, {
+    apiVersion: CacheCluster.apiVersion,
+    kind: 'CacheCluster',
+    metadata: { name, namespace: ns },
+    spec,
+  } as CacheCluster);
+const ready = (name: string) =>
+  eventually(
+    async () => {
+      const obj = await admin.get<CacheCluster>(Kind, name, ns);
+      const c = findCondition(obj.status?.conditions, 'Ready');
+      return c?.status === 'True' && c.observedGeneration === obj.metadata.generation
+        ? obj
+        : undefined;
+    },
+    { description: `${name} Ready`, timeoutMs: 300_000, intervalMs: 50 },
+  );
+const password = async (name: string) => {
+  const s = await admin.get<KubeObject & { data: Record<string, string> }>(
+    { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true },
+    `${name}-auth`,
+    ns,
+  );
+  return Buffer.from(s.data['password']!, 'base64').toString('utf8');
+};
+
+async function timeToReady(name: string, spec: CacheClusterSpec): Promise<number> {
+  const start = performance.now();
+  await create(name, spec);
+  await ready(name);
+  return (performance.now() - start) / 1000;
+}
+
+/** Writes every 20 ms through the read-write Service; resolves the loss → first write after it. */
+async function failover(
+  name: string,
+  how: 'delete' | 'kill',
+): Promise<{ seconds: number; bound: string }> {
+  const obj = await ready(name);
+  const rw = await admin.get<KubeObject & { spec: { clusterIP: string } }>(
+    Services,
+    `${name}-rw`,
+    ns,
+  );
+  const pass = await password(name);
+  const client = new Redis({
+    host: rw.spec.clusterIP,
+    port: 6379,
+    password: pass,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    connectTimeout: 500,
+    retryStrategy: () => 50,
+  });
+  client.on('error', () => undefined);
+  await eventually(async () => (await client.set('warm', '1')) === 'OK', {
+    description: 'first write',
+  });
+  const primary = obj.status!.primary!;
+  const count = obj.status?.failoverCount ?? 0;
+  let i = 0;
+  let lossAt = 0;
+  let writableAt = 0;
+  let failedSince = false;
+  const writer = (async () => {
+    while (!writableAt) {
+      try {
+        await client.set(`k${i++}`, 'x'.repeat(64));
+        if (lossAt && failedSince) writableAt = performance.now();
+      } catch {
+        if (lossAt) failedSince = true;
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  await new Promise((r) => setTimeout(r, 500));
+  lossAt = performance.now();
+  if (how === 'delete') await admin.delete(Pods, primary, ns);
+  else {
+    const pod = await admin.get<Pod & { status: { containerStatuses: { containerID: string }[] } }>(
+      Pods,
+      primary,
+      ns,
+    );
+    const id = pod.status.containerStatuses[0]!.containerID.replace('containerd://', '');
+    await run(tier.binaries.ctr, [
+      ...['--address', join(tier.layout.runDir, 'containerd.sock'), '-n', 'k8s.io'],
+      ...['tasks', 'kill', '-s', 'SIGKILL', id],
+    ]);
+  }
+  await writer;
+  client.disconnect();
+  const after = await eventually(
+    async () => {
+      const o = await admin.get<CacheCluster>(Kind, name, ns);
+      return (o.status?.failoverCount ?? 0) > count && o.status?.failover?.phase === 'Completed'
+        ? o
+        : undefined;
+    },
+    { description: 'failover completed', timeoutMs: 120_000 },
+  );
+  const f = after.status!.failover!;
+  await ready(name);
+  return {
+    seconds: (writableAt - lossAt) / 1000,
+    bound:
+      f.lossBound === 'Bounded'
+        ? `${f.bytesPossiblyLost} B (${f.reason})`
+        : `unknown (${f.reason})`,
+  };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const fmt = (xs: number[]) =>
+  `${median(xs).toFixed(1)} s (${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)})`;
+
+const standalone: number[] = [];
+const replicated: number[] = [];
+const deleted: number[] = [];
+const killed: number[] = [];
+const bounds: string[] = [];
+for (let r = 0; r < runs; r++) {
+  standalone.push(await timeToReady(`solo-${r}`, { version: '7.0' }));
+  replicated.push(
+    await timeToReady(`trio-${r}`, {
+      version: '7.0',
+      mode: 'Replicated',
+      replicas: 3,
+      failover: { after: '2s' },
+    }),
+  );
+  const d = await failover(`trio-${r}`, 'delete');
+  deleted.push(d.seconds);
+  const k = await failover(`trio-${r}`, 'kill');
+  killed.push(k.seconds);
+  bounds.push(`delete: ${d.bound}; kill: ${k.bound}`);
+  console.error(
+    `run ${r + 1}/${runs}: standalone ${standalone[r]!.toFixed(1)} s, replicated ${replicated[r]!.toFixed(1)} s, delete → writable ${d.seconds.toFixed(1)} s, kill → writable ${k.seconds.toFixed(1)} s`,
+  );
+}
+// Converged cost: every cluster of this run is Ready; count writes over a minute.
+for (let r = 0; r < runs; r++) {
+  await ready(`solo-${r}`);
+  await ready(`trio-${r}`);
+}
+await new Promise((r) => setTimeout(r, 10_000));
+const before = writes;
+await new Promise((r) => setTimeout(r, 60_000));
+const perMinute = (writes - before) / (2 * runs);
+
+console.log(`| measure (${runs} runs, median, min–max) | figure |`);
+console.log('| --- | --- |');
+console.log(`| Standalone create → Ready | ${fmt(standalone)} |`);
+console.log(`| Replicated (3 pods) create → Ready | ${fmt(replicated)} |`);
+console.log(`| primary pod deleted → writable again (failover.after 2 s) | ${fmt(deleted)} |`);
+console.log(`| primary redis SIGKILLed → writable again (failover.after 2 s) | ${fmt(killed)} |`);
+console.log(
+  `| API writes per converged CacheCluster per minute (${2 * runs} clusters, 60 s) | ${perMinute} |`,
+);
+console.log(`\nloss bounds recorded: ${bounds.join(' | ')}`);
+
+await manager.stop();
+await admin.close();
+await tier.release();
+process.exit(0);
