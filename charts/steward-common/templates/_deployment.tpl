@@ -3,8 +3,19 @@ The controller's Deployment: one container running the app with its configuratio
 variables, non-root, read-only root filesystem (an emptyDir at /tmp is the only writable path),
 seccomp RuntimeDefault, no capabilities, probes on /healthz and /readyz. Admitted under the
 `restricted` Pod Security Standard.
+
+Called with the chart's root context (`.`), or, for a chart whose controller reads variables of its
+own, with a dict: root (the root context) and env (YAML list of Kubernetes EnvVars, rendered by the
+chart's own template), put after the variables every controller reads and before extraEnv.
 */}}
 {{- define "steward-common.deployment" -}}
+{{- $env := "" }}
+{{- $root := . }}
+{{- if hasKey . "root" }}
+{{- $env = .env }}
+{{- $root = .root }}
+{{- end }}
+{{- with $root }}
 apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -82,6 +93,9 @@ spec:
             - name: OTEL_EXPORTER_OTLP_ENDPOINT
               value: {{ . | quote }}
             {{- end }}
+            {{- with $env }}
+            {{- . | nindent 12 }}
+            {{- end }}
             {{- with .Values.extraEnv }}
             {{- toYaml . | nindent 12 }}
             {{- end }}
@@ -150,4 +164,5 @@ spec:
             matchLabels:
               {{- include "steward-common.selectorLabels" . | nindent 14 }}
       {{- end }}
+{{- end }}
 {{- end }}
