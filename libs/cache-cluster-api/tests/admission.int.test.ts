@@ -154,7 +154,7 @@ describe('CacheCluster admission (the real API server, the chart’s CRD)', () =
       }),
     );
     const patch = (spec: Record<string, unknown>) =>
-      client.mergePatch(Kind, 'durable', namespace, { spec });
+      client.mergePatch<CacheCluster>(Kind, 'durable', namespace, { spec });
     expect(await rejection(patch({ persistence: { size: '1Gi' } }))).toContain(
       'spec.persistence.size may only grow',
     );
