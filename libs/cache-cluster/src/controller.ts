@@ -15,6 +15,8 @@ import { CleanupError, withFinalizer } from '@steward/finalizers';
 import { objectKey, type Selection } from '@steward/informer';
 import {
   ConfigMaps,
+  isForbidden,
+  isInvalid,
   isNotFound,
   NetworkPolicies,
   PersistentVolumeClaims,
@@ -70,6 +72,8 @@ export interface CacheClusterControllerOptions {
 }
 
 const ByProfile = 'cache.steward.dev/profile';
+/** How long a refused PVC growth is not asked again (unless the claim or the size changes). */
+const EXPANSION_RECHECK_MS = 10 * 60_000;
 const childKinds: ResourceType[] = [
   StatefulSets,
   Services,
@@ -182,6 +186,16 @@ export function durationMs(text: string): number {
 export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<Cluster> {
   const { client, children, redis, options } = deps;
   const memories = new Map<string, PrimaryMemory>();
+  /**
+   * PVC growths the API server refused (e.g. a StorageClass without allowVolumeExpansion), by
+   * claim uid: not asked again while the claim and the size asked for are unchanged, until
+   * EXPANSION_RECHECK_MS has passed — the refusal is for a person to fix, and asking again every
+   * poll would cost a write per claim per poll. The problem is still reported every reconcile.
+   */
+  const expansionRefusals = new Map<
+    string,
+    { size: string; resourceVersion: string; message: string; at: number }
+  >();
   const passwords = new Map<string, { password: string; resourceVersion: string; at: number }>();
   const now = options.now ?? (() => new Date());
   const pollMs = options.pollIntervalMs ?? 5000;
@@ -380,32 +394,40 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
         };
       });
     }
-    const current = ctx.status.object;
     for (const event of plan.events) emit(obj, event.type, event.reason, event.message);
     const failed = await carryOut(plan.actions, facts, namespace, password);
     for (const f of failed) problems.push({ reason: 'ActionFailed', message: f });
 
     const sts = sync.children.get(`StatefulSet/${names.statefulSet}`);
     const rollout = sts ? statefulSetRolloutStatus(sts as never) : undefined;
-    const statusChange = cacheStatus({
-      cluster: current,
-      replicas,
-      podCount: podList.filter((p) => !p.metadata.deletionTimestamp).length,
-      health: plan.health,
-      rollout,
-      image: resolved.image,
-      endpoints: {
-        readWrite: `${names.readWrite}.${namespace}.svc`,
-        readOnly: `${names.readOnly}.${namespace}.svc`,
-        port: CACHE_PORT,
-        secretName: passwordSecret.name,
-        secretKey: passwordSecret.key,
-      },
-      durable: Boolean(resolved.storage),
-      problems,
+    const statusOf = (cluster: Cluster) =>
+      cacheStatus({
+        cluster,
+        replicas,
+        podCount: podList.filter((p) => !p.metadata.deletionTimestamp).length,
+        health: plan.health,
+        rollout,
+        image: resolved.image,
+        endpoints: {
+          readWrite: `${names.readWrite}.${namespace}.svc`,
+          readOnly: `${names.readOnly}.${namespace}.svc`,
+          port: CACHE_PORT,
+          secretName: passwordSecret.name,
+          secretKey: passwordSecret.key,
+        },
+        durable: Boolean(resolved.storage),
+        problems,
+      });
+    // Stated over the newest copy the writer has (recomputed over the API server's on a
+    // conflict): the phase before this write — whether the cluster was Scaling — is then not
+    // that of a stale cache, which a reconcile right after the previous one's write may still see.
+    let before = ctx.status.object.status?.phase;
+    let statusChange = statusOf(ctx.status.object);
+    await ctx.status.write((latest) => {
+      before = latest.status?.phase;
+      statusChange = statusOf(latest);
+      return { conditions: statusChange.conditions, fields: statusChange.fields };
     });
-    const before = obj.status?.phase;
-    await ctx.status.write({ conditions: statusChange.conditions, fields: statusChange.fields });
     if (
       before &&
       before !== statusChange.phase &&
@@ -433,7 +455,21 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
       if (claim.metadata.namespace !== obj.metadata.namespace) continue;
       if (claim.metadata.labels?.[Labels.cluster] !== obj.metadata.name) continue;
       const has = claim.spec?.resources?.requests?.storage;
-      if (!has || quantityValue(has) >= want) continue;
+      const uid = claim.metadata.uid ?? `${claim.metadata.namespace}/${claim.metadata.name}`;
+      if (!has || quantityValue(has) >= want) {
+        expansionRefusals.delete(uid);
+        continue;
+      }
+      const refusal = expansionRefusals.get(uid);
+      if (
+        refusal &&
+        refusal.size === size &&
+        refusal.resourceVersion === claim.metadata.resourceVersion &&
+        Date.now() - refusal.at < EXPANSION_RECHECK_MS
+      ) {
+        problems.push({ reason: CacheReasons.VolumeExpansionFailed, message: refusal.message });
+        continue;
+      }
       try {
         await client.mergePatch(
           PersistentVolumeClaims,
@@ -443,6 +479,7 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
             spec: { resources: { requests: { storage: size } } },
           },
         );
+        expansionRefusals.delete(uid);
         emit(
           obj,
           'Normal',
@@ -450,10 +487,16 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
           `PersistentVolumeClaim ${claim.metadata.name} grows from ${has} to ${size}`,
         );
       } catch (error) {
-        problems.push({
-          reason: CacheReasons.VolumeExpansionFailed,
-          message: `PersistentVolumeClaim ${claim.metadata.name} cannot grow from ${has} to ${size}: ${(error as Error).message}`,
-        });
+        const message = `PersistentVolumeClaim ${claim.metadata.name} cannot grow from ${has} to ${size}: ${(error as Error).message}`;
+        problems.push({ reason: CacheReasons.VolumeExpansionFailed, message });
+        // Only a refusal is remembered; a transient failure (connection, 5xx, 429) is retried.
+        if (isForbidden(error) || isInvalid(error))
+          expansionRefusals.set(uid, {
+            size,
+            resourceVersion: claim.metadata.resourceVersion ?? '',
+            message,
+            at: Date.now(),
+          });
       }
     }
   }

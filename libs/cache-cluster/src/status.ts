@@ -6,8 +6,13 @@
  * `Ready=True` (`Available`) only when every desired pod is ready and in its role and the
  * StatefulSet's rollout is complete, so kstatus reads Current only for a converged cluster; while
  * it is not, `Ready=False` names what it waits for (Provisioning, Scaling, Updating, FailingOver,
- * PrimaryLost, ReplicasNotInSync), `Progressing=True` says the controller is moving it, and
- * `Degraded=True` says what is wrong with what exists.
+ * PrimaryLost, PodsMissing, ReplicasNotInSync), `Progressing=True` says the controller is moving
+ * it, and `Degraded=True` says what is wrong with what exists.
+ *
+ * Provisioning and Scaling last until the cluster is Ready (the phase last stated is read back for
+ * it): the new pods' first sync is part of the change, not a degradation. Scaling begins only
+ * when the pods desired change (`status.replicas`, the count last stated): a pod that is merely
+ * gone is PodsMissing (Degraded).
  */
 import { type CacheCluster, type CachePhase } from '@steward/cache-cluster-api';
 import { type Health } from './roles/plan.js';
@@ -20,6 +25,7 @@ export const CacheReasons = {
   FailingOver: 'FailingOver',
   PrimaryLost: 'PrimaryLost',
   ReplicasNotInSync: 'ReplicasNotInSync',
+  PodsMissing: 'PodsMissing',
   Converged: 'Converged',
   Healthy: 'Healthy',
   NoReplicaToPromote: 'NoReplicaToPromote',
@@ -77,6 +83,13 @@ export function cacheStatus(input: StatusInput): CacheStatusChange {
     !health.failingOver &&
     health.lagging.length === 0;
   const established = cluster.status?.primaryRunId !== undefined || health.primaryServing;
+  // The phase this status was last stated with, and whether the pods desired changed since.
+  const previous = cluster.status?.phase;
+  const scalingTo = cluster.status?.replicas !== undefined && cluster.status.replicas !== replicas;
+  const rolling = rollout && !rollout.complete ? rollout.message : undefined;
+  const inRole = `${health.readyReplicas} of ${replicas} pods ready and in their role${
+    health.lagging.length ? `: ${health.lagging.join('; ')}` : ''
+  }`;
 
   let reason: string;
   let message: string;
@@ -101,27 +114,45 @@ export function cacheStatus(input: StatusInput): CacheStatusChange {
     reason = CacheReasons.Provisioning;
     phase = 'Provisioning';
     message = rollout && !rollout.complete ? rollout.message : 'waiting for the first primary';
-  } else if (input.podCount !== replicas) {
+  } else if (scalingTo || previous === 'Scaling') {
+    // A scale is over only once every pod desired exists and is ready and in its role (a new
+    // replica synced from the primary): until then the cluster is Scaling.
     reason = CacheReasons.Scaling;
     phase = 'Scaling';
-    message = `${input.podCount} pods, ${replicas} desired${rollout && !rollout.complete ? `: ${rollout.message}` : ''}`;
-  } else if (rollout && !rollout.complete) {
+    message =
+      input.podCount !== replicas
+        ? `${input.podCount} pods, ${replicas} desired${rolling ? `: ${rolling}` : ''}`
+        : `${inRole}${rolling ? `; ${rolling}` : ''}`;
+  } else if (previous === undefined || previous === 'Provisioning') {
+    // The first primary serves; the replicas' first sync is still provisioning.
+    reason = CacheReasons.Provisioning;
+    phase = 'Provisioning';
+    message = `${inRole}${rolling ? `; ${rolling}` : ''}`;
+  } else if (input.podCount !== replicas) {
+    // The pods desired did not change: one is gone (deleted, evicted) until the StatefulSet
+    // re-creates it.
+    reason = CacheReasons.PodsMissing;
+    phase = 'Degraded';
+    message = `${input.podCount} of ${replicas} pods exist; the StatefulSet re-creates the missing ones`;
+  } else if (rolling) {
     reason = CacheReasons.Updating;
     phase = 'Updating';
-    message = rollout.message;
+    message = rolling;
   } else {
     reason = CacheReasons.ReplicasNotInSync;
     phase = 'Degraded';
-    message = health.lagging.length
-      ? health.lagging.join('; ')
-      : `${health.readyReplicas} of ${replicas} pods ready and in their role`;
+    message = health.lagging.length ? health.lagging.join('; ') : inRole;
   }
 
+  // What is wrong with what exists — not the replicas a creation or a scale is still syncing.
+  const changing = phase === 'Provisioning' || phase === 'Scaling';
   const degradations: { reason: string; message: string }[] = [];
   if (health.stuck) degradations.push(health.stuck);
   else if (health.lost)
     degradations.push({ reason: CacheReasons.PrimaryLost, message: health.lost.message });
-  else if (established && !health.failingOver && health.lagging.length)
+  else if (reason === CacheReasons.PodsMissing)
+    degradations.push({ reason: CacheReasons.PodsMissing, message });
+  else if (established && !health.failingOver && health.lagging.length && !changing)
     degradations.push({
       reason: CacheReasons.ReplicasNotInSync,
       message: health.lagging.join('; '),
