@@ -388,7 +388,11 @@ export const FailoverRecord = Type.Object({
     }),
   ),
   primaryLastSeenAt: Type.Optional(
-    Type.String({ format: 'date-time', description: 'When that offset was read.' }),
+    Type.String({
+      format: 'date-time',
+      description:
+        'A time no later than that offset was read: every write acknowledged by then is within primaryLastOffset.',
+    }),
   ),
   bytesPossiblyLost: Type.Optional(
     Type.Integer({

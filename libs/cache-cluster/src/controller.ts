@@ -341,6 +341,8 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
       .filter(
         (p) => p.metadata.namespace === namespace && p.metadata.labels?.[Labels.cluster] === name,
       );
+    // Before any INFO is sent: the primary's offset covers every write acknowledged by then.
+    const observedAt = now().toISOString();
     const facts = await podFacts(podList, name, (ip) =>
       redis.observe(endpoint(ip, password), { signal: ctx.signal }),
     );
@@ -366,6 +368,7 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
       pods: facts,
       memory: memories.get(uid) ?? {},
       now: now().toISOString(),
+      observedAt,
     });
     memories.set(uid, plan.memory);
     if (plan.status) {

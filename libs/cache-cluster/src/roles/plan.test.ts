@@ -100,6 +100,49 @@ describe('planRoles, Replicated', () => {
     expect(converged.memory.lastSeen).toMatchObject({ pod: 'c-0', offset: 100, at: T0 });
   });
 
+  it('remembers the primary as seen when its observation began, not when the plan ran', () => {
+    // The observations took 3 s (a replica that did not answer): writes acknowledged during them
+    // are not in the offset read, so the loss bound must not claim them.
+    const pods = [
+      pod(0, primaryNode('p0', 100), { roleLabel: 'primary' }),
+      pod(1, replicaOf(0, 100), { roleLabel: 'replica' }),
+      pod(2, { reachable: false, error: 'no reply within 2000 ms' }, { roleLabel: 'replica' }),
+    ];
+    const status = { primary: 'c-0', primaryRunId: 'p0' };
+    const seen = planRoles(input({ status, pods, observedAt: at(-3_000) }));
+    expect(seen.memory.lastSeen).toEqual({ pod: 'c-0', runId: 'p0', offset: 100, at: at(-3_000) });
+    // The primary is lost; the failover's bound is stated up to that time.
+    const failover = planRoles(
+      input({
+        status,
+        pods: [
+          pod(0, undefined, { deleting: true }),
+          pod(1, replicaOf(0, 90)),
+          pod(2, replicaOf(0, 80)),
+        ],
+        memory: { ...seen.memory, lostSince: at(1_000), lostReason: 'PrimaryPodDeleted' },
+        now: at(20_000),
+        observedAt: at(19_000),
+      }),
+    );
+    expect(failover.status?.failover).toMatchObject({
+      to: 'c-1',
+      primaryLastOffset: 100,
+      primaryLastSeenAt: at(-3_000),
+      bytesPossiblyLost: 10,
+      lossBound: 'Bounded',
+    });
+    const standalone = planRoles(
+      input({
+        mode: 'Standalone',
+        replicas: 1,
+        pods: [pod(0, primaryNode('s0', 7))],
+        observedAt: at(-500),
+      }),
+    );
+    expect(standalone.memory.lastSeen?.at).toBe(at(-500));
+  });
+
   it('repoints a replica of the wrong address and fences a second primary, labels follow', () => {
     const plan = planRoles(
       input({
@@ -238,6 +281,47 @@ describe('planRoles, Replicated', () => {
     expect(plan.actions[0]).toEqual({ type: 'promote', pod: 'c-1' });
     expect(plan.status?.failoverCount ?? 1).toBe(1);
     expect(plan.status?.primary ?? 'c-1').toBe('c-1');
+  });
+
+  it('does not promote a chosen replica whose server restarted before its promotion, but the replica holding the data', () => {
+    // A controller died between deciding (c-1, at offset 90) and promoting; c-1's server then
+    // restarted fenced and empty. Promoting it would resynchronise c-2 from an empty dataset.
+    const failover = {
+      phase: 'Promoting' as const,
+      from: 'c-0',
+      to: 'c-1',
+      reason: 'PrimaryPodDeleted',
+      startedAt: T0,
+      promotedOffset: 90,
+      lossBound: 'Unknown' as const,
+      message: 'm',
+    };
+    const status = { primary: 'c-1', failover, failoverCount: 1 };
+    const pods = [
+      pod(0, fenced(1, 'p0-again')),
+      pod(1, fenced(1, 'r1-again')),
+      pod(2, replicaOf(0, 90)),
+    ];
+    const first = planRoles(input({ status, pods, now: at(60_000) }));
+    expect(first.actions).not.toContainEqual(expect.objectContaining({ type: 'promote' }));
+    expect(first.actions.filter((a) => a.type === 'replicaOf')).toEqual([]);
+    expect(first.status).toBeUndefined();
+    expect(first.health.lost).toMatchObject({ reason: 'PrimaryRestarted' });
+    const later = planRoles(input({ status, pods, memory: first.memory, now: at(71_000) }));
+    expect(later.status).toMatchObject({
+      primary: 'c-2',
+      failoverCount: 2,
+      failover: {
+        phase: 'Promoting',
+        from: 'c-1',
+        to: 'c-2',
+        reason: 'PrimaryRestarted',
+        promotedOffset: 90,
+        lossBound: 'Unknown',
+      },
+    });
+    expect(later.actions[0]).toEqual({ type: 'promote', pod: 'c-2' });
+    expect(later.events.map((e) => e.reason)).toEqual(['FailoverStarted']);
   });
 
   it('completes a failover once the new primary serves and the others follow', () => {

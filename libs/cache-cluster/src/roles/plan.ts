@@ -13,7 +13,9 @@
  *   id recorded in `status.primaryRunId` (recorded the first time it is seen serving).
  *   `status.primary` set but its server fenced with no run id recorded yet means a promotion was
  *   decided and not carried out (a first election, or a controller that died mid-failover):
- *   promote that same pod — never choose again.
+ *   promote that same pod — never choose again — unless its server no longer holds what it held
+ *   when a failover chose it (an offset below `failover.promotedOffset`: it restarted, empty):
+ *   that pod is lost (PrimaryRestarted), and the failover goes to the replica holding the data.
  * - Lost (pod gone, being deleted, unreachable, or its server restarted — a new run id — or
  *   demoted): after `failover.after` without it, promote the reachable replica with the highest
  *   replication offset (ties: the lowest ordinal). The decision is written first (status
@@ -57,7 +59,10 @@ export interface PodFacts {
 
 /** What the controller remembers between reconciles of one CacheCluster (per process). */
 export interface PrimaryMemory {
-  /** The primary as last seen serving: its offset then. */
+  /**
+   * The primary as last seen serving: its offset then, and a time no later than that offset was
+   * read (`RolePlanInput.observedAt`), so every write acknowledged by `at` is within `offset`.
+   */
   lastSeen?: { pod: string; runId: string; offset: number; at: string };
   /** When the current primary was first seen lost. */
   lostSince?: string;
@@ -85,6 +90,15 @@ export interface RolePlanInput {
   memory: PrimaryMemory;
   /** ISO time of this reconcile. */
   now: string;
+  /**
+   * ISO time taken before any pod was observed (default `now`): every observation was read after
+   * it, so a primary's offset covers every write acknowledged by then. `memory.lastSeen.at` (and
+   * so `status.failover.primaryLastSeenAt`, the time up to which `bytesPossiblyLost` bounds the
+   * loss) is this time, never a later one — the observations may take seconds (a replica that
+   * does not answer holds the reconcile for its timeouts), and writes acknowledged in between
+   * are not in the offset read.
+   */
+  observedAt?: string;
 }
 
 export type RoleAction =
@@ -156,8 +170,24 @@ function lossOf(
   if (!node) return { reason: 'PrimaryUnreachable', detail: 'its pod is not running' };
   if (!node.reachable) return { reason: 'PrimaryUnreachable', detail: node.error };
   if (node.role === 'primary') return undefined;
-  // A fenced server that never served as primary under this record: the promotion is pending.
-  if (!status.primaryRunId) return 'pending';
+  if (!status.primaryRunId) {
+    // A server that never served as primary under this record: the promotion is pending — if it
+    // is still the server that was chosen. A failover chose it holding `promotedOffset`; one that
+    // holds less has restarted since (booted fenced, empty without persistence), and promoting it
+    // would hand its empty dataset to every replica. It is lost, like a restarted primary.
+    const decided = status.failover;
+    if (
+      decided &&
+      decided.phase !== 'Completed' &&
+      decided.to === pod.name &&
+      node.offset < decided.promotedOffset
+    )
+      return {
+        reason: 'PrimaryRestarted',
+        detail: `its server restarted after it was chosen (replication offset ${node.offset}, ${decided.promotedOffset} when chosen) and came back fenced without that data`,
+      };
+    return 'pending';
+  }
   return node.runId !== status.primaryRunId
     ? {
         reason: 'PrimaryRestarted',
@@ -212,7 +242,14 @@ function planStandalone(input: RolePlanInput): RolePlan {
     ...(status ? { status } : {}),
     actions,
     memory: node
-      ? { lastSeen: { pod: name!, runId: node.runId, offset: node.offset, at: input.now } }
+      ? {
+          lastSeen: {
+            pod: name!,
+            runId: node.runId,
+            offset: node.offset,
+            at: input.observedAt ?? input.now,
+          },
+        }
       : input.memory,
     events: [],
     health: {
@@ -366,7 +403,7 @@ function planReplicated(input: RolePlanInput): RolePlan {
         pod: primaryPod.name,
         runId: primaryNode.runId,
         offset: primaryNode.offset,
-        at: now,
+        at: input.observedAt ?? now,
       },
     };
     if (primaryPod.ready) readyReplicas++;
