@@ -35,7 +35,6 @@ import { ProviderProfile } from '@steward/provider-profile-api';
 import {
   acquireNodeTier,
   bindChartRbac,
-  chartRbac,
   controlPlaneBinaries,
   eventually,
   gitOpsReading,
@@ -44,7 +43,6 @@ import {
   renderChart,
   repoRoot,
   startControllerProcess,
-  type ControlPlane,
   type ControllerProcess,
   type LocalImage,
   type Manifest,
@@ -112,24 +110,6 @@ let manifests: Manifest[] = [];
 let controller: ControllerProcess | undefined;
 const profiles: string[] = [];
 
-/**
- * bindChartRbac takes a ControlPlane, of which it uses `client` and `kubeConfig` — and
- * `kubeConfigFor` only for a ServiceAccount user name that fits a certificate's common name (64
- * characters); longer names get a TokenRequest token, which needs nothing more. The node tier has
- * no `kubeConfigFor` (it mints no client certificates for tests), so this suite's user name is kept
- * longer than that (checked in beforeAll) and the tier is handed over as the part it uses.
- */
-function tierAsPlane(t: NodeTier): ControlPlane {
-  const part: Pick<ControlPlane, 'client' | 'kubeConfig' | 'kubeConfigFor'> = {
-    client: t.client,
-    kubeConfig: t.kubeConfig,
-    kubeConfigFor: () => {
-      throw new Error('the node tier mints no client certificates: use a longer user name');
-    },
-  };
-  return part as ControlPlane;
-}
-
 beforeAll(async () => {
   tier = await acquireNodeTier();
   images = await localImages('redis-7.0', 'valkey-8.1');
@@ -143,9 +123,7 @@ beforeAll(async () => {
     { watchNamespace: ns, manageProviderProfiles: false },
     { releaseName, namespace: system },
   );
-  const subject = chartRbac(manifests).subject;
-  expect(`system:serviceaccount:${subject.namespace}:${subject.name}`.length).toBeGreaterThan(64);
-  const identity = await bindChartRbac(tierAsPlane(tier), manifests, system);
+  const identity = await bindChartRbac(tier, manifests, system);
   controller = await startControllerProcess({
     app,
     kubeConfig: identity,

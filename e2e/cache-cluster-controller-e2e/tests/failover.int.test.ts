@@ -13,7 +13,7 @@
  * in the middle of a failover and checks that its successor finishes that failover rather than
  * starting another.
  */
-import { KubeConfig } from '@kubernetes/client-node';
+import { type KubeConfig } from '@kubernetes/client-node';
 import { findCondition } from '@steward/conditions';
 import { CacheCluster, type CacheClusterSpec } from '@steward/cache-cluster-api';
 import {
@@ -36,7 +36,6 @@ import {
   repoRoot,
   startControllerProcess,
   type ControllerProcess,
-  type ControlPlane,
   type Manifest,
   type NodeTier,
 } from '@steward/testing';
@@ -112,43 +111,6 @@ let manifests: Manifest[] = [];
 let identity: KubeConfig;
 let controller: ControllerProcess | undefined;
 
-/**
- * `bindChartRbac` is typed for a ControlPlane. Of it, it uses `client` and `kubeConfig` (to apply
- * the RBAC as admin and review access) and, for a ServiceAccount user name that fits a
- * certificate's common name, `kubeConfigFor` (a client certificate from the plane's CA). The node
- * tier mints no certificates for tests; here that identity is what a pod gets: a token of the
- * ServiceAccount from the TokenRequest API.
- */
-function nodeTierAsPlane(): ControlPlane {
-  const kubeConfigFor = async ({ name }: { name: string }): Promise<KubeConfig> => {
-    const [, , namespace, account] = name.split(':');
-    const answer = await admin.request<{ status?: { token?: string } }>({
-      method: 'POST',
-      path: `/api/v1/namespaces/${namespace}/serviceaccounts/${account}/token`,
-      body: {
-        apiVersion: 'authentication.k8s.io/v1',
-        kind: 'TokenRequest',
-        spec: { expirationSeconds: 7200 },
-      },
-    });
-    const cluster = tier.kubeConfig.getCurrentCluster()!;
-    const config = new KubeConfig();
-    config.loadFromOptions({
-      clusters: [cluster],
-      users: [{ name, token: answer.status?.token }],
-      contexts: [{ name: 'steward', cluster: cluster.name, user: name, namespace }],
-      currentContext: 'steward',
-    });
-    return config;
-  };
-  const plane: Pick<ControlPlane, 'client' | 'kubeConfig' | 'kubeConfigFor'> = {
-    client: tier.client,
-    kubeConfig: tier.kubeConfig,
-    kubeConfigFor,
-  };
-  return plane as ControlPlane;
-}
-
 const startController = async (name: string): Promise<ControllerProcess> => {
   const started = await startControllerProcess({
     app: 'cache-cluster-controller',
@@ -180,7 +142,7 @@ beforeAll(async () => {
     { watchNamespace: ns },
     { releaseName: `ccf-${releaseNs.split('-').slice(-2).join('-')}`, namespace: releaseNs },
   );
-  identity = await bindChartRbac(nodeTierAsPlane(), manifests, releaseNs);
+  identity = await bindChartRbac(tier, manifests, releaseNs);
   controller = await startController('cache-cluster-controller-1');
   for (const name of Object.values(Clusters)) await create(name);
 }, 15 * 60_000);

@@ -335,7 +335,7 @@ const rbacKinds = new Set([
  * a namespaced object without a namespace goes to `namespace`.
  */
 export async function applyAsAdmin(
-  plane: ControlPlane,
+  plane: Pick<ControlPlane, 'client'>,
   object: ObjectManifest,
   namespace?: string,
 ): Promise<void> {
@@ -353,7 +353,7 @@ export async function applyAsAdmin(
 
 /** Applies the Namespace `name` (with `labels`, when given) to `plane` as its admin. */
 export async function applyNamespace(
-  plane: ControlPlane,
+  plane: Pick<ControlPlane, 'client'>,
   name: string,
   labels?: Record<string, string>,
 ): Promise<void> {
@@ -363,6 +363,15 @@ export async function applyNamespace(
     metadata: { name, ...(labels ? { labels } : {}) },
   });
 }
+
+/**
+ * What binding chart RBAC needs of a cluster: an admin client and kubeconfig — a test control plane
+ * or the node tier. With `kubeConfigFor` (a control plane's CA), a ServiceAccount identity whose
+ * name fits a certificate is a client certificate; otherwise it is a TokenRequest token, as a pod
+ * gets.
+ */
+export type ClusterAdmin = Pick<ControlPlane, 'client' | 'kubeConfig'> &
+  Partial<Pick<ControlPlane, 'kubeConfigFor'>>;
 
 /**
  * Applies the rendered ServiceAccount, ClusterRoles, ClusterRoleBindings, Roles and RoleBindings
@@ -378,7 +387,7 @@ export async function applyNamespace(
  * `namespace` is the release namespace the manifests were rendered for.
  */
 export async function bindChartRbac(
-  plane: ControlPlane,
+  plane: ClusterAdmin,
   manifests: readonly Manifest[],
   namespace: string,
 ): Promise<KubeConfig> {
@@ -442,7 +451,8 @@ export async function bindChartRbac(
       },
     );
   }
-  if (user.length <= maxCommonNameLength) return plane.kubeConfigFor({ name: user, groups });
+  if (user.length <= maxCommonNameLength && plane.kubeConfigFor)
+    return plane.kubeConfigFor({ name: user, groups });
   return serviceAccountTokenKubeConfig(plane, namespace, rbac.subject.name);
 }
 
@@ -454,7 +464,7 @@ const maxCommonNameLength = 64;
  * (which must exist): for names too long for a client certificate's common name.
  */
 async function serviceAccountTokenKubeConfig(
-  plane: ControlPlane,
+  plane: Pick<ControlPlane, 'kubeConfig'>,
   namespace: string,
   name: string,
 ): Promise<KubeConfig> {
