@@ -114,17 +114,15 @@ for (const { app } of controllers()) {
     namespace: releaseNamespace,
     // one release per chart in the namespace; its objects are then named steward-<chart>
     release: `steward-${app}`,
-    values: {
-      // A local platform converges at a pace a person watches; the CacheCluster controller
-      // looks at its Redis servers more often (Redis has no watch: polls detect a lost primary).
-      pollIntervalSeconds: app === 'cache-cluster-controller' ? 5 : 30,
-      extraEnv: [
-        {
-          name: 'STEWARD_BUSY_POLL_INTERVAL_SECONDS',
-          value: app === 'cache-cluster-controller' ? '1' : '2',
-        },
-      ],
-    },
+    values:
+      app === 'cache-cluster-controller'
+        ? // Redis has no watch: the controller's polls are what detect a lost primary.
+          { pollIntervalSeconds: 5, busyPollIntervalSeconds: 1 }
+        : {
+            // a local platform converges at a pace a person watches
+            pollIntervalSeconds: 30,
+            extraEnv: [{ name: 'STEWARD_BUSY_POLL_INTERVAL_SECONDS', value: '2' }],
+          },
   });
   stops.push(() => installed.uninstall());
   const [pod] = await installed.pods();

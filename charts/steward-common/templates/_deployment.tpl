@@ -93,8 +93,17 @@ spec:
             - name: OTEL_EXPORTER_OTLP_ENDPOINT
               value: {{ . | quote }}
             {{- end }}
+            {{- /* the chart's own variables, except those extraEnv sets (extraEnv wins) */}}
+            {{- $extraNames := list }}
+            {{- range .Values.extraEnv }}
+            {{- $extraNames = append $extraNames .name }}
+            {{- end }}
             {{- with $env }}
-            {{- . | nindent 12 }}
+            {{- range (fromYamlArray .) }}
+            {{- if not (has .name $extraNames) }}
+            {{- list . | toYaml | nindent 12 }}
+            {{- end }}
+            {{- end }}
             {{- end }}
             {{- with .Values.extraEnv }}
             {{- toYaml . | nindent 12 }}

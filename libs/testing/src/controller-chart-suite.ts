@@ -7,8 +7,10 @@
  * RBAC bound to the chart's ServiceAccount, and `helm install` itself.
  *
  * The charts share their templates (charts/steward-common), so they share these promises; what a
- * chart decides for itself — which objects each value set renders, the exact rules, who may read
- * Secrets where — is the spec it passes. Its test file adds the checks only it needs.
+ * chart decides for itself — which objects each value set renders, the exact rules, its own
+ * environment, which verbs it needs, what it does to Secrets, the options it passes
+ * steward-common's RBAC templates — is the spec it passes, each choice with the default most
+ * charts take. Its test file adds the checks only it needs.
  */
 import { type KubeConfig } from '@kubernetes/client-node';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -32,9 +34,11 @@ import {
   runHelmWithValues,
   type AccessRequest,
   type ApiRequester,
+  type ChartRbac,
   type ChartValues,
   type Manifest,
   type ObjectManifest,
+  type PolicyRule,
   type ScopedRule,
   type ServedResource,
 } from './helm.js';
@@ -50,6 +54,37 @@ export interface ChartVariation {
 /** A client of one API server as one identity, e.g. a `KubeClient` of @steward/kube. */
 export interface ChartTestClient extends ApiRequester {
   close(): Promise<void>;
+}
+
+/** A value set helm must refuse, with (part of) helm's message. */
+export interface ChartRejection {
+  name: string;
+  values: ChartValues;
+  message: string;
+}
+
+/** A request to the API server and whether the chart's RBAC lets the controller make it. */
+export type ChartAccess = AccessRequest & { allowed: boolean };
+
+/**
+ * Every rule a value set grants, by role — `ClusterRole <name>` or `Role <namespace>/<name>` —
+ * each role's rules in rendered order.
+ */
+export interface ChartGrants {
+  name: string;
+  values: ChartValues;
+  grants: Record<string, PolicyRule[]>;
+}
+
+/** The variables only this chart sets, or sets otherwise than every chart. */
+export interface ChartEnvironment {
+  /**
+   * With the default values: the chart's own variables, and any variable every chart sets at
+   * this chart's default (e.g. `STEWARD_POLL_INTERVAL_SECONDS`).
+   */
+  defaults: Record<string, string>;
+  /** Values of the chart's own, rendered with every chart's, and the variables they set. */
+  configured?: { values: ChartValues; env: Record<string, string> };
 }
 
 export interface ControllerChartSpec {
@@ -71,10 +106,50 @@ export interface ControllerChartSpec {
   /** Every rule the default values grant, in the rendered order, without the role names. */
   defaultRules: Omit<ScopedRule, 'roleName'>[];
   /**
-   * With `watchNamespace: team-a` and `rbac.credentialsSecretNamespaces: [provider-credentials]`:
-   * requests the chart grants (`allowed: true`) or refuses besides those every chart does.
+   * With `watchNamespace: team-a` (and `rbac.credentialsSecretNamespaces: [provider-credentials]`
+   * unless `readsProfileSecrets` is false): requests the chart grants (`allowed: true`) or refuses
+   * besides those every chart does. Checked against the rendered rules and the real authorizer.
    */
-  watchNamespaceAccess: (AccessRequest & { allowed: boolean })[];
+  watchNamespaceAccess: ChartAccess[];
+  /** The same with the default values (every namespace). Default: none. */
+  defaultAccess?: ChartAccess[];
+  /** Value sets helm must refuse besides those every chart refuses. Default: none. */
+  rejections?: ChartRejection[];
+  /**
+   * Further value sets whose rules are pinned exactly, by role (role names included). Default:
+   * none; `defaultRules` pins the default values'.
+   */
+  exactGrants?: ChartGrants[];
+  /**
+   * The verbs a rule may grant, each on any resource (`'*'`) or only on the resources listed.
+   * Default: get, list, watch, create, update and patch on any resource; never delete.
+   */
+  grantableVerbs?: Record<string, '*' | string[]>;
+  /**
+   * The verbs any value set may grant on Secrets; the others are refused everywhere. With `list`
+   * among them the Secrets are the controller's children: it lists them wherever it watches its
+   * kind, and nowhere else. Default: get, create, update and patch — Secrets read and written by
+   * name, never listed, watched or deleted.
+   */
+  secretVerbs?: string[];
+  /**
+   * As the chart passes it to steward-common's RBAC templates. Default true: the Secrets
+   * ProviderProfiles name are readable, cluster-wide unless `rbac.credentialsSecretNamespaces`
+   * narrows them. false: the controller reads none, the chart refuses that value, and with
+   * watchNamespace it may touch no Secret outside the watched namespace.
+   */
+  readsProfileSecrets?: boolean;
+  /**
+   * As the chart passes it to steward-common's RBAC templates. Default false: the ProviderProfile
+   * controller's permissions (patch on profiles and their status, Events in `default`) are granted
+   * whether it runs or not. true: only when it runs; the ClusterRole then grants only get, list and
+   * watch on ProviderProfiles.
+   */
+  profileRulesWhenManaged?: boolean;
+  /** The chart's own environment. Default: none, every chart's variables with a poll of 60 s. */
+  env?: ChartEnvironment;
+  /** What `helm install` prints (NOTES.txt) besides every chart's lines. Default: nothing. */
+  notes?: string[];
 }
 
 interface Container {
@@ -119,6 +194,78 @@ function envOf(container: Container): Record<string, string> {
   );
 }
 
+/**
+ * The controller container's environment in a rendering of a chart; a variable from the downward
+ * API reads `fieldRef:<path>`.
+ */
+export function controllerEnv(manifests: Manifest[]): Record<string, string> {
+  return envOf(podSpecOf(manifests).containers[0]!);
+}
+
+/** Every rule of `rbac`, by `ClusterRole <name>` or `Role <namespace>/<name>`, in rendered order. */
+function grantsByRole(rbac: ChartRbac): Record<string, PolicyRule[]> {
+  const grants: Record<string, PolicyRule[]> = {};
+  for (const { roleKind, roleName, namespace, ...rule } of rbac.rules) {
+    const key =
+      roleKind === 'ClusterRole' ? `ClusterRole ${roleName}` : `Role ${namespace}/${roleName}`;
+    (grants[key] ??= []).push(rule);
+  }
+  return grants;
+}
+
+/**
+ * Every (group, resource, verb, name) `rbac` grants more than once where its grants overlap: in
+ * one namespace, or in a ClusterRole, which covers every namespace.
+ */
+function grantedTwice(rbac: ChartRbac): string[] {
+  const grants = rbac.rules.flatMap((rule) =>
+    (rule.apiGroups ?? []).flatMap((group) =>
+      (rule.resources ?? []).flatMap((resource) =>
+        rule.verbs.flatMap((verb) =>
+          (rule.resourceNames ?? ['*']).map((name) => ({
+            grant: `${group}/${resource} ${verb} ${name}`,
+            where: rule.namespace ?? '*',
+          })),
+        ),
+      ),
+    ),
+  );
+  return grants
+    .filter((a, i) =>
+      grants.some(
+        (b, j) =>
+          j < i &&
+          a.grant === b.grant &&
+          (a.where === '*' || b.where === '*' || a.where === b.where),
+      ),
+    )
+    .map(({ grant, where }) => `${grant} in ${where}`);
+}
+
+/** Whether the API server's authorizer lets the caller of `identity` make `request`. */
+async function authorizerAllows(identity: ApiRequester, request: AccessRequest): Promise<boolean> {
+  const [resource, subresource] = request.resource.split('/');
+  const review = await identity.request<{ status?: { allowed?: boolean } }>({
+    method: 'POST',
+    path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+    body: {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectAccessReview',
+      spec: {
+        resourceAttributes: {
+          verb: request.verb,
+          group: request.group,
+          resource,
+          ...(subresource ? { subresource } : {}),
+          ...(request.namespace ? { namespace: request.namespace } : {}),
+          ...(request.name ? { name: request.name } : {}),
+        },
+      },
+    },
+  });
+  return review.status?.allowed === true;
+}
+
 /** The metric names libs/telemetry creates (`meter.createCounter('name', …)` and the like). */
 function telemetryMetricNames(): Set<string> {
   const telemetrySrc = join(repoRoot(), 'libs', 'telemetry', 'src');
@@ -142,7 +289,7 @@ function dashboardMetricNames(dashboard: string): Set<string> {
 }
 
 /** Value sets helm must refuse, with (part of) helm's message. The same for every chart. */
-const rejections: { name: string; values: ChartValues; message: string }[] = [
+const rejections: ChartRejection[] = [
   {
     name: 'replicas "two"',
     values: { replicas: 'two' },
@@ -242,18 +389,146 @@ const Leases: ServedResource = {
   namespaced: true,
 };
 
+/** Every verb an RBAC rule on a resource can grant. */
+const resourceVerbs = [
+  'get',
+  'list',
+  'watch',
+  'create',
+  'update',
+  'patch',
+  'delete',
+  'deletecollection',
+];
+
+/** What every chart's values render into the controller's environment, by default. */
+const commonDefaultEnv: Record<string, string> = {
+  STEWARD_WATCH_NAMESPACE: '',
+  STEWARD_PROBE_PORT: '8080',
+  STEWARD_LEADER_ELECT: 'true',
+  STEWARD_LOG_LEVEL: 'info',
+  STEWARD_MAX_CONCURRENT_RECONCILES: '4',
+  STEWARD_POLL_INTERVAL_SECONDS: '60',
+  POD_NAMESPACE: 'fieldRef:metadata.namespace',
+  POD_NAME: 'fieldRef:metadata.name',
+};
+
 /**
  * Registers the suite for the chart `spec.chart` (four `describe` blocks: rendering, Pod spec,
  * RBAC, real API server). Call it at the top level of the chart's test file.
  */
 export function describeControllerChart(spec: ControllerChartSpec): void {
-  const { chart, kind, variations } = spec;
+  const {
+    chart,
+    kind,
+    variations,
+    grantableVerbs = Object.fromEntries(
+      ['get', 'list', 'watch', 'create', 'update', 'patch'].map((verb) => [verb, '*' as const]),
+    ),
+    secretVerbs = ['get', 'create', 'update', 'patch'],
+    readsProfileSecrets = true,
+    profileRulesWhenManaged = false,
+  } = spec;
   const chartDir = join(repoRoot(), 'charts', chart);
   const metadata = readChartMetadata(chartDir);
   const releaseNamespace = defaultReleaseNamespace;
   const leaseName = `${chart}-leader`;
   const render = (values?: ChartValues, options?: { releaseName?: string; namespace?: string }) =>
     renderChart(chartDir, values, options);
+  const listsSecrets = secretVerbs.includes('list');
+
+  const chartRejections: ChartRejection[] = [
+    ...rejections,
+    ...(readsProfileSecrets
+      ? []
+      : [
+          {
+            name: 'rbac.credentialsSecretNamespaces, which this chart does not use',
+            values: {
+              watchNamespace: 'team-a',
+              rbac: { credentialsSecretNamespaces: ['credentials'] },
+            },
+            message: `rbac.credentialsSecretNamespaces is not used by ${chart}: its controller reads no Secret that a ProviderProfile names; leave it empty`,
+          },
+        ]),
+    ...(spec.rejections ?? []),
+  ];
+
+  // The requests every chart's RBAC grants or refuses, with the default values and with
+  // watchNamespace, then the chart's own: checked against the rendered rules and the authorizer.
+  const watched = { group: kind.group, resource: kind.plural };
+  const status = { group: kind.group, resource: `${kind.plural}/status` };
+  const secret = { group: '', resource: 'secrets' };
+  const profiles = { group: 'steward.dev', resource: 'providerprofiles' };
+  const profileStatus = { group: 'steward.dev', resource: 'providerprofiles/status' };
+  const events = { group: 'events.k8s.io', resource: 'events', verb: 'create' };
+  const defaultAccess: ChartAccess[] = [
+    { ...watched, verb: 'list', allowed: true },
+    { ...watched, verb: 'list', namespace: 'team-a', allowed: true },
+    // The objects users declare: the controller never creates, updates or deletes one.
+    { ...watched, verb: 'create', namespace: 'team-a', allowed: false },
+    { ...watched, verb: 'update', namespace: 'team-a', allowed: false },
+    { ...watched, verb: 'delete', namespace: 'team-a', allowed: false },
+    { ...status, verb: 'patch', namespace: 'team-a', allowed: true },
+    { ...status, verb: 'update', namespace: 'team-a', allowed: false },
+    // A Secret read by name: one a ProviderProfile names, or one of the controller's children.
+    { ...secret, verb: 'get', namespace: 'team-a', allowed: true },
+    { ...secret, verb: 'list', allowed: listsSecrets },
+    // The ProviderProfile controller runs by default without watchNamespace.
+    { ...profiles, verb: 'patch', allowed: true },
+    { ...profileStatus, verb: 'patch', allowed: true },
+    { ...profiles, verb: 'update', allowed: false },
+    { ...profiles, verb: 'delete', allowed: false },
+    { ...events, namespace: 'team-a', allowed: true },
+    { ...events, group: '', namespace: 'team-a', allowed: false },
+    { verb: 'create', group: '', resource: 'pods/exec', namespace: 'team-a', allowed: false },
+    {
+      verb: 'create',
+      group: '',
+      resource: 'serviceaccounts/token',
+      namespace: 'team-a',
+      allowed: false,
+    },
+    {
+      verb: 'create',
+      group: 'rbac.authorization.k8s.io',
+      resource: 'roles',
+      namespace: 'team-a',
+      allowed: false,
+    },
+    {
+      verb: 'update',
+      group: 'coordination.k8s.io',
+      resource: 'leases',
+      namespace: 'team-a',
+      allowed: false,
+    },
+    ...(spec.defaultAccess ?? []),
+  ];
+  const watchNamespaceValues: ChartValues = readsProfileSecrets
+    ? { watchNamespace: 'team-a', rbac: { credentialsSecretNamespaces: ['provider-credentials'] } }
+    : { watchNamespace: 'team-a' };
+  // With watchNamespace the ProviderProfile controller is off by default.
+  const profileControllerGranted = !profileRulesWhenManaged;
+  const watchNamespaceAccess: ChartAccess[] = [
+    { ...watched, verb: 'list', namespace: 'team-a', allowed: true },
+    { ...watched, verb: 'list', allowed: false },
+    { ...watched, verb: 'list', namespace: 'team-b', allowed: false },
+    { ...status, verb: 'patch', namespace: 'team-a', allowed: true },
+    { ...status, verb: 'patch', namespace: 'team-b', allowed: false },
+    { ...secret, verb: 'get', namespace: 'provider-credentials', allowed: readsProfileSecrets },
+    { ...secret, verb: 'create', namespace: 'provider-credentials', allowed: false },
+    { ...secret, verb: 'get', namespace: 'team-b', allowed: false },
+    { ...secret, verb: 'list', allowed: false },
+    { ...profiles, verb: 'list', allowed: true },
+    { ...profiles, verb: 'patch', allowed: profileControllerGranted },
+    { ...profileStatus, verb: 'patch', allowed: profileControllerGranted },
+    { ...events, namespace: 'team-a', allowed: true },
+    // Events about cluster-scoped ProviderProfiles are written to `default`, as client-go does.
+    { ...events, namespace: 'default', allowed: profileControllerGranted },
+    { ...events, namespace: 'team-b', allowed: false },
+    ...spec.watchNamespaceAccess,
+  ];
 
   describe(`the ${chart} chart, rendered by helm`, () => {
     it.each(variations)('passes helm lint --strict with $name', async ({ values }) => {
@@ -287,7 +562,7 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
       expect(manifestOf(manifests, 'ClusterRole').metadata.name).toBe(`platform-rel-${chart}`);
     });
 
-    it.each(rejections)('refuses $name with helm’s message', async ({ values, message }) => {
+    it.each(chartRejections)('refuses $name with helm’s message', async ({ values, message }) => {
       const error = await render(values).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(HelmError);
       expect((error as HelmError).result.stderr).toContain(message);
@@ -364,17 +639,8 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
     });
 
     it('passes the controller its configuration in the environment', async () => {
-      const defaults = envOf(podSpecOf(await render()).containers[0]!);
-      expect(defaults).toEqual({
-        STEWARD_WATCH_NAMESPACE: '',
-        STEWARD_PROBE_PORT: '8080',
-        STEWARD_LEADER_ELECT: 'true',
-        STEWARD_LOG_LEVEL: 'info',
-        STEWARD_MAX_CONCURRENT_RECONCILES: '4',
-        STEWARD_POLL_INTERVAL_SECONDS: '60',
-        POD_NAMESPACE: 'fieldRef:metadata.namespace',
-        POD_NAME: 'fieldRef:metadata.name',
-      });
+      const defaults = controllerEnv(await render());
+      expect(defaults).toEqual({ ...commonDefaultEnv, ...spec.env?.defaults });
       const configured = podSpecOf(
         await render({
           watchNamespace: 'team-a',
@@ -386,6 +652,7 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
           manageProviderProfiles: true,
           otel: { endpoint: 'http://otel-collector:4318' },
           extraEnv: [{ name: 'EXTRA', value: 'yes' }],
+          ...spec.env?.configured?.values,
         }),
       ).containers[0]!;
       expect(envOf(configured)).toMatchObject({
@@ -398,8 +665,14 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
         STEWARD_MANAGE_PROVIDER_PROFILES: 'true',
         OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318',
         EXTRA: 'yes',
+        ...spec.env?.configured?.env,
       });
       expect(configured.ports).toEqual([{ name: 'http', containerPort: 9090, protocol: 'TCP' }]);
+      // extraEnv comes last: an operator's variable is the one the process sees.
+      expect(configured.env.at(-1)).toEqual({ name: 'EXTRA', value: 'yes' });
+      expect(
+        configured.env.map((e) => e.name).filter((n, i, names) => names.indexOf(n) !== i),
+      ).toEqual([]);
     });
 
     it('spreads two replicas over nodes and keeps one up through disruptions', async () => {
@@ -439,8 +712,6 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
   });
 
   describe('the rendered RBAC', () => {
-    const allowedVerbs = ['get', 'list', 'watch', 'create', 'update', 'patch'];
-
     it.each(variations)('is least privilege with $name', async ({ values }) => {
       const rbac = chartRbac(await render(values));
       for (const rule of rbac.rules) {
@@ -448,18 +719,38 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
         expect(rule.resources).not.toContain('*');
         expect(rule.apiGroups).not.toContain('*');
         expect(rule.nonResourceURLs).toBeUndefined();
-        expect(allowedVerbs).toEqual(expect.arrayContaining(rule.verbs));
+        expect(Object.keys(grantableVerbs)).toEqual(expect.arrayContaining(rule.verbs));
+        for (const verb of rule.verbs) {
+          const only = grantableVerbs[verb];
+          if (only !== '*' && only !== undefined) {
+            expect(only, `${verb} on ${rule.resources}`).toEqual(
+              expect.arrayContaining(rule.resources ?? []),
+            );
+          }
+        }
       }
-      for (const verb of ['list', 'watch', 'delete', 'deletecollection']) {
-        expect(rbac.allows({ verb, group: '', resource: 'secrets' })).toBe(false);
-        expect(rbac.allows({ verb, group: '', resource: 'secrets', namespace: 'team-a' })).toBe(
-          false,
-        );
+      const watchNamespace = values['watchNamespace'] as string | undefined;
+      for (const verb of resourceVerbs.filter((v) => !secretVerbs.includes(v))) {
+        for (const namespace of [
+          undefined,
+          'team-a',
+          'provider-credentials',
+          releaseNamespace,
+          watchNamespace,
+        ]) {
+          expect(rbac.allows({ verb, group: '', resource: 'secrets', namespace })).toBe(false);
+        }
       }
+      // The Lease: made in the release namespace, then read and renewed by its name only.
       const leaseRules = rbac.rules.filter((r) => r.resources?.includes('leases'));
       for (const rule of leaseRules) {
         expect(rule).toMatchObject({ roleKind: 'Role', namespace: releaseNamespace });
+        if (rule.verbs.some((v) => v !== 'create')) expect(rule.resourceNames).toEqual([leaseName]);
       }
+    });
+
+    it.each(variations)('grants nothing twice with $name', async ({ values }) => {
+      expect(grantedTwice(chartRbac(await render(values)))).toEqual([]);
     });
 
     it('grants exactly these rules with default values', async () => {
@@ -468,48 +759,93 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
       expect(rbac.rules.map(({ roleName: _roleName, ...rule }) => rule)).toEqual(spec.defaultRules);
     });
 
-    it('moves the namespaced permissions into Roles when watchNamespace is set', async () => {
-      const rbac = chartRbac(
-        await render({
-          watchNamespace: 'team-a',
-          rbac: { credentialsSecretNamespaces: ['provider-credentials'] },
-        }),
+    if (spec.exactGrants?.length) {
+      it.each(spec.exactGrants)(
+        'grants exactly these rules, by role, with $name',
+        async ({ values, grants }) => {
+          const rbac = chartRbac(await render(values));
+          expect(rbac.subject).toEqual({ namespace: releaseNamespace, name: chart });
+          expect(grantsByRole(rbac)).toEqual(grants);
+        },
       );
-      const clusterWide = rbac.rules.filter((r) => r.roleKind === 'ClusterRole');
-      expect(clusterWide.flatMap((r) => r.resources)).toEqual([
-        'providerprofiles',
-        'providerprofiles/status',
-      ]);
-      const watched = { group: kind.group, resource: kind.plural };
-      const secret = { group: '', resource: 'secrets' };
-      const events = { group: 'events.k8s.io', resource: 'events', verb: 'create' };
-      const access: (AccessRequest & { allowed: boolean })[] = [
-        { ...watched, verb: 'list', namespace: 'team-a', allowed: true },
-        { ...watched, verb: 'list', allowed: false },
-        { ...watched, verb: 'list', namespace: 'team-b', allowed: false },
-        { ...secret, verb: 'get', namespace: 'provider-credentials', allowed: true },
-        { ...secret, verb: 'create', namespace: 'provider-credentials', allowed: false },
-        { ...secret, verb: 'get', namespace: 'team-b', allowed: false },
-        { ...events, namespace: 'team-a', allowed: true },
-        // Events about cluster-scoped ProviderProfiles are written to `default`, as client-go does.
-        { ...events, namespace: 'default', allowed: true },
-        { ...events, namespace: 'team-b', allowed: false },
-        ...spec.watchNamespaceAccess,
-      ];
-      expect(access.map(({ allowed: _allowed, ...request }) => rbac.allows(request))).toEqual(
-        access.map((a) => a.allowed),
+    }
+
+    it('grants and refuses these requests with default values', async () => {
+      const rbac = chartRbac(await render());
+      expect(defaultAccess.map(({ allowed: _a, ...request }) => rbac.allows(request))).toEqual(
+        defaultAccess.map((a) => a.allowed),
       );
     });
 
-    it('keeps cluster-wide `get` on Secrets with watchNamespace but no credentials namespaces', async () => {
-      const rbac = chartRbac(await render({ watchNamespace: 'team-a' }));
-      expect(rbac.allows({ verb: 'get', group: '', resource: 'secrets', namespace: 'any' })).toBe(
-        true,
+    it('moves the namespaced permissions into Roles when watchNamespace is set', async () => {
+      const rbac = chartRbac(await render(watchNamespaceValues));
+      const clusterWide = rbac.rules.filter((r) => r.roleKind === 'ClusterRole');
+      expect(clusterWide.flatMap((r) => r.resources)).toEqual(
+        profileControllerGranted
+          ? ['providerprofiles', 'providerprofiles/status']
+          : ['providerprofiles'],
       );
       expect(
-        rbac.allows({ verb: 'create', group: '', resource: 'secrets', namespace: 'any' }),
-      ).toBe(false);
+        watchNamespaceAccess.map(({ allowed: _a, ...request }) => rbac.allows(request)),
+      ).toEqual(watchNamespaceAccess.map((a) => a.allowed));
     });
+
+    it(
+      profileRulesWhenManaged
+        ? 'grants the ProviderProfile controller’s permissions only when it runs'
+        : 'grants the ProviderProfile controller’s permissions whether it runs or not',
+      async () => {
+        const profileEvents = { ...events, namespace: 'default' };
+        const cases: [ChartValues, boolean][] = [
+          [{}, true],
+          [{ manageProviderProfiles: false }, false],
+          [{ watchNamespace: 'team-a' }, false],
+          [{ watchNamespace: 'team-a', manageProviderProfiles: true }, true],
+        ];
+        for (const [values, runs] of cases) {
+          const rbac = chartRbac(await render(values));
+          const granted = runs || !profileRulesWhenManaged;
+          const answers = [
+            rbac.allows({ ...profiles, verb: 'list' }),
+            rbac.allows({ ...profiles, verb: 'patch' }),
+            rbac.allows({ ...profileStatus, verb: 'patch' }),
+            // Without watchNamespace, the ClusterRole lets it write Events everywhere anyway.
+            rbac.allows(profileEvents),
+          ];
+          expect(answers, JSON.stringify(values)).toEqual([
+            true,
+            granted,
+            granted,
+            granted || !values['watchNamespace'],
+          ]);
+        }
+      },
+    );
+
+    if (readsProfileSecrets) {
+      it('keeps cluster-wide `get` on Secrets with watchNamespace but no credentials namespaces', async () => {
+        const rbac = chartRbac(await render({ watchNamespace: 'team-a' }));
+        expect(rbac.allows({ ...secret, verb: 'get', namespace: 'any' })).toBe(true);
+        expect(rbac.allows({ ...secret, verb: 'create', namespace: 'any' })).toBe(false);
+      });
+    } else {
+      it('touches no Secret outside the watched namespace with watchNamespace', async () => {
+        const rbac = chartRbac(await render({ watchNamespace: 'team-a' }));
+        const elsewhere = [
+          undefined,
+          'team-b',
+          'default',
+          releaseNamespace,
+          'provider-credentials',
+        ];
+        const granted = elsewhere.flatMap((namespace) =>
+          resourceVerbs
+            .filter((verb) => rbac.allows({ ...secret, verb, namespace }))
+            .map((verb) => `${verb} in ${namespace ?? 'every namespace'}`),
+        );
+        expect(granted).toEqual([]);
+      });
+    }
   });
 
   describe('the rendered chart on a real API server', () => {
@@ -607,6 +943,7 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
       expect(installed.code, installed.stderr).toBe(0);
       expect(installed.stdout).toContain('STATUS: deployed');
       expect(installed.stdout).toContain(`It reconciles ${kind.kind}s in every namespace`);
+      for (const line of spec.notes ?? []) expect(installed.stdout).toContain(line);
       await expect(
         admin.request({
           method: 'GET',
@@ -634,26 +971,63 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
       const list = (identity: ApiRequester, resource: ServedResource, namespace?: string) =>
         identity.request({ method: 'GET', path: resourcePath(resource, namespace) });
 
-      it(`lists ${kind.kind}s everywhere but is refused listing Secrets`, async () => {
-        await asServiceAccount(await render(), releaseNamespace, async (identity) => {
-          await expect(list(identity, kind)).resolves.toMatchObject({ items: [] });
-          await expect(list(identity, kind, 'team-a')).resolves.toMatchObject({ items: [] });
-          await expect(list(identity, Secrets)).rejects.toMatchObject({
-            code: 403,
-            message: `secrets is forbidden: User "system:serviceaccount:${releaseNamespace}:${chart}" cannot list resource "secrets" in API group "" at the cluster scope`,
+      /** The authorizer's answer to each request of `access`, asked as `identity`. */
+      async function authorizerAnswers(identity: ApiRequester, access: ChartAccess[]) {
+        const answers: boolean[] = [];
+        for (const { allowed: _allowed, ...request } of access) {
+          answers.push(await authorizerAllows(identity, request));
+        }
+        return answers;
+      }
+      const user = `User "system:serviceaccount:${releaseNamespace}:${chart}"`;
+
+      it(
+        listsSecrets
+          ? `lists ${kind.kind}s and their Secrets everywhere, and the authorizer agrees with the rendered rules`
+          : `lists ${kind.kind}s everywhere but is refused listing Secrets, and the authorizer agrees with the rendered rules`,
+        async () => {
+          const manifests = await render();
+          await asServiceAccount(manifests, releaseNamespace, async (identity) => {
+            await expect(list(identity, kind)).resolves.toMatchObject({ items: [] });
+            await expect(list(identity, kind, 'team-a')).resolves.toMatchObject({ items: [] });
+            if (listsSecrets) {
+              await expect(list(identity, Secrets)).resolves.toMatchObject({ kind: 'SecretList' });
+              await expect(list(identity, Secrets, releaseNamespace)).resolves.toMatchObject({
+                items: expect.any(Array),
+              });
+            } else {
+              await expect(list(identity, Secrets)).rejects.toMatchObject({
+                code: 403,
+                message: `secrets is forbidden: ${user} cannot list resource "secrets" in API group "" at the cluster scope`,
+              });
+              await expect(list(identity, Secrets, releaseNamespace)).rejects.toMatchObject({
+                code: 403,
+              });
+            }
+            // Reading one Secret by name is allowed: the answer is "not found", not "forbidden".
+            await expect(
+              identity.request({
+                method: 'GET',
+                path: resourcePath(Secrets, 'default', 'provider-credentials'),
+              }),
+            ).rejects.toMatchObject({ code: 404 });
+            // Deleting one of the objects users declare is refused before it is looked up.
+            await expect(
+              identity.request({
+                method: 'DELETE',
+                path: resourcePath(kind, 'team-a', 'anything'),
+              }),
+            ).rejects.toMatchObject({
+              code: 403,
+              message: `${kind.plural}.${kind.group} "anything" is forbidden: ${user} cannot delete resource "${kind.plural}" in API group "${kind.group}" in the namespace "team-a"`,
+            });
+            const rbac = chartRbac(manifests);
+            const answers = await authorizerAnswers(identity, defaultAccess);
+            expect(answers).toEqual(defaultAccess.map((a) => a.allowed));
+            expect(answers).toEqual(defaultAccess.map(({ allowed: _a, ...r }) => rbac.allows(r)));
           });
-          await expect(list(identity, Secrets, releaseNamespace)).rejects.toMatchObject({
-            code: 403,
-          });
-          // Reading one Secret by name is allowed: the answer is "not found", not "forbidden".
-          await expect(
-            identity.request({
-              method: 'GET',
-              path: resourcePath(Secrets, 'default', 'provider-credentials'),
-            }),
-          ).rejects.toMatchObject({ code: 404 });
-        });
-      });
+        },
+      );
 
       it('may take its Lease in the release namespace only', async () => {
         // A user name short enough for a certificate's common name: bindChartRbac's client-cert path.
@@ -680,19 +1054,40 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
         });
       });
 
-      it(`with watchNamespace, reaches ${kind.kind}s in that namespace only`, async () => {
-        const namespace = 'team-a-system';
-        const manifests = await render(
-          { watchNamespace: 'team-a' },
-          { releaseName: 'team-a', namespace },
-        );
-        await asServiceAccount(manifests, namespace, async (identity) => {
-          await expect(list(identity, kind, 'team-a')).resolves.toMatchObject({ items: [] });
-          await expect(list(identity, kind)).rejects.toMatchObject({ code: 403 });
-          await expect(list(identity, kind, 'team-b')).rejects.toMatchObject({ code: 403 });
-          await expect(list(identity, Secrets, 'team-a')).rejects.toMatchObject({ code: 403 });
-        });
-      });
+      it(
+        listsSecrets
+          ? `with watchNamespace, reaches ${kind.kind}s and Secrets in that namespace only, and the authorizer agrees with the rendered rules`
+          : `with watchNamespace, reaches ${kind.kind}s in that namespace only, and the authorizer agrees with the rendered rules`,
+        async () => {
+          const namespace = 'team-a-system';
+          const manifests = await render(watchNamespaceValues, {
+            releaseName: 'team-a',
+            namespace,
+          });
+          await asServiceAccount(manifests, namespace, async (identity) => {
+            await expect(list(identity, kind, 'team-a')).resolves.toMatchObject({ items: [] });
+            await expect(list(identity, kind)).rejects.toMatchObject({ code: 403 });
+            await expect(list(identity, kind, 'team-b')).rejects.toMatchObject({ code: 403 });
+            if (listsSecrets) {
+              await expect(list(identity, Secrets, 'team-a')).resolves.toMatchObject({
+                items: [],
+              });
+            } else {
+              await expect(list(identity, Secrets, 'team-a')).rejects.toMatchObject({
+                code: 403,
+              });
+            }
+            await expect(list(identity, Secrets, 'team-b')).rejects.toMatchObject({ code: 403 });
+            await expect(list(identity, Secrets)).rejects.toMatchObject({ code: 403 });
+            const rbac = chartRbac(manifests);
+            const answers = await authorizerAnswers(identity, watchNamespaceAccess);
+            expect(answers).toEqual(watchNamespaceAccess.map((a) => a.allowed));
+            expect(answers).toEqual(
+              watchNamespaceAccess.map(({ allowed: _a, ...r }) => rbac.allows(r)),
+            );
+          });
+        },
+      );
     });
   });
 }

@@ -53,7 +53,12 @@ export {
   type ServedResource,
 } from './helm.js';
 export {
+  controllerEnv,
   describeControllerChart,
+  type ChartAccess,
+  type ChartEnvironment,
+  type ChartGrants,
+  type ChartRejection,
   type ChartTestClient,
   type ChartVariation,
   type ControllerChartSpec,
