@@ -24,6 +24,7 @@ import { type ProviderProfile } from '@steward/provider-profile-api';
 import {
   acquireNodeTier,
   appImage,
+  localImages,
   installControllerChart,
   startCloudSqlApi,
   startKafka,
@@ -105,6 +106,10 @@ await admin.apply(
 log(
   `steward: building the controllers' images (buildah, apps/Dockerfile; minutes the first time, cached after) and installing their charts in ${releaseNamespace}...`,
 );
+// The images the workload controllers run (no registry: imported into the node's containerd):
+// every engine and version of the examples' kubernetes profile catalogue.
+for (const image of Object.values(await localImages('redis-7.0', 'redis-8.0', 'valkey-8.1')))
+  await tier.importImage(image);
 for (const { app } of controllers()) {
   const image = await appImage(app);
   await tier.importImage(image);
