@@ -29,7 +29,7 @@ import {
   type KubeObject,
   type ResourceType,
 } from '@steward/kube';
-import { type ProfileUser } from '@steward/provider-profile';
+import { compareQuantities, type ProfileUser } from '@steward/provider-profile';
 import { ProviderProfile } from '@steward/provider-profile-api';
 import {
   generatePassword,
@@ -40,7 +40,7 @@ import {
 import { renderChildren, childNames, Labels } from './children/index.js';
 import { podFacts, type Pod } from './pods.js';
 import { redisAdmin, type RedisAdmin, type RedisEndpoint } from './redis/index.js';
-import { quantityValue, resolveWorkload, type Resolution } from './resolve.js';
+import { resolveWorkload, type Resolution } from './resolve.js';
 import { planRoles, type PrimaryMemory, type RoleAction } from './roles/plan.js';
 import { cacheStatus, CacheReasons } from './status.js';
 
@@ -451,7 +451,6 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
     size: string,
     problems: { reason: string; message: string }[],
   ) {
-    const want = quantityValue(size);
     for (const claim of deps.claims() as (KubeObject & {
       spec?: { resources?: { requests?: { storage?: string } } };
     })[]) {
@@ -459,7 +458,7 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
       if (claim.metadata.labels?.[Labels.cluster] !== obj.metadata.name) continue;
       const has = claim.spec?.resources?.requests?.storage;
       const uid = claim.metadata.uid ?? `${claim.metadata.namespace}/${claim.metadata.name}`;
-      if (!has || quantityValue(has) >= want) {
+      if (!has || compareQuantities(has, size) >= 0) {
         expansionRefusals.delete(uid);
         continue;
       }

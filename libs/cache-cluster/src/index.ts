@@ -27,7 +27,6 @@ export { BuiltInImages } from './images.js';
 export { podFacts, podOrdinal, type Pod } from './pods.js';
 export {
   DEFAULT_STORAGE,
-  quantityValue,
   resolveWorkload,
   type Resolution,
   type ResolvedCache,

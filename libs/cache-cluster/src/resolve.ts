@@ -1,5 +1,5 @@
 import { type CacheCluster } from '@steward/cache-cluster-api';
-import { admitWorkload } from '@steward/provider-profile';
+import { admitWorkload, compareQuantities, quantityToNumber } from '@steward/provider-profile';
 import { type ProviderProfile } from '@steward/provider-profile-api';
 import { BuiltInImages } from './images.js';
 import { CacheReasons } from './status.js';
@@ -22,38 +22,13 @@ export type Resolution =
 /** The default volume size when neither the spec nor a size class gives one. */
 export const DEFAULT_STORAGE = '1Gi';
 
-const units: Record<string, number> = {
-  '': 1,
-  m: 1e-3,
-  k: 1e3,
-  M: 1e6,
-  G: 1e9,
-  T: 1e12,
-  P: 1e15,
-  E: 1e18,
-  Ki: 2 ** 10,
-  Mi: 2 ** 20,
-  Gi: 2 ** 30,
-  Ti: 2 ** 40,
-  Pi: 2 ** 50,
-  Ei: 2 ** 60,
-};
-
-/** A Kubernetes quantity's value (`1Gi` → 1073741824, `500m` → 0.5). */
-export function quantityValue(text: string): number {
-  const match = /^([+-]?[0-9.]+(?:[eE][+-]?[0-9]+)?)(Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E)?$/.exec(
-    text.trim(),
-  );
-  if (!match) throw new Error(`not a quantity: ${text}`);
-  return Number(match[1]) * units[match[2] ?? '']!;
-}
-
 /**
  * The image, resources, dataset limit and volume of a CacheCluster (pure): through its kubernetes
  * ProviderProfile's guardrails, size classes and image catalogue when it has one, else the
  * built-in catalogue (a `spec.size` then has nothing to name: `SizeNeedsProfile`). Explicit
  * `resources`, `maxMemory` and `persistence.size` win over the size class. `maxMemory` must stay
- * below the memory limit, however both were arrived at (`MaxMemoryExceedsLimit`).
+ * below the memory limit, however both were arrived at (`MaxMemoryExceedsLimit`); without one,
+ * the children's renderer takes 80 % of the memory limit (`maxMemoryOf`).
  */
 export function resolveWorkload(
   obj: CacheCluster,
@@ -108,16 +83,15 @@ export function resolveWorkload(
     image = entry.image;
   }
   const limit = resources?.limits?.memory;
-  let maxMemoryBytes = maxMemory !== undefined ? Math.floor(quantityValue(maxMemory)) : undefined;
-  if (maxMemoryBytes !== undefined && limit && maxMemoryBytes >= quantityValue(limit)) {
+  const maxMemoryBytes =
+    maxMemory !== undefined ? Math.floor(quantityToNumber(maxMemory)) : undefined;
+  if (maxMemory !== undefined && limit && compareQuantities(maxMemory, limit) >= 0) {
     return {
       allowed: false,
       reason: CacheReasons.MaxMemoryExceedsLimit,
       message: `maxMemory ${maxMemory} is not below the memory limit ${limit}: the server needs memory beyond its dataset; lower maxMemory or raise the limit`,
     };
   }
-  if (maxMemoryBytes === undefined && limit)
-    maxMemoryBytes = Math.floor(quantityValue(limit) * 0.8);
   return {
     allowed: true,
     resolved: {
