@@ -562,9 +562,21 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
       const detached = generated
         ? await children.detach(obj, [{ resourceType: Secrets, name: names.authSecret }])
         : [];
+      // Cleanup may run more than once (a retried finalizer removal): a Secret an earlier run
+      // detached is kept all the same, and the Event says so.
+      const secretKept =
+        generated &&
+        (detached.length > 0 ||
+          (await client.get(Secrets, names.authSecret, namespace).then(
+            () => true,
+            (e: unknown) => {
+              if (isNotFound(e)) return false;
+              throw e;
+            },
+          )));
       const kept = [
         ...claimNames.map((c) => `PersistentVolumeClaim ${c}`),
-        ...(generated && detached.length ? [`Secret ${names.authSecret}`] : []),
+        ...(secretKept ? [`Secret ${names.authSecret}`] : []),
       ];
       emit(
         obj,
