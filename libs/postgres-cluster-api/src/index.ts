@@ -1,0 +1,51 @@
+/**
+ * @steward/postgres-cluster-api — the `PostgresCluster` kind (`postgres.steward.dev/v1alpha1`,
+ * namespaced, short name `pgc`): one source of truth for its TypeScript types and its CRD
+ * (generated into charts/postgres-cluster-controller/crds by tools/scripts/generate-crds.ts).
+ *
+ * Contract (what the API server enforces at admission, with its own message):
+ * - `metadata.name` is a DNS label of at most MAX_NAME_LENGTH (52) characters starting with a
+ *   letter (it names the StatefulSet, whose pods' revision label must fit 63, and the Services).
+ * - `version` (a major, e.g. 15 or 17) never goes down; `storage.size` only grows (the message
+ *   names both sizes); `storage.storageClassName` and `bootstrap` are immutable, also once added.
+ * - `parameters` may not name OperatorOwnedParameters (the message names the offending keys);
+ *   keys are setting names, values single-line.
+ * - `replication.mode: sync` needs at least 2 replicas; requests ≤ limits.
+ * - Defaults: `replicas: 1`, `replication.mode: async`, `failover.enabled: true`,
+ *   `failover.after: 10s`, `failover.maxLagBytes: 16 MiB`, `bootstrap: app/app`,
+ *   `deletionPolicy: Retain`.
+ *
+ * What only the controller can know (the image catalogue, a profile's size classes and
+ * guardrails, settings PostgreSQL does not accept) is a condition with a reason
+ * (@steward/postgres-cluster).
+ *
+ * Status: `phase`, `currentPrimary`, `instances` (role, readiness, LSNs and lag of each),
+ * `readyInstances`, `version`, `image`, `systemIdentifier`, `timeline`, `endpoints`, `failover`
+ * (the newest failover with both LSNs, the lag and `dataLossRisk`), `failoverCount`,
+ * `lastFailover`, conditions `Ready`, `Progressing`, `Degraded` (+ `Stalled` for a spec the
+ * controller refuses), `observedGeneration`.
+ */
+export {
+  DataLossRisks,
+  DEFAULT_MAX_LAG_BYTES,
+  FailoverRecord,
+  InstanceRoles,
+  InstanceStatus,
+  MAX_NAME_LENGTH,
+  MAX_PARAMETER_VALUE_LENGTH,
+  MAX_PARAMETERS,
+  MAX_REPLICAS,
+  OperatorOwnedParameters,
+  POSTGRES_PORT,
+  PostgresCluster,
+  PostgresClusterDeletionPolicies,
+  PostgresClusterSpec,
+  PostgresClusterStatus,
+  PostgresPhases,
+  ReplicationModes,
+  type DataLossRisk,
+  type InstanceRole,
+  type PostgresClusterDeletionPolicy,
+  type PostgresPhase,
+  type ReplicationMode,
+} from './postgres-cluster.js';

@@ -1,0 +1,568 @@
+import {
+  ConditionsSchema,
+  defineKind,
+  immutable,
+  StringEnum,
+  StringMap,
+  withValidations,
+} from '@steward/crd';
+import Type from 'typebox';
+
+/**
+ * What deleting a PostgresCluster does to what it manages: the two policies of every Steward
+ * kind, default Retain. Declared here, not imported from @steward/provider-profile-api: a kind
+ * that references no ProviderProfile in its chart would otherwise ship the ProviderProfile CRD.
+ */
+export const PostgresClusterDeletionPolicies = ['Retain', 'Delete'] as const;
+export type PostgresClusterDeletionPolicy = (typeof PostgresClusterDeletionPolicies)[number];
+
+/** `spec.replication.mode`. */
+export const ReplicationModes = ['async', 'sync'] as const;
+export type ReplicationMode = (typeof ReplicationModes)[number];
+
+/** What `status.phase` can say. */
+export const PostgresPhases = [
+  'Pending',
+  'Provisioning',
+  'Ready',
+  'Scaling',
+  'Updating',
+  'FailingOver',
+  'SwitchingOver',
+  'Degraded',
+  'Failed',
+  'Deleting',
+] as const;
+export type PostgresPhase = (typeof PostgresPhases)[number];
+
+/** An instance's role in `status.instances`. */
+export const InstanceRoles = ['primary', 'standby', 'fenced', 'unknown'] as const;
+export type InstanceRole = (typeof InstanceRoles)[number];
+
+/** `status.failover.dataLossRisk`. */
+export const DataLossRisks = ['None', 'Bounded', 'Unknown'] as const;
+export type DataLossRisk = (typeof DataLossRisks)[number];
+
+/**
+ * The longest `metadata.name`: the StatefulSet's pods carry the label
+ * `controller-revision-hash: <name>-<10 characters>`, which must stay a 63-character label value.
+ */
+export const MAX_NAME_LENGTH = 52;
+/** Most instances of one PostgresCluster (one primary and standbys). */
+export const MAX_REPLICAS = 9;
+/** The port every instance and Service serves PostgreSQL on. */
+export const POSTGRES_PORT = 5432;
+/** At most this many `spec.parameters`. */
+export const MAX_PARAMETERS = 64;
+/** The longest value of a `spec.parameters` entry. */
+export const MAX_PARAMETER_VALUE_LENGTH = 256;
+/** The default of `spec.failover.maxLagBytes`: one WAL segment. */
+export const DEFAULT_MAX_LAG_BYTES = 16 * 1024 * 1024;
+
+/**
+ * postgresql.conf settings the operator sets itself (replication, failover, where files are, how
+ * the instances are reached, WAL archiving): `spec.parameters` may not name them.
+ */
+export const OperatorOwnedParameters = [
+  'archive_command',
+  'archive_library',
+  'archive_mode',
+  'cluster_name',
+  'config_file',
+  'data_directory',
+  'external_pid_file',
+  'full_page_writes',
+  'hba_file',
+  'hot_standby',
+  'ident_file',
+  'listen_addresses',
+  'logging_collector',
+  'max_replication_slots',
+  'max_wal_senders',
+  'port',
+  'primary_conninfo',
+  'primary_slot_name',
+  'promote_trigger_file',
+  'recovery_target',
+  'recovery_target_action',
+  'recovery_target_inclusive',
+  'recovery_target_lsn',
+  'recovery_target_name',
+  'recovery_target_time',
+  'recovery_target_timeline',
+  'recovery_target_xid',
+  'restore_command',
+  'synchronous_commit',
+  'synchronous_standby_names',
+  'unix_socket_directories',
+  'wal_level',
+  'wal_log_hints',
+] as const;
+
+const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
+const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
+/** A PostgreSQL identifier Steward creates unquoted-safe: lowercase, at most 63 bytes. */
+const IDENTIFIER = '^[a-z_][a-z0-9_]{0,62}$';
+
+/** A resource quantity as Kubernetes spells it (`250m`, `1Gi`, `512Mi`, `2`). */
+const quantity = (description: string) =>
+  withValidations(Type.String({ maxLength: 32, description }), [
+    {
+      rule: 'isQuantity(self)',
+      message: `${description.split(':')[0]}: not a quantity such as 256Mi or 1Gi`,
+    },
+  ]);
+
+const cpuMemory = (what: string) =>
+  Type.Object(
+    {
+      cpu: Type.Optional(quantity(`${what} cpu: e.g. 250m or 1`)),
+      memory: Type.Optional(quantity(`${what} memory: e.g. 256Mi`)),
+    },
+    { additionalProperties: false },
+  );
+
+const labelMap = (description: string) =>
+  withValidations(
+    StringMap({
+      maxProperties: 8,
+      additionalProperties: {
+        type: 'string',
+        maxLength: 63,
+        pattern: '^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$',
+      },
+      description,
+    }),
+    [
+      {
+        rule: "self.all(k, k.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$'))",
+        message: 'label keys must be Kubernetes label keys such as app or example.com/tier',
+      },
+    ],
+  );
+
+export const PostgresClusterSpec = withValidations(
+  Type.Object({
+    version: withValidations(
+      Type.String({
+        maxLength: 2,
+        pattern: '^[1-9][0-9]?$',
+        description:
+          'The PostgreSQL major version, e.g. 15 or 17; an image of the catalogue (the ProviderProfile, or the controller’s own) must exist for it. May not go down: an older server cannot read a newer one’s data.',
+      }),
+      [
+        {
+          rule: 'int(self) >= int(oldSelf)',
+          messageExpression:
+            "'spec.version may not go down (from ' + oldSelf + ' to ' + self + '): PostgreSQL ' + self + ' cannot read the data directory PostgreSQL ' + oldSelf + ' wrote'",
+        },
+      ],
+    ),
+    replicas: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_REPLICAS,
+        default: 1,
+        description:
+          'Instances, the primary included: 1 is a single primary, 3 a primary and two streaming standbys.',
+      }),
+    ),
+    size: Type.Optional(
+      Type.String({
+        maxLength: 63,
+        pattern: DNS_LABEL,
+        description:
+          'A size class of the ProviderProfile (resources and storage); explicit resources and storage.size win over it.',
+      }),
+    ),
+    resources: Type.Optional(
+      Type.Object(
+        {
+          requests: Type.Optional(cpuMemory('spec.resources.requests')),
+          limits: Type.Optional(cpuMemory('spec.resources.limits')),
+        },
+        { additionalProperties: false, description: 'Each instance’s requests and limits.' },
+      ),
+    ),
+    storage: Type.Optional(
+      Type.Object(
+        {
+          size: Type.Optional(
+            withValidations(
+              Type.String({
+                maxLength: 32,
+                description:
+                  'Each instance’s volume, e.g. 10Gi (default: the size class’s, else 1Gi). Grow only.',
+              }),
+              [
+                {
+                  rule: 'isQuantity(self)',
+                  message: 'spec.storage.size: not a quantity such as 10Gi or 500Gi',
+                },
+                {
+                  rule: '!isQuantity(self) || !isQuantity(oldSelf) || quantity(self).compareTo(quantity(oldSelf)) >= 0',
+                  messageExpression:
+                    "'spec.storage.size may only grow (from ' + oldSelf + ' to ' + self + '): a PersistentVolumeClaim cannot shrink'",
+                },
+              ],
+            ),
+          ),
+          storageClassName: Type.Optional(
+            withValidations(
+              Type.String({
+                maxLength: 253,
+                pattern: DNS_SUBDOMAIN,
+                description: 'The StorageClass of the volumes. Immutable.',
+              }),
+              [immutable('spec.storage.storageClassName is immutable')],
+            ),
+          ),
+        },
+        {
+          additionalProperties: false,
+          description: 'One PersistentVolumeClaim per instance, for PGDATA.',
+        },
+      ),
+    ),
+    parameters: Type.Optional(
+      withValidations(
+        StringMap({
+          maxProperties: MAX_PARAMETERS,
+          additionalProperties: {
+            type: 'string',
+            maxLength: MAX_PARAMETER_VALUE_LENGTH,
+            pattern: '^[^\\x00-\\x1f\\x7f]*$',
+          },
+          description:
+            'postgresql.conf settings, e.g. max_connections: "200", shared_buffers: 256MB. The settings the operator owns (replication, files, listening, archiving) are refused; a setting PostgreSQL does not know is reported (InvalidParameters) before any instance restarts with it.',
+        }),
+        [
+          {
+            rule: "self.all(k, k.matches('^[a-z_][a-z0-9_.]{0,62}$'))",
+            message:
+              'spec.parameters keys must be PostgreSQL setting names such as max_connections or auto_explain.log_min_duration',
+          },
+          ...OperatorOwnedParameters.map((key) => ({
+            rule: `!('${key}' in self)`,
+            message: `spec.parameters may not set ${key}: the operator owns it`,
+          })),
+        ],
+      ),
+    ),
+    replication: Type.Optional(
+      Type.Object(
+        {
+          mode: Type.Optional(
+            StringEnum(ReplicationModes, {
+              default: 'async',
+              description:
+                'async: commits do not wait for standbys (a failover may lose the newest, bounded by failover.maxLagBytes). sync: each commit waits until at least one standby has it on disk (no committed transaction is lost by a failover; writes stop while no standby is connected). sync needs replicas ≥ 2.',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    failover: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Optional(
+            Type.Boolean({
+              default: true,
+              description: 'Promote a standby when the primary is lost.',
+            }),
+          ),
+          after: Type.Optional(
+            withValidations(
+              Type.String({
+                maxLength: 16,
+                default: '10s',
+                pattern: '^[0-9]+(ms|s|m)$',
+                description:
+                  'How long the primary must be gone before a standby is promoted, e.g. 10s (1s–10m).',
+              }),
+              [
+                {
+                  rule: "duration(self) >= duration('1s') && duration(self) <= duration('10m')",
+                  message: 'spec.failover.after must be between 1s and 10m',
+                },
+              ],
+            ),
+          ),
+          maxLagBytes: Type.Optional(
+            Type.Integer({
+              minimum: 0,
+              maximum: 1099511627776,
+              format: 'int64',
+              default: DEFAULT_MAX_LAG_BYTES,
+              description:
+                'The most WAL (bytes) a promotion may lose: the standby promoted must have received all but at most this much of what the old primary was last seen to have written. A failover that would lose more is refused (Degraded, FailoverRefusedLagExceedsBound) and the controller waits for the primary or a person. Default 16 MiB (one WAL segment); 0 allows only a standby that had everything.',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    bootstrap: Type.Optional(
+      withValidations(
+        Type.Object(
+          {
+            database: Type.Optional(
+              Type.String({
+                pattern: IDENTIFIER,
+                default: 'app',
+                description: 'The application database created at bootstrap.',
+              }),
+            ),
+            owner: Type.Optional(
+              Type.String({
+                pattern: IDENTIFIER,
+                default: 'app',
+                description:
+                  'The role that owns it; its password is generated once into the Secret <name>-app.',
+              }),
+            ),
+          },
+          {
+            additionalProperties: false,
+            description: 'What the first instance creates after initdb. Immutable.',
+          },
+        ),
+        [
+          immutable(
+            'spec.bootstrap is immutable: the database and its owner exist once the cluster is initialised',
+          ),
+        ],
+      ),
+    ),
+    clients: Type.Optional(
+      Type.Object(
+        {
+          podSelector: Type.Optional(labelMap('Labels of the pods allowed to connect.')),
+          namespaceSelector: Type.Optional(
+            labelMap(
+              'Labels of the namespaces those pods may be in; default: this namespace only.',
+            ),
+          ),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'Who may connect (the NetworkPolicy): pods matching podSelector (in namespaces matching namespaceSelector); the cluster’s own instances and the controller always may. Absent: nobody else.',
+        },
+      ),
+    ),
+    providerProfileRef: Type.Optional(
+      Type.Object(
+        { name: Type.String({ minLength: 1, maxLength: 253, pattern: DNS_SUBDOMAIN }) },
+        {
+          additionalProperties: false,
+          description:
+            'A kubernetes ProviderProfile: size classes, the image catalogue and guardrails. Default: the controller’s default profile, if it has one.',
+        },
+      ),
+    ),
+    deletionPolicy: Type.Optional(
+      StringEnum(PostgresClusterDeletionPolicies, {
+        default: 'Retain',
+        description:
+          'Retain: deleting the PostgresCluster leaves its volumes and Secrets in place (owner references removed; an Event says where). Delete: they are deleted too.',
+      }),
+    ),
+  }),
+  [
+    {
+      rule: 'has(self.bootstrap) == has(oldSelf.bootstrap)',
+      message:
+        'spec.bootstrap is immutable: the database and its owner exist once the cluster is initialised',
+    },
+    {
+      rule: '!has(self.storage) || !has(oldSelf.storage) || has(self.storage.storageClassName) == has(oldSelf.storage.storageClassName)',
+      message: 'spec.storage.storageClassName is immutable',
+    },
+    {
+      rule: "!has(self.replication) || !has(self.replication.mode) || self.replication.mode != 'sync' || (has(self.replicas) && self.replicas >= 2)",
+      message:
+        'spec.replication.mode sync needs spec.replicas of at least 2: each commit waits for a standby',
+    },
+    {
+      rule: '!has(self.resources) || !has(self.resources.requests) || !has(self.resources.limits) || !has(self.resources.requests.memory) || !has(self.resources.limits.memory) || quantity(self.resources.requests.memory).compareTo(quantity(self.resources.limits.memory)) <= 0',
+      message: 'spec.resources.requests.memory may not exceed spec.resources.limits.memory',
+    },
+    {
+      rule: '!has(self.resources) || !has(self.resources.requests) || !has(self.resources.limits) || !has(self.resources.requests.cpu) || !has(self.resources.limits.cpu) || quantity(self.resources.requests.cpu).compareTo(quantity(self.resources.limits.cpu)) <= 0',
+      message: 'spec.resources.requests.cpu may not exceed spec.resources.limits.cpu',
+    },
+  ],
+);
+
+const endpoint = Type.Object({
+  host: Type.String({ description: 'The Service’s DNS name.' }),
+  port: Type.Integer(),
+});
+
+/** One instance as the controller last saw it. */
+export const InstanceStatus = Type.Object({
+  name: Type.String({ description: 'The pod.' }),
+  role: StringEnum(InstanceRoles, {
+    description:
+      'primary, standby, fenced (an old primary kept out of service until it rejoins as a standby) or unknown (not reachable).',
+  }),
+  ready: Type.Boolean({ description: 'Serving in its role (a standby: streaming).' }),
+  timeline: Type.Optional(Type.Integer({ minimum: 1 })),
+  lsn: Type.Optional(
+    Type.String({
+      description: 'The primary’s current WAL position; a standby’s received position.',
+    }),
+  ),
+  replayLsn: Type.Optional(Type.String({ description: 'A standby’s replayed position.' })),
+  lagBytes: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      format: 'int64',
+      description: 'A standby: WAL the primary has and this one has not received.',
+    }),
+  ),
+  replicationState: Type.Optional(
+    Type.String({ description: 'pg_stat_replication.state on the primary (streaming, catchup…).' }),
+  ),
+  syncState: Type.Optional(
+    Type.String({ description: 'pg_stat_replication.sync_state (async, sync, quorum).' }),
+  ),
+  message: Type.Optional(Type.String()),
+});
+
+/** One failover as the controller carried it out (the newest is in status.failover). */
+export const FailoverRecord = Type.Object({
+  phase: StringEnum(['Promoting', 'Repointing', 'Completed'] as const, {
+    description:
+      'Promoting: recorded (with the old primary fenced) before the promotion, so a restarted controller resumes it and never chooses again. Repointing: the others are being pointed at the new primary. Completed.',
+  }),
+  from: Type.String({ description: 'The instance that was primary.' }),
+  to: Type.String({ description: 'The standby promoted.' }),
+  reason: Type.String({ description: 'Why: PrimaryUnreachable, PrimaryPodDeleted …' }),
+  startedAt: Type.String({ format: 'date-time' }),
+  completedAt: Type.Optional(Type.String({ format: 'date-time' })),
+  primaryLostAt: Type.Optional(
+    Type.String({ format: 'date-time', description: 'When the primary was first seen lost.' }),
+  ),
+  primaryLastLsn: Type.Optional(
+    Type.String({ description: 'The newest WAL position the controller saw on the old primary.' }),
+  ),
+  primaryLastSeenAt: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description:
+        'A time no later than primaryLastLsn was read: every commit acknowledged by then is within it.',
+    }),
+  ),
+  promotedLsn: Type.String({
+    description: 'The WAL position the promoted standby had received when it was chosen.',
+  }),
+  newTimeline: Type.Optional(Type.Integer({ minimum: 1 })),
+  lagBytes: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      format: 'int64',
+      description:
+        'primaryLastLsn − promotedLsn (at least 0): WAL the promoted standby had not received, of what the old primary had when last seen.',
+    }),
+  ),
+  dataLossRisk: StringEnum(DataLossRisks, {
+    description:
+      'None: sync replication had confirmed the promoted standby — no committed transaction is lost. Bounded: at most lagBytes of WAL written by primaryLastSeenAt is lost. Unknown: the old primary’s last position was never seen (e.g. the controller restarted while it was gone).',
+  }),
+  maxLagBytes: Type.Optional(
+    Type.Integer({ minimum: 0, format: 'int64', description: 'The bound the spec allowed.' }),
+  ),
+  message: Type.String(),
+});
+
+export const PostgresClusterStatus = Type.Object({
+  phase: Type.Optional(StringEnum(PostgresPhases)),
+  currentPrimary: Type.Optional(
+    Type.String({ description: 'The instance that is primary (serves the read-write Service).' }),
+  ),
+  replicas: Type.Optional(Type.Integer({ minimum: 0, description: 'Instances desired.' })),
+  readyInstances: Type.Optional(
+    Type.Integer({ minimum: 0, description: 'Instances ready in their role.' }),
+  ),
+  instances: Type.Optional(Type.Array(InstanceStatus)),
+  version: Type.Optional(
+    Type.String({
+      description:
+        'The PostgreSQL major the data directory was initialised with (what the instances run).',
+    }),
+  ),
+  image: Type.Optional(Type.String({ description: 'The image the instances run.' })),
+  systemIdentifier: Type.Optional(
+    Type.String({
+      description:
+        'The database system identifier initdb gave the cluster: an instance with another one is not part of it.',
+    }),
+  ),
+  timeline: Type.Optional(Type.Integer({ minimum: 1, description: 'The primary’s timeline.' })),
+  endpoints: Type.Optional(
+    Type.Object({
+      readWrite: Type.Optional(endpoint),
+      readOnly: Type.Optional(endpoint),
+      any: Type.Optional(endpoint),
+      superuserSecret: Type.Optional(
+        Type.String({ description: 'The Secret with the postgres superuser’s password.' }),
+      ),
+      appSecret: Type.Optional(
+        Type.String({
+          description: 'The Secret with the application role’s credentials and URI.',
+        }),
+      ),
+    }),
+  ),
+  failover: Type.Optional(FailoverRecord),
+  failoverCount: Type.Optional(Type.Integer({ minimum: 0 })),
+  lastFailover: Type.Optional(
+    Type.String({ format: 'date-time', description: 'When the newest failover completed.' }),
+  ),
+  conditions: Type.Optional(ConditionsSchema),
+  observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+
+/** PostgreSQL run in the cluster by Steward's PostgresCluster controller (@steward/postgres-cluster). */
+export const PostgresCluster = defineKind({
+  group: 'postgres.steward.dev',
+  version: 'v1alpha1',
+  kind: 'PostgresCluster',
+  plural: 'postgresclusters',
+  shortNames: ['pgc'],
+  categories: ['steward'],
+  scope: 'Namespaced',
+  description:
+    'PostgreSQL run in the cluster: a primary and streaming standbys on a StatefulSet, Services read-write (the primary), read-only (standbys) and any, generated credentials, grow-only storage, failover that refuses to lose more than allowed and publishes what it may have cost.',
+  spec: PostgresClusterSpec,
+  status: PostgresClusterStatus,
+  validations: [
+    {
+      rule: `self.metadata.name.size() <= ${MAX_NAME_LENGTH} && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')`,
+      message: `metadata.name must be a DNS label of at most ${MAX_NAME_LENGTH} characters starting with a letter: it names the StatefulSet, its pods and the Services <name>-rw, <name>-ro and <name>-r`,
+    },
+  ],
+  printerColumns: [
+    { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+    { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+    { name: 'Primary', type: 'string', jsonPath: '.status.currentPrimary' },
+    { name: 'Ready Instances', type: 'integer', jsonPath: '.status.readyInstances' },
+    { name: 'Version', type: 'string', jsonPath: '.spec.version' },
+    { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas', priority: 1 },
+    {
+      name: 'Reason',
+      type: 'string',
+      jsonPath: '.status.conditions[?(@.type=="Ready")].reason',
+      priority: 1,
+    },
+  ],
+});
+
+export type PostgresCluster = typeof PostgresCluster.$object;
+export type PostgresClusterSpec = PostgresCluster['spec'];
+export type PostgresClusterStatus = NonNullable<PostgresCluster['status']>;
+export type FailoverRecord = NonNullable<PostgresClusterStatus['failover']>;
+export type InstanceStatus = NonNullable<PostgresClusterStatus['instances']>[number];

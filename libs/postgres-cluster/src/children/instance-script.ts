@@ -1,0 +1,209 @@
+/**
+ * The instance agent: the shell program every PostgresCluster pod runs (`/bin/sh` the ConfigMap's
+ * `instance.sh`; the images have dash and coreutils, nothing else to rely on). The controller
+ * decides; the agent carries out what its pod's instruction annotation says, read live from a
+ * downward-API file (the kubelet rewrites it when the annotation changes):
+ *
+ *   (absent) / wait      start nothing; stop PostgreSQL if it runs (a fenced or held instance)
+ *   initdb               initialise PGDATA if it holds no cluster, then run as primary — given
+ *                        only to the first instance of a cluster never initialised
+ *   primary              run as primary; PGDATA must exist (an instance that lost its data never
+ *                        initialises a second cluster)
+ *   standby <host>       run as a standby streaming from <host>: clone PGDATA with pg_basebackup
+ *                        when it is empty; an instance that was a primary (no standby.signal) is
+ *                        first rewound with pg_rewind against <host>
+ *   rewind <host>        as standby, but rewound first even if it was a standby (its timeline
+ *                        forked off the new primary's)
+ *   reclone <host>       as standby from a fresh pg_basebackup (the old PGDATA is moved aside
+ *                        to PGDATA.old, replacing an earlier one)
+ *
+ * While PostgreSQL runs, a change of the instruction that needs a restart (primary → anything
+ * else; standby → wait, rewind or reclone) stops it with a fast shutdown and carries the new one
+ * out. A standby told `primary` keeps running: the controller promotes it with pg_promote(). A
+ * changed <host> alone is not a restart either: the controller repoints running standbys with
+ * ALTER SYSTEM. On SIGTERM (pod deletion) PostgreSQL gets a fast shutdown (SIGINT), not the
+ * smart one that waits for clients to leave. When PostgreSQL exits by itself, or a step fails,
+ * the agent exits non-zero with a one-line reason in /dev/termination-log, which the kubelet
+ * publishes in the pod's status (the controller reports it) before restarting the container.
+ *
+ * Secrets: the superuser password comes from the environment (a secretKeyRef) into a passfile
+ * in /tmp (memory), which connection strings name; it is never in a command line, a log line or
+ * a file on the volume.
+ */
+export const InstanceScript = String.raw`#!/bin/sh
+conf=/etc/steward/config
+instruction_file=/etc/steward/pod/instruction
+run=/tmp/steward
+passfile="$run/pgpass"
+pg_pid=
+running=
+
+log() { echo "steward-instance: $*" >&2; }
+fail() {
+  log "$*"
+  printf '%s\n' "$*" >/dev/termination-log 2>/dev/null
+  exit 1
+}
+
+[ -n "$PGDATA" ] || fail "PGDATA is not set"
+[ -n "$POD_NAME" ] || fail "POD_NAME is not set"
+mkdir -p "$run" || fail "cannot create $run"
+umask 077
+[ -n "$POSTGRES_PASSWORD" ] || fail "POSTGRES_PASSWORD is empty: refusing to start without the superuser password"
+printf '*:*:*:postgres:%s\n' "$(printf '%s' "$POSTGRES_PASSWORD" | sed 's/[\\:]/\\&/g')" >"$passfile" ||
+  fail "cannot write $passfile"
+export PGPASSFILE="$passfile"
+pwfile="$run/initdb-password"
+printf '%s\n' "$POSTGRES_PASSWORD" >"$pwfile"
+unset POSTGRES_PASSWORD
+umask 027
+
+instruction() { cat "$instruction_file" 2>/dev/null || true; }
+verb_of() {
+  set -- $1
+  if [ -n "$1" ]; then printf '%s' "$1"; else printf wait; fi
+}
+host_of() {
+  set -- $1
+  printf '%s' "$2"
+}
+# alive: the postmaster started last runs (neither gone nor a zombie not yet reaped)
+alive() {
+  [ -n "$pg_pid" ] && kill -0 "$pg_pid" 2>/dev/null || return 1
+  [ "$(sed 's/.*) //' "/proc/$pg_pid/stat" 2>/dev/null | cut -d' ' -f1)" != Z ]
+}
+conninfo() { printf "host=%s port=5432 user=postgres dbname=postgres passfile=%s application_name=%s connect_timeout=5" "$1" "$passfile" "$POD_NAME"; }
+
+# set_conninfo <host>: PGDATA/postgresql.auto.conf names <host> as primary_conninfo (the server is stopped).
+set_conninfo() {
+  auto="$PGDATA/postgresql.auto.conf"
+  touch "$auto"
+  grep -v '^[[:space:]]*primary_conninfo[[:space:]]*=' "$auto" >"$auto.tmp" || true
+  printf "primary_conninfo = '%s'\n" "$(conninfo "$1")" >>"$auto.tmp"
+  mv "$auto.tmp" "$auto"
+}
+clear_conninfo() {
+  auto="$PGDATA/postgresql.auto.conf"
+  [ -f "$auto" ] || return 0
+  grep -v '^[[:space:]]*primary_conninfo[[:space:]]*=' "$auto" >"$auto.tmp" || true
+  mv "$auto.tmp" "$auto"
+}
+
+check_config() {
+  if ! postgres -D "$PGDATA" -c config_file="$conf/postgresql.conf" -C server_version_num >/dev/null 2>"$run/check.log"; then
+    fail "PostgreSQL refuses the configuration: $(grep -v '^[[:space:]]*$' "$run/check.log" | tail -n 2 | tr '\n' ' ')"
+  fi
+}
+
+start_postgres() {
+  check_config
+  log "starting PostgreSQL as $1"
+  postgres -D "$PGDATA" -c config_file="$conf/postgresql.conf" &
+  pg_pid=$!
+  running="$1"
+}
+
+stop_postgres() {
+  [ -n "$pg_pid" ] || return 0
+  log "stopping PostgreSQL (fast shutdown)"
+  kill -INT "$pg_pid" 2>/dev/null
+  wait "$pg_pid" 2>/dev/null
+  pg_pid=
+  running=
+}
+
+clone() {
+  rm -rf "$PGDATA.clone"
+  log "cloning from $1 with pg_basebackup"
+  pg_basebackup -d "$(conninfo "$1")" -D "$PGDATA.clone" -X stream -c fast --no-password ||
+    fail "pg_basebackup from $1 failed (see the log above)"
+  mv "$PGDATA.clone" "$PGDATA" || fail "cannot move the clone into $PGDATA"
+}
+
+rewind() {
+  log "rewinding with pg_rewind against $1"
+  pg_rewind --target-pgdata="$PGDATA" --source-server="$(conninfo "$1")" --progress ||
+    fail "pg_rewind against $1 failed: the data directory is kept as it is; the controller may re-clone this instance"
+}
+
+# carry_out <instruction>: starts PostgreSQL as the instruction says (it is not running).
+carry_out() {
+  verb="$(verb_of "$1")"
+  host="$(host_of "$1")"
+  case "$verb" in
+    wait) return 0 ;;
+    initdb)
+      if [ ! -s "$PGDATA/PG_VERSION" ]; then
+        rm -rf "$PGDATA"
+        log "initialising a new cluster in $PGDATA"
+        initdb --pgdata="$PGDATA" --username=postgres --pwfile="$pwfile" --auth-local=peer \
+          --auth-host=scram-sha-256 --encoding=UTF8 --locale=C.UTF-8 --data-checksums ||
+          fail "initdb failed (see the log above)"
+      fi
+      rm -f "$PGDATA/standby.signal"
+      clear_conninfo
+      start_postgres primary
+      ;;
+    primary)
+      [ -s "$PGDATA/PG_VERSION" ] ||
+        fail "told to run as primary but $PGDATA holds no cluster: this instance's data is gone, and a cluster is never initialised twice"
+      rm -f "$PGDATA/standby.signal"
+      clear_conninfo
+      start_postgres primary
+      ;;
+    standby | rewind | reclone)
+      [ -n "$host" ] || fail "instruction $verb names no primary to stream from"
+      if [ "$verb" = reclone ] && [ -s "$PGDATA/PG_VERSION" ]; then
+        rm -rf "$PGDATA.old"
+        mv "$PGDATA" "$PGDATA.old" || fail "cannot move $PGDATA aside"
+      fi
+      if [ ! -s "$PGDATA/PG_VERSION" ]; then
+        clone "$host"
+      elif [ "$verb" = rewind ] || [ ! -f "$PGDATA/standby.signal" ]; then
+        rewind "$host"
+      fi
+      touch "$PGDATA/standby.signal"
+      set_conninfo "$host"
+      start_postgres standby
+      ;;
+    *) fail "unknown instruction: $1" ;;
+  esac
+}
+
+# needs_restart <running role> <new verb>
+needs_restart() {
+  case "$1:$2" in
+    primary:primary | primary:initdb) return 1 ;;
+    primary:*) return 0 ;;
+    standby:standby | standby:primary | standby:initdb) return 1 ;;
+    *) return 0 ;;
+  esac
+}
+
+trap 'stop_postgres; exit 0' TERM INT
+log "waiting for an instruction in $instruction_file"
+last=
+while :; do
+  now="$(instruction)"
+  if [ "$now" != "$last" ]; then
+    if [ -n "$now" ]; then log "instruction: $now"; else log "instruction: none"; fi
+  fi
+  if [ -n "$pg_pid" ]; then
+    if ! alive; then
+      wait "$pg_pid"
+      fail "PostgreSQL exited (status $?) while running as $running"
+    fi
+    if [ "$now" != "$last" ]; then
+      if needs_restart "$running" "$(verb_of "$now")"; then
+        stop_postgres
+      elif [ "$(verb_of "$now")" = primary ]; then
+        running=primary
+      fi
+    fi
+  fi
+  [ -n "$pg_pid" ] || carry_out "$now"
+  last="$now"
+  sleep 1 &
+  wait $! 2>/dev/null
+done
+`;

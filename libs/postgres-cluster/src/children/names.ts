@@ -1,0 +1,123 @@
+import { type PostgresCluster } from '@steward/postgres-cluster-api';
+
+/**
+ * The labels the PostgresCluster controller sets and selects on. `cluster` is on every child and
+ * every pod (the StatefulSet selects on it alone); `role` is on pods only, set by the controller
+ * once it has decided an instance's role — never by the pod template, so a re-created pod serves
+ * no Service until the controller has given it a role — and the Services `<name>-rw` / `<name>-ro`
+ * select on it.
+ */
+export const Labels = {
+  cluster: 'postgres.steward.dev/cluster',
+  role: 'postgres.steward.dev/role',
+} as const;
+
+/** Values of `Labels.role`. */
+export const Roles = { primary: 'primary', standby: 'standby' } as const;
+export type Role = (typeof Roles)[keyof typeof Roles];
+
+/**
+ * Pod annotation: what the instance agent is to do (instance-script.ts). Set by the controller on
+ * each pod; read in the pod through a downward-API file; absent on a new pod, which then waits.
+ */
+export const InstructionAnnotation = 'postgres.steward.dev/instruction';
+
+/**
+ * Pod-template annotation: a hash of the rendered configuration (postgresql.conf, pg_hba.conf and
+ * the agent). The instances read it at start; a changed hash marks the pods the controller rolls.
+ */
+export const ConfigHashAnnotation = 'postgres.steward.dev/config-hash';
+
+/** The volume (and claim template) holding PGDATA. */
+export const DataVolumeName = 'data';
+/** Where the data volume is mounted; PGDATA is a directory in it (initdb wants an empty one). */
+export const DataDirectory = '/data';
+export const PgData = '/data/pgdata';
+/** Where the ConfigMap is mounted. */
+export const ConfigDirectory = '/etc/steward/config';
+/** Where the downward-API volume with the instruction is mounted. */
+export const PodInfoDirectory = '/etc/steward/pod';
+/** The unix socket directory (an emptyDir). */
+export const SocketDirectory = '/run/postgresql';
+
+/** Keys of the generated Secrets. */
+export const SecretKeys = {
+  username: 'username',
+  password: 'password',
+  database: 'database',
+  host: 'host',
+  port: 'port',
+  uri: 'uri',
+} as const;
+
+/** The superuser every instance has (initdb --username). */
+export const Superuser = 'postgres';
+
+/** The names of a PostgresCluster's children: all derive from `metadata.name` (at most 52). */
+export function childNames(name: string) {
+  return {
+    statefulSet: name,
+    headless: `${name}-headless`,
+    readWrite: `${name}-rw`,
+    readOnly: `${name}-ro`,
+    any: `${name}-r`,
+    configMap: `${name}-config`,
+    superuserSecret: `${name}-superuser`,
+    appSecret: `${name}-app`,
+    podDisruptionBudget: name,
+    networkPolicy: name,
+  };
+}
+
+/** The pod of ordinal `n` (the StatefulSet's naming). */
+export function podName(name: string, ordinal: number): string {
+  return `${name}-${ordinal}`;
+}
+
+/** The ordinal of a pod of the StatefulSet `name`, or undefined for another pod. */
+export function ordinalOf(name: string, pod: string): number | undefined {
+  if (!pod.startsWith(`${name}-`)) return undefined;
+  const rest = pod.slice(name.length + 1);
+  return /^(0|[1-9][0-9]*)$/.test(rest) ? Number(rest) : undefined;
+}
+
+/** The claim of ordinal `n` (volumeClaimTemplates naming: `<template>-<pod>`). */
+export function claimName(name: string, ordinal: number): string {
+  return `${DataVolumeName}-${podName(name, ordinal)}`;
+}
+
+/** The labels on every child of `cluster` and on its pods (the role label aside). */
+export function commonLabels(cluster: PostgresCluster): Record<string, string> {
+  const name = clusterName(cluster);
+  return {
+    'app.kubernetes.io/name': 'postgresql',
+    'app.kubernetes.io/instance': name,
+    'app.kubernetes.io/component': 'database',
+    'app.kubernetes.io/managed-by': 'steward',
+    [Labels.cluster]: name,
+  };
+}
+
+/** The StatefulSet's selector, and the base of every other one: the cluster label alone. */
+export function clusterSelector(name: string): Record<string, string> {
+  return { [Labels.cluster]: name };
+}
+
+export function clusterName(cluster: PostgresCluster): string {
+  const name = cluster.metadata.name;
+  if (!name)
+    throw new TypeError('steward/postgres-cluster: a PostgresCluster without metadata.name');
+  return name;
+}
+
+export function clusterNamespace(cluster: PostgresCluster): string {
+  const namespace = cluster.metadata.namespace;
+  if (!namespace)
+    throw new TypeError('steward/postgres-cluster: a PostgresCluster without metadata.namespace');
+  return namespace;
+}
+
+/** Instances desired (the API server defaults spec.replicas to 1). */
+export function replicasOf(cluster: PostgresCluster): number {
+  return cluster.spec.replicas ?? 1;
+}

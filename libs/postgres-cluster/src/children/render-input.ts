@@ -1,0 +1,45 @@
+import { type PostgresCluster } from '@steward/postgres-cluster-api';
+
+/** A quantity pair as a container's `resources` takes it. */
+export interface CpuMemory {
+  cpu?: string;
+  memory?: string;
+}
+
+/** What the children of one PostgresCluster are rendered from: the cluster and what was resolved for it. */
+export interface RenderInput {
+  /** The PostgresCluster as stored (the API server has applied its defaults). */
+  cluster: PostgresCluster;
+  /** The PostgreSQL image, resolved from the catalogue for the major the cluster runs. */
+  image: string;
+  /** The instance container's requests and limits, resolved (spec, else the size class). */
+  resources?: { requests?: CpuMemory; limits?: CpuMemory };
+  /** The StatefulSet's replicas, when not spec.replicas (the primary is never scaled away). */
+  replicas?: number;
+  /** Each instance's volume. */
+  storage: { size: string; storageClassName?: string };
+  /**
+   * The StatefulSet's current `volumeClaimTemplates` storage request, when the StatefulSet
+   * exists: templates are immutable, so the template keeps it (the claims are grown separately).
+   */
+  existingTemplateStorage?: string;
+  /** The controller's pods, which must reach every instance (NetworkPolicy); absent: no such rule. */
+  controller?: { namespace: string; podLabels: Record<string, string> };
+}
+
+/**
+ * A child as server-side apply takes it: apiVersion, kind, metadata (name, namespace, labels,
+ * annotations) and its fields. No ownerReferences (the applier adds its controller reference) and
+ * no status.
+ */
+export interface ChildObject {
+  apiVersion: string;
+  kind: string;
+  metadata: {
+    name: string;
+    namespace: string;
+    labels: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
+  [field: string]: unknown;
+}

@@ -1,0 +1,167 @@
+import { POSTGRES_PORT } from '@steward/postgres-cluster-api';
+import { ConfigFiles, configHash, renderConfigFiles } from './config.js';
+import {
+  childNames,
+  clusterName,
+  clusterNamespace,
+  clusterSelector,
+  commonLabels,
+  ConfigDirectory,
+  ConfigHashAnnotation,
+  DataDirectory,
+  DataVolumeName,
+  InstructionAnnotation,
+  PgData,
+  PodInfoDirectory,
+  replicasOf,
+  SecretKeys,
+  SocketDirectory,
+} from './names.js';
+import { type ChildObject, type RenderInput } from './render-input.js';
+
+/** The uid and gid the postgres images run as (tools/node-tier/images/versions.env SERVER_UID/GID). */
+export const ServerUid = 999;
+export const ServerGid = 999;
+/** The instance container's name in every pod. */
+export const InstanceContainerName = 'postgres';
+/** The file in PodInfoDirectory that holds the instruction (the downward API). */
+export const InstructionFile = 'instruction';
+
+/**
+ * The StatefulSet `<name>`: `spec.replicas` instances started in parallel, each running the
+ * instance agent (instance-script.ts), which waits for the controller's instruction before
+ * PostgreSQL starts. `updateStrategy: OnDelete`: the controller rolls the pods itself — standbys
+ * before the primary — since the StatefulSet's own rolling update would restart the primary
+ * whenever its ordinal comes. Claims stay when the StatefulSet is deleted (the controller keeps or
+ * deletes them per spec.deletionPolicy) and go with a scaled-away standby (a stale copy, re-cloned
+ * if the instance comes back). Pods run non-root with a read-only root filesystem, no
+ * capabilities, no service-account token and no service links; writable are /tmp (memory),
+ * /run/postgresql (the socket) and /data (the claim). No liveness probe: restarting PostgreSQL
+ * (e.g. during a long crash recovery) is never the kubelet's call.
+ */
+export function renderStatefulSet(input: RenderInput): ChildObject {
+  const { cluster } = input;
+  const name = clusterName(cluster);
+  const names = childNames(name);
+  const labels = commonLabels(cluster);
+  const container = {
+    name: InstanceContainerName,
+    image: input.image,
+    imagePullPolicy: 'Never',
+    command: ['/bin/sh', `${ConfigDirectory}/${ConfigFiles.agent}`],
+    env: [
+      { name: 'PGDATA', value: PgData },
+      { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+      {
+        name: 'POSTGRES_PASSWORD',
+        valueFrom: {
+          secretKeyRef: { name: names.superuserSecret, key: SecretKeys.password },
+        },
+      },
+    ],
+    ports: [{ name: 'postgresql', containerPort: POSTGRES_PORT, protocol: 'TCP' }],
+    readinessProbe: {
+      exec: { command: ['pg_isready', '-q', '-h', SocketDirectory, '-p', String(POSTGRES_PORT)] },
+      periodSeconds: 2,
+      timeoutSeconds: 5,
+      failureThreshold: 3,
+    },
+    ...(input.resources ? { resources: compactResources(input.resources) } : {}),
+    securityContext: {
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    },
+    terminationMessagePolicy: 'File',
+    volumeMounts: [
+      { name: 'config', mountPath: ConfigDirectory, readOnly: true },
+      { name: 'pod', mountPath: PodInfoDirectory, readOnly: true },
+      { name: 'tmp', mountPath: '/tmp' },
+      { name: 'socket', mountPath: SocketDirectory },
+      { name: DataVolumeName, mountPath: DataDirectory },
+    ],
+  };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: {
+      name: names.statefulSet,
+      namespace: clusterNamespace(cluster),
+      labels: { ...labels },
+    },
+    spec: {
+      replicas: input.replicas ?? replicasOf(cluster),
+      serviceName: names.headless,
+      selector: { matchLabels: clusterSelector(name) },
+      podManagementPolicy: 'Parallel',
+      updateStrategy: { type: 'OnDelete' },
+      persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Delete' },
+      template: {
+        metadata: {
+          labels: { ...labels },
+          annotations: { [ConfigHashAnnotation]: configHash(renderConfigFiles(input)) },
+        },
+        spec: {
+          terminationGracePeriodSeconds: 30,
+          enableServiceLinks: false,
+          automountServiceAccountToken: false,
+          securityContext: {
+            runAsNonRoot: true,
+            runAsUser: ServerUid,
+            runAsGroup: ServerGid,
+            fsGroup: ServerGid,
+            fsGroupChangePolicy: 'OnRootMismatch',
+            seccompProfile: { type: 'RuntimeDefault' },
+          },
+          containers: [container],
+          volumes: [
+            { name: 'config', configMap: { name: names.configMap, defaultMode: 0o444 } },
+            {
+              name: 'pod',
+              downwardAPI: {
+                items: [
+                  {
+                    path: InstructionFile,
+                    fieldRef: { fieldPath: `metadata.annotations['${InstructionAnnotation}']` },
+                  },
+                ],
+              },
+            },
+            { name: 'tmp', emptyDir: { medium: 'Memory', sizeLimit: '16Mi' } },
+            { name: 'socket', emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } },
+          ],
+        },
+      },
+      volumeClaimTemplates: [
+        {
+          apiVersion: 'v1',
+          kind: 'PersistentVolumeClaim',
+          metadata: { name: DataVolumeName, labels: { ...labels } },
+          spec: {
+            accessModes: ['ReadWriteOnce'],
+            resources: {
+              requests: { storage: input.existingTemplateStorage ?? input.storage.size },
+            },
+            ...(input.storage.storageClassName
+              ? { storageClassName: input.storage.storageClassName }
+              : {}),
+          },
+        },
+      ],
+    },
+  };
+}
+
+/** `resources` without empty members (an apply configuration sends only what it means). */
+function compactResources(resources: NonNullable<RenderInput['resources']>) {
+  const compact = (pair: { cpu?: string; memory?: string } | undefined) => {
+    if (!pair) return undefined;
+    const out: Record<string, string> = {};
+    if (pair.cpu !== undefined) out.cpu = pair.cpu;
+    if (pair.memory !== undefined) out.memory = pair.memory;
+    return Object.keys(out).length ? out : undefined;
+  };
+  const requests = compact(resources.requests);
+  const limits = compact(resources.limits);
+  return { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) };
+}

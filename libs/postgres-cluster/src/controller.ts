@@ -1,0 +1,730 @@
+import {
+  POSTGRES_PORT,
+  PostgresCluster,
+  DEFAULT_MAX_LAG_BYTES,
+} from '@steward/postgres-cluster-api';
+import {
+  controllerFor,
+  generationChanged,
+  TerminalError,
+  type Controller,
+  type EventRecorder,
+  type Manager,
+  type MapFunc,
+  type ObjectReconcileContext,
+  type ObjectReconciler,
+  type Result,
+} from '@steward/controller';
+import { CleanupError, withFinalizer } from '@steward/finalizers';
+import { objectKey, type Selection } from '@steward/informer';
+import {
+  ConfigMaps,
+  isForbidden,
+  isInvalid,
+  isNotFound,
+  NetworkPolicies,
+  PersistentVolumeClaims,
+  PodDisruptionBudgets,
+  Pods,
+  Secrets,
+  Services,
+  StatefulSets,
+  type KubeClient,
+  type KubeObject,
+  type ResourceType,
+} from '@steward/kube';
+import { compareQuantities, type ProfileUser } from '@steward/provider-profile';
+import { ProviderProfile } from '@steward/provider-profile-api';
+import { generatePassword, WorkloadChildren, type DesiredChild } from '@steward/workload';
+import {
+  bootstrapOf,
+  childNames,
+  conninfoHost,
+  InstructionAnnotation,
+  Labels,
+  ordinalOf,
+  renderChildren,
+  SecretKeys,
+  standbyConninfo,
+  Superuser,
+} from './children/index.js';
+import { pgAdmin, type PgAdmin, type PgEndpoint, type PgObservation } from './pg/index.js';
+import { instanceFacts, type Pod } from './pods.js';
+import {
+  planInstances,
+  type InstanceFacts,
+  type InstanceView,
+  type PlanAction,
+  type PlanMemory,
+} from './plan/plan.js';
+import { resolvePostgres, type Resolution } from './resolve.js';
+import { postgresStatus, PostgresReasons } from './status.js';
+
+type Cluster = PostgresCluster;
+type Profile = ProviderProfile;
+
+/** The finalizer every PostgresCluster carries while the controller may still have to clean up. */
+export const PostgresClusterFinalizer = 'postgres.steward.dev/cleanup';
+
+export interface PostgresClusterControllerOptions {
+  /** Which PostgresClusters to follow (e.g. one namespace). Default: all. */
+  selection?: Selection;
+  /** PostgresClusters reconciled at once. Default 4 (each waits on PostgreSQL, not on CPU). */
+  maxConcurrentReconciles?: number;
+  /** The field manager of its server-side applies (the app's name). Default postgres-cluster-controller. */
+  fieldManager?: string;
+  /** The kubernetes ProviderProfile of PostgresClusters that name none. */
+  defaultProfile?: string;
+  /** Who else the NetworkPolicy admits: the controller's own pods. */
+  controllerIdentity?: { namespace: string; podLabels: Record<string, string> };
+  /** How often a converged cluster's instances are looked at. Default 5 s. */
+  pollIntervalMs?: number;
+  /** How often while something is moving. Default 1 s. */
+  busyPollIntervalMs?: number;
+  events?: EventRecorder;
+  /** The PostgreSQL admin client (tests may pass one with other timeouts). */
+  pg?: PgAdmin;
+  now?: () => Date;
+}
+
+const ByProfile = 'postgres.steward.dev/profile';
+/** How long a refused PVC growth is not asked again (unless the claim or the size changes). */
+const EXPANSION_RECHECK_MS = 10 * 60_000;
+/** How long a primary restarted by the controller's own roll is not failed over. */
+const PLANNED_RESTART_MS = 60_000;
+const childKinds: ResourceType[] = [
+  StatefulSets,
+  Services,
+  ConfigMaps,
+  Secrets,
+  PodDisruptionBudgets,
+  NetworkPolicies,
+];
+
+/**
+ * The PostgresCluster controller: every PostgresCluster of `options.selection` kept as a
+ * StatefulSet of PostgreSQL instances with their Services, Secrets, ConfigMap, PDB and
+ * NetworkPolicy (the workload toolkit applies them; a converged cluster costs no API writes),
+ * each instance observed with `pg` every poll, told its role through its pod's instruction
+ * annotation, and failed over by the pure plan (plan/plan.ts); status and Events stated from what
+ * was seen.
+ *
+ * RBAC: postgresclusters get/list/watch/patch, postgresclusters/status patch,
+ * postgresclusters/finalizers update; statefulsets, services, configmaps, secrets,
+ * poddisruptionbudgets, networkpolicies get/list/watch/create/patch/delete; pods
+ * get/list/watch/patch/delete; persistentvolumeclaims get/list/watch/patch/delete;
+ * providerprofiles get/list/watch; events create/patch.
+ */
+export function postgresClusterController(
+  manager: Manager,
+  options: PostgresClusterControllerOptions = {},
+): Controller {
+  const client = manager.client;
+  const selection = options.selection ?? {};
+  const childSelection: Selection = { ...selection, labelSelector: Labels.cluster };
+  const clusters = manager.informers.informerFor<Cluster>(PostgresCluster.resourceType, selection);
+  const profiles = manager.informers.informerFor<Profile>(ProviderProfile.resourceType);
+  const pods = manager.informers.informerFor<Pod>(Pods, childSelection);
+  const claims = manager.informers.informerFor<KubeObject>(PersistentVolumeClaims, childSelection);
+  try {
+    clusters.store.addIndexers({
+      [ByProfile]: (obj) => {
+        const name = obj.spec.providerProfileRef?.name ?? options.defaultProfile;
+        return name ? [name] : [];
+      },
+    });
+  } catch {
+    // indexed already by another controller of this manager
+  }
+  const children = new WorkloadChildren({
+    client,
+    informers: manager.informers,
+    fieldManager: options.fieldManager ?? 'postgres-cluster-controller',
+    kinds: childKinds,
+    selection: childSelection,
+  });
+  const pg = options.pg ?? pgAdmin();
+  manager.add({
+    name: 'postgres-cluster-connections',
+    needsLeaderElection: false,
+    stop: () => pg.close(),
+  });
+
+  const reconciler = postgresClusterReconciler({
+    client,
+    children,
+    pg,
+    pods: () => pods.store.list(),
+    claims: () => claims.store.list(),
+    profile: (name) => profiles.store.get(name),
+    options,
+  });
+
+  const byProfile: MapFunc = (profile) =>
+    clusters.store.byIndex(ByProfile, profile.metadata.name ?? '').map(objectKey);
+  const byClusterLabel: MapFunc = (obj) => {
+    const cluster = obj.metadata.labels?.[Labels.cluster];
+    return cluster && obj.metadata.namespace ? [`${obj.metadata.namespace}/${cluster}`] : [];
+  };
+
+  let builder = controllerFor(manager, PostgresCluster.resourceType, {
+    selection,
+    predicates: [generationChanged],
+  })
+    .named('postgrescluster')
+    .watches(ProviderProfile.resourceType, byProfile)
+    .watches(Pods, byClusterLabel, { selection: childSelection })
+    .watches(PersistentVolumeClaims, byClusterLabel, { selection: childSelection });
+  for (const kind of childKinds) builder = builder.owns(kind, { selection: childSelection });
+  return builder
+    .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 4 })
+    .completeObjects(reconciler);
+}
+
+interface ReconcilerDeps {
+  client: KubeClient;
+  children: WorkloadChildren;
+  pg: PgAdmin;
+  pods: () => Pod[];
+  claims: () => KubeObject[];
+  profile: (name: string) => Profile | undefined;
+  options: PostgresClusterControllerOptions;
+}
+
+/** Parses `10s`, `500ms`, `2m` (the API's pattern). */
+export function durationMs(text: string): number {
+  const match = /^([0-9]+)(ms|s|m)$/.exec(text);
+  if (!match) throw new Error(`not a duration: ${text}`);
+  const n = Number(match[1]);
+  return match[2] === 'ms' ? n : match[2] === 's' ? n * 1000 : n * 60_000;
+}
+
+/** An observation as the plan sees it. */
+export function viewOf(o: PgObservation): InstanceView {
+  if (!o.reachable) return { reachable: false, error: o.error };
+  const host = conninfoHost(o.primaryConninfo);
+  return {
+    reachable: true,
+    systemIdentifier: o.systemIdentifier,
+    inRecovery: o.inRecovery,
+    timeline: o.timeline,
+    ...(o.currentLsn !== undefined ? { currentLsn: o.currentLsn } : {}),
+    ...(o.receiveLsn !== undefined ? { receiveLsn: o.receiveLsn } : {}),
+    ...(o.replayLsn !== undefined ? { replayLsn: o.replayLsn } : {}),
+    streaming: o.walReceiver?.status === 'streaming',
+    ...(host ? { conninfoHost: host } : {}),
+    replication: o.replication.map((r) => ({
+      applicationName: r.applicationName,
+      state: r.state,
+      syncState: r.syncState,
+    })),
+    synchronousStandbyNames: o.synchronousStandbyNames,
+  };
+}
+
+type SecretObject = KubeObject & { data?: Record<string, string> };
+
+/** The reconciler of one PostgresCluster (exported for tests that drive it with their own deps). */
+export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<Cluster> {
+  const { client, children, pg, options } = deps;
+  const memories = new Map<string, PlanMemory>();
+  const plannedRestarts = new Map<string, { pod: string; until: number }>();
+  const expansionRefusals = new Map<
+    string,
+    { size: string; resourceVersion: string; message: string; at: number }
+  >();
+  const now = options.now ?? (() => new Date());
+  const pollMs = options.pollIntervalMs ?? 5000;
+  const busyMs = options.busyPollIntervalMs ?? 1000;
+  const events = options.events;
+
+  const emit = (obj: Cluster, type: 'Normal' | 'Warning', reason: string, message: string) =>
+    events?.event(obj, type, reason, message);
+
+  function admission(obj: Cluster, version: string): Resolution {
+    const profileName = obj.spec.providerProfileRef?.name ?? options.defaultProfile;
+    const profile = profileName ? deps.profile(profileName) : undefined;
+    if (profileName && !profile) {
+      return {
+        allowed: false,
+        reason: PostgresReasons.ProviderProfileNotFound,
+        message: `ProviderProfile ${profileName} not found: create it, or reference an existing kubernetes profile`,
+      };
+    }
+    return resolvePostgres(obj, profile, version);
+  }
+
+  function secretValue(secrets: Map<string, KubeObject>, name: string, key: string): string {
+    const raw = (secrets.get(`Secret/${name}`) as SecretObject | undefined)?.data?.[key];
+    if (raw === undefined) throw new Error(`Secret ${name} has no ${key} yet`);
+    return Buffer.from(raw, 'base64').toString('utf8');
+  }
+
+  async function converge(ctx: ObjectReconcileContext<Cluster>, obj: Cluster): Promise<Result> {
+    const name = obj.metadata.name!;
+    const namespace = obj.metadata.namespace!;
+    const names = childNames(name);
+    const uid = obj.metadata.uid ?? name;
+    // The major the data directory holds: what the instances keep running until an upgrade.
+    const running = obj.status?.version ?? obj.spec.version;
+    const problems: { reason: string; message: string }[] = [];
+    const notes: { reason: string; message: string }[] = [];
+    if (Number(obj.spec.version) > Number(running)) {
+      problems.push({
+        reason: PostgresReasons.MajorUpgradeNotSupported,
+        message: `spec.version ${obj.spec.version} is newer than the ${running} the data directory holds: major upgrades are not supported yet, so the instances keep running PostgreSQL ${running}`,
+      });
+    }
+    const resolution = admission(obj, running);
+    if (!resolution.allowed) throw new TerminalError(resolution.reason, resolution.message);
+    const resolved = resolution.resolved;
+
+    const podList = deps
+      .pods()
+      .filter(
+        (p) => p.metadata.namespace === namespace && p.metadata.labels?.[Labels.cluster] === name,
+      );
+    const desired = obj.spec.replicas ?? 1;
+    const primaryOrdinal = obj.status?.currentPrimary
+      ? (ordinalOf(name, obj.status.currentPrimary) ?? 0)
+      : 0;
+    // Never scale the primary away: the StatefulSet keeps it until a switchover moved it.
+    const stsReplicas = Math.max(desired, primaryOrdinal + 1);
+    if (stsReplicas > desired)
+      problems.push({
+        reason: PostgresReasons.Scaling,
+        message: `spec.replicas ${desired} would remove the primary ${obj.status?.currentPrimary}: it is kept until a switchover moves the primary to a lower ordinal`,
+      });
+
+    const liveSts = children.get<
+      KubeObject & {
+        spec?: {
+          volumeClaimTemplates?: { spec?: { resources?: { requests?: { storage?: string } } } }[];
+        };
+        status?: { updateRevision?: string };
+      }
+    >(obj, StatefulSets, names.statefulSet);
+    const templateStorage =
+      liveSts?.spec?.volumeClaimTemplates?.[0]?.spec?.resources?.requests?.storage;
+    const rendered = renderChildren({
+      cluster: obj,
+      image: resolved.image,
+      replicas: stsReplicas,
+      ...(resolved.resources ? { resources: resolved.resources } : {}),
+      storage: resolved.storage,
+      ...(templateStorage ? { existingTemplateStorage: templateStorage } : {}),
+      ...(options.controllerIdentity ? { controller: options.controllerIdentity } : {}),
+    });
+    const want: DesiredChild[] = [
+      {
+        resourceType: Secrets,
+        mode: 'create-once',
+        name: names.superuserSecret,
+        object: () => rendered.superuserSecret(generatePassword()) as never,
+      },
+      {
+        resourceType: Secrets,
+        mode: 'create-once',
+        name: names.appSecret,
+        object: () => rendered.appSecret(generatePassword()) as never,
+      },
+      { resourceType: ConfigMaps, object: rendered.configMap as never },
+      { resourceType: Services, object: rendered.headless as never },
+      { resourceType: Services, object: rendered.readWrite as never },
+      { resourceType: Services, object: rendered.readOnly as never },
+      { resourceType: Services, object: rendered.any as never },
+      { resourceType: PodDisruptionBudgets, object: rendered.podDisruptionBudget as never },
+      { resourceType: NetworkPolicies, object: rendered.networkPolicy as never },
+      { resourceType: StatefulSets, object: rendered.statefulSet as never },
+    ];
+    const sync = await children.sync(obj, want, { signal: ctx.signal });
+    if (sync.conflicts.length) {
+      throw new TerminalError(
+        PostgresReasons.ChildConflict,
+        `${sync.conflicts.map((c) => c.message).join('; ')}: Steward adopts nothing it did not create; delete or rename it`,
+        { recheckAfter: 60_000 },
+      );
+    }
+    const superPassword = secretValue(sync.children, names.superuserSecret, SecretKeys.password);
+    const endpoint = (ip: string): PgEndpoint => ({
+      host: ip,
+      port: POSTGRES_PORT,
+      user: Superuser,
+      password: superPassword,
+    });
+
+    await growClaims(obj, resolved.storage.size, problems, notes);
+
+    // Before any instance is observed: the primary's LSN covers every commit acknowledged by then.
+    const observedAt = now().toISOString();
+    const facts = await instanceFacts(podList, name, async (ip) =>
+      viewOf(await pg.observe(endpoint(ip), { signal: ctx.signal })),
+    );
+    const planned = plannedRestarts.get(uid);
+    const holdFailover =
+      planned !== undefined &&
+      planned.pod === obj.status?.currentPrimary &&
+      Date.now() < planned.until;
+    const plan = planInstances({
+      cluster: name,
+      replicas: desired,
+      failover: {
+        enabled: obj.spec.failover?.enabled ?? true,
+        afterMs: durationMs(obj.spec.failover?.after ?? '10s'),
+        maxLagBytes: BigInt(obj.spec.failover?.maxLagBytes ?? DEFAULT_MAX_LAG_BYTES),
+      },
+      holdFailover,
+      replication: obj.spec.replication?.mode ?? 'async',
+      status: {
+        ...(obj.status?.currentPrimary ? { currentPrimary: obj.status.currentPrimary } : {}),
+        ...(obj.status?.systemIdentifier ? { systemIdentifier: obj.status.systemIdentifier } : {}),
+        ...(obj.status?.failover ? { failover: obj.status.failover } : {}),
+        ...(obj.status?.failoverCount !== undefined
+          ? { failoverCount: obj.status.failoverCount }
+          : {}),
+        ...(obj.status?.lastFailover ? { lastFailover: obj.status.lastFailover } : {}),
+      },
+      instances: facts,
+      memory: memories.get(uid) ?? {},
+      now: now().toISOString(),
+      observedAt,
+    });
+    const memory = plan.memory;
+    memories.set(uid, memory);
+    if (plan.status) {
+      // Durable before it is carried out: a restart resumes it. Taken over the status this
+      // reconcile read; if the API server holds a newer one, nothing is written and the
+      // reconcile starts over.
+      const decidedStatus = plan.status;
+      const basis = obj.status ?? {};
+      await ctx.status.write((latest) => {
+        const current = latest.status ?? {};
+        if (
+          current.currentPrimary !== basis.currentPrimary ||
+          (current.failoverCount ?? 0) !== (basis.failoverCount ?? 0) ||
+          current.failover?.phase !== basis.failover?.phase
+        )
+          throw new StaleDecisionError(
+            `status of ${namespace}/${name} changed since it was read (primary ${basis.currentPrimary ?? '-'} → ${current.currentPrimary ?? '-'}): deciding again`,
+          );
+        return {
+          fields: {
+            currentPrimary: decidedStatus.currentPrimary,
+            systemIdentifier: decidedStatus.systemIdentifier,
+            failover: decidedStatus.failover,
+            failoverCount: decidedStatus.failoverCount,
+            lastFailover: decidedStatus.lastFailover,
+            version: latest.status?.version ?? running,
+          },
+        };
+      });
+    }
+    for (const event of plan.events) emit(obj, event.type, event.reason, event.message);
+    const failed = await carryOut(obj, plan.actions, facts, endpoint, memory, sync.children);
+    for (const f of failed) problems.push({ reason: PostgresReasons.InstanceFailing, message: f });
+    for (const f of facts) {
+      if (f.lastMessage?.startsWith('PostgreSQL refuses the configuration'))
+        problems.push({
+          reason: PostgresReasons.InvalidParameters,
+          message: `${f.name}: ${f.lastMessage} — fix spec.parameters`,
+        });
+    }
+
+    // The controller's own roll (updateStrategy OnDelete): standbys first, one at a time, while
+    // everything else is ready; the primary last.
+    const updateRevision = liveSts?.status?.updateRevision;
+    const outdated = updateRevision
+      ? podList
+          .filter(
+            (p) =>
+              !p.metadata.deletionTimestamp &&
+              p.metadata.labels?.['controller-revision-hash'] !== updateRevision,
+          )
+          .map((p) => p.metadata.name!)
+          .sort()
+      : [];
+    const allReady = plan.health.readyInstances === facts.length && plan.health.primaryServing;
+    if (outdated.length > 0 && allReady && !plan.health.failingOver && failed.length === 0) {
+      const primaryName = obj.status?.currentPrimary;
+      const standby = outdated.filter((p) => p !== primaryName).reverse()[0];
+      const next = standby ?? outdated[0]!;
+      if (next === primaryName)
+        plannedRestarts.set(uid, { pod: next, until: Date.now() + PLANNED_RESTART_MS });
+      await client.delete(Pods, next, namespace).catch((e: unknown) => {
+        if (!isNotFound(e)) throw e;
+      });
+      emit(
+        obj,
+        'Normal',
+        'Restarting',
+        `${next} restarts with the new pod template (${outdated.length - 1} more to go)`,
+      );
+    }
+
+    const version = obj.status?.version ?? running;
+    const statusOf = (cluster: Cluster) =>
+      postgresStatus({
+        cluster,
+        replicas: desired,
+        podCount: podList.filter((p) => !p.metadata.deletionTimestamp).length,
+        health: plan.health,
+        outdated,
+        image: resolved.image,
+        version,
+        endpoints: {
+          readWrite: `${names.readWrite}.${namespace}.svc`,
+          readOnly: `${names.readOnly}.${namespace}.svc`,
+          any: `${names.any}.${namespace}.svc`,
+          port: POSTGRES_PORT,
+          superuserSecret: names.superuserSecret,
+          appSecret: names.appSecret,
+        },
+        problems,
+        notes,
+      });
+    let before = ctx.status.object.status?.phase;
+    let change = statusOf(ctx.status.object);
+    await ctx.status.write((latest) => {
+      before = latest.status?.phase;
+      change = statusOf(latest);
+      return { conditions: change.conditions, fields: change.fields };
+    });
+    if (before && before !== change.phase && (change.phase === 'Scaling' || before === 'Scaling'))
+      emit(
+        obj,
+        'Normal',
+        change.phase === 'Scaling' ? 'Scaling' : 'Scaled',
+        `${desired} instances desired, ${plan.health.readyInstances} ready`,
+      );
+    const settled = change.phase === 'Ready' && failed.length === 0;
+    return { requeueAfter: plan.requeueAfterMs ?? (settled ? pollMs : busyMs) };
+  }
+
+  async function carryOut(
+    obj: Cluster,
+    actions: PlanAction[],
+    facts: InstanceFacts[],
+    endpoint: (ip: string) => PgEndpoint,
+    memory: PlanMemory,
+    secrets: Map<string, KubeObject>,
+  ): Promise<string[]> {
+    const namespace = obj.metadata.namespace!;
+    const names = childNames(obj.metadata.name!);
+    const failed: string[] = [];
+    const ipOf = (pod: string) => facts.find((f) => f.name === pod)?.ip;
+    for (const action of actions) {
+      try {
+        switch (action.type) {
+          case 'label':
+            await client.mergePatch(Pods, action.pod, namespace, {
+              metadata: { labels: { [Labels.role]: action.role } },
+            });
+            break;
+          case 'instruct':
+            await client.mergePatch(Pods, action.pod, namespace, {
+              metadata: { annotations: { [InstructionAnnotation]: action.instruction } },
+            });
+            break;
+          default: {
+            const ip = ipOf(action.pod);
+            if (!ip) throw new Error(`${action.pod} has no IP`);
+            const target = endpoint(ip);
+            if (action.type === 'promote') {
+              const outcome = await pg.promote(target);
+              if (outcome === 'promoted')
+                emit(obj, 'Normal', 'Promoted', `${action.pod} promoted to primary`);
+            } else if (action.type === 'repoint') {
+              await pg.alterSystem(target, {
+                primary_conninfo: standbyConninfo(action.host, action.pod),
+              });
+            } else if (action.type === 'synchronousStandbyNames') {
+              await pg.alterSystem(target, { synchronous_standby_names: action.value || null });
+            } else if (action.type === 'bootstrap') {
+              const { database, owner } = bootstrapOf({ cluster: obj });
+              const password = secretValue(secrets, names.appSecret, SecretKeys.password);
+              const changed = await pg.bootstrap(target, {
+                database,
+                owner,
+                ownerPassword: password,
+              });
+              memory.bootstrapped = action.key;
+              if (changed.length)
+                emit(obj, 'Normal', 'Bootstrapped', `on ${action.pod}: ${changed.join(', ')}`);
+            }
+          }
+        }
+      } catch (error) {
+        if (isNotFound(error)) continue;
+        failed.push(`${action.type} ${action.pod}: ${(error as Error).message}`);
+      }
+    }
+    return failed;
+  }
+
+  async function growClaims(
+    obj: Cluster,
+    size: string,
+    problems: { reason: string; message: string }[],
+    notes: { reason: string; message: string }[],
+  ) {
+    for (const claim of deps.claims() as (KubeObject & {
+      spec?: { resources?: { requests?: { storage?: string } } };
+      status?: {
+        capacity?: { storage?: string };
+        conditions?: { type: string; status: string; message?: string }[];
+      };
+    })[]) {
+      if (claim.metadata.namespace !== obj.metadata.namespace) continue;
+      if (claim.metadata.labels?.[Labels.cluster] !== obj.metadata.name) continue;
+      const has = claim.spec?.resources?.requests?.storage;
+      const uid = claim.metadata.uid ?? `${claim.metadata.namespace}/${claim.metadata.name}`;
+      const capacity = claim.status?.capacity?.storage;
+      if (has && compareQuantities(has, size) >= 0) {
+        expansionRefusals.delete(uid);
+        if (capacity && compareQuantities(capacity, has) < 0)
+          notes.push({
+            reason: PostgresReasons.VolumeExpanding,
+            message: `PersistentVolumeClaim ${claim.metadata.name} grows from ${capacity} to ${has}`,
+          });
+        continue;
+      }
+      if (!has) continue;
+      const refusal = expansionRefusals.get(uid);
+      if (
+        refusal &&
+        refusal.size === size &&
+        refusal.resourceVersion === claim.metadata.resourceVersion &&
+        Date.now() - refusal.at < EXPANSION_RECHECK_MS
+      ) {
+        problems.push({ reason: PostgresReasons.VolumeExpansionFailed, message: refusal.message });
+        continue;
+      }
+      try {
+        await client.mergePatch(
+          PersistentVolumeClaims,
+          claim.metadata.name!,
+          claim.metadata.namespace,
+          { spec: { resources: { requests: { storage: size } } } },
+        );
+        expansionRefusals.delete(uid);
+        emit(
+          obj,
+          'Normal',
+          'VolumeExpanding',
+          `PersistentVolumeClaim ${claim.metadata.name} grows from ${has} to ${size}`,
+        );
+      } catch (error) {
+        const message = `PersistentVolumeClaim ${claim.metadata.name} cannot grow from ${has} to ${size}: ${(error as Error).message}`;
+        problems.push({ reason: PostgresReasons.VolumeExpansionFailed, message });
+        if (isForbidden(error) || isInvalid(error))
+          expansionRefusals.set(uid, {
+            size,
+            resourceVersion: claim.metadata.resourceVersion ?? '',
+            message,
+            at: Date.now(),
+          });
+      }
+    }
+  }
+
+  async function cleanup(obj: Cluster): Promise<void> {
+    const policy = obj.spec.deletionPolicy ?? 'Retain';
+    const name = obj.metadata.name!;
+    const namespace = obj.metadata.namespace!;
+    const names = childNames(name);
+    const profileName = obj.spec.providerProfileRef?.name ?? options.defaultProfile;
+    const profile = profileName ? deps.profile(profileName) : undefined;
+    const allowed = profile?.spec.guardrails?.allowedDeletionPolicies;
+    if (policy === 'Delete' && allowed && !allowed.includes('Delete')) {
+      throw new TerminalError(
+        PostgresReasons.DeletionPolicyNotAllowed,
+        `spec.deletionPolicy Delete is not allowed by ProviderProfile ${profileName} (allowed: ${allowed.join(', ')}). The PostgresCluster is being deleted, but its volumes and Secrets are not deleted and the finalizer stays until this is resolved (or spec.deletionPolicy is set to Retain)`,
+      );
+    }
+    const claimNames = deps
+      .claims()
+      .filter(
+        (c) => c.metadata.namespace === namespace && c.metadata.labels?.[Labels.cluster] === name,
+      )
+      .map((c) => c.metadata.name!)
+      .sort();
+    const secretNames = [names.superuserSecret, names.appSecret];
+    if (policy === 'Retain') {
+      await children.detach(
+        obj,
+        secretNames.map((s) => ({ resourceType: Secrets, name: s })),
+      );
+      // Cleanup may run more than once: a Secret an earlier run detached is kept all the same.
+      const kept: string[] = [];
+      for (const s of secretNames) {
+        const exists = await client.get(Secrets, s, namespace).then(
+          () => true,
+          (e: unknown) => {
+            if (isNotFound(e)) return false;
+            throw e;
+          },
+        );
+        if (exists) kept.push(`Secret ${s}`);
+      }
+      const all = [...claimNames.map((c) => `PersistentVolumeClaim ${c}`), ...kept];
+      emit(
+        obj,
+        'Normal',
+        'Retained',
+        all.length
+          ? `deletionPolicy Retain: ${all.join(', ')} stay in namespace ${namespace} (no owner); delete them when the data is no longer needed`
+          : 'deletionPolicy Retain: nothing to keep',
+      );
+      return;
+    }
+    for (const claim of claimNames) {
+      await client.delete(PersistentVolumeClaims, claim, namespace).catch((e: unknown) => {
+        if (!isNotFound(e)) throw e;
+      });
+    }
+    emit(
+      obj,
+      'Normal',
+      'Deleted',
+      `deletionPolicy Delete: ${claimNames.length ? `PersistentVolumeClaims ${claimNames.join(', ')} deleted` : 'no volumes'}; the StatefulSet, Services, Secrets and the rest go with the PostgresCluster`,
+    );
+  }
+
+  return async (ctx, obj) => {
+    const outcome = await withFinalizer(
+      client,
+      PostgresCluster.resourceType,
+      obj,
+      PostgresClusterFinalizer,
+      {
+        apply: (o) => converge(ctx, o),
+        cleanup: async (o) => {
+          memories.delete(o.metadata.uid ?? '');
+          plannedRestarts.delete(o.metadata.uid ?? '');
+          await cleanup(o);
+        },
+      },
+    ).catch((error: unknown) => {
+      throw error instanceof CleanupError ? (error.cause ?? error) : error;
+    });
+    if (outcome.action === 'finalizer-added') return { requeueAfter: 100 };
+    if (outcome.action === 'applied') return outcome.result;
+    return undefined;
+  };
+}
+
+/**
+ * PostgresClusters as users of ProviderProfiles (for `status.usedBy` and the in-use finalizer):
+ * the profile each names, or the default profile when it names none.
+ */
+export function postgresClusterUsers(defaultProfile?: string): ProfileUser<Cluster> {
+  return {
+    resourceType: PostgresCluster.resourceType,
+    profileNameOf: (obj) => obj.spec.providerProfileRef?.name ?? defaultProfile,
+  };
+}
+
+/** A decision taken over a status that has changed since: the reconcile is retried. */
+export class StaleDecisionError extends Error {
+  override readonly name = 'StaleDecisionError';
+}

@@ -1,0 +1,43 @@
+/**
+ * @steward/postgres-cluster — the PostgresCluster domain: PostgreSQL run in the cluster on the
+ * workload toolkit and the node's pods, observed with `pg`, failed over by a pure plan.
+ *
+ * - `children/`: what a PostgresCluster runs on, rendered as apply configurations (pure), and the
+ *   instance agent every pod runs (instance-script.ts: the pod carries out the controller's
+ *   instruction annotation — initdb, primary, standby, rewind, reclone, wait).
+ * - `pg/`: the PostgreSQL admin layer (observe, promote, ALTER SYSTEM, bootstrap with SCRAM
+ *   verifiers computed here) and LSN arithmetic.
+ * - `plan/plan.ts`: who is primary and what each instance is told (pure), failover included —
+ *   fence first, the most advanced standby, `maxLagBytes`, `dataLossRisk`.
+ * - `status.ts`: the phase and conditions stated from the plan's health (pure).
+ * - `postgresClusterController(manager, options)`: the controller; finalizer
+ *   `postgres.steward.dev/cleanup` honours `spec.deletionPolicy` (Retain: claims and Secrets stay,
+ *   detached, an Event says where; Delete: claims deleted).
+ */
+export {
+  durationMs,
+  postgresClusterController,
+  PostgresClusterFinalizer,
+  postgresClusterReconciler,
+  postgresClusterUsers,
+  StaleDecisionError,
+  viewOf,
+  type PostgresClusterControllerOptions,
+} from './controller.js';
+export * from './children/index.js';
+export { BuiltInImages } from './images.js';
+export { instanceFacts, type Pod } from './pods.js';
+export {
+  planInstances,
+  PlanReasons,
+  synchronousStandbyNames,
+  type InstanceFacts,
+  type InstanceView,
+  type Plan,
+  type PlanAction,
+  type PlanHealth,
+  type PlanInput,
+  type PlanMemory,
+} from './plan/plan.js';
+export { DEFAULT_STORAGE, resolvePostgres, type ResolvedPostgres } from './resolve.js';
+export { postgresStatus, PostgresReasons } from './status.js';

@@ -1,0 +1,593 @@
+/**
+ * The PostgreSQL admin the PostgresCluster controller observes and steers its servers with: what
+ * a server is (primary or standby, where its WAL is, who streams from it), `pg_promote`,
+ * `ALTER SYSTEM`, and the bootstrap of the application's role and database. Only the PostgreSQL
+ * protocol (node-postgres); nothing here knows Kubernetes.
+ *
+ * The controller polls every server every few seconds, so each endpoint keeps one connection
+ * (pooled by host:port:user:database and a keyed hash of the password: a changed password
+ * replaces the connection), and the requests on one endpoint run one after the other. Every
+ * request is bounded: the connect timeout covers TCP and authentication, the query timeout every
+ * statement (sent as `statement_timeout`, and enforced by the client too, for a server that
+ * answers nothing). A connection that fails, times out or is closed by the server is dropped;
+ * when a reused connection turns out to be dead the request is tried once more on a new one, so
+ * a restarted server is observed again at once. An unreachable, stopped or refusing server is an
+ * observation (`reachable: false` with the reason), never an exception, a hang, an unhandled
+ * `'error'` event or an unhandled rejection. Passwords never appear in errors.
+ *
+ * The admin user must be a superuser (it reads `pg_authid` and `pg_file_settings` and calls
+ * `pg_promote`). No TLS yet: the servers have none.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import pg from 'pg';
+import {
+  factsQuery,
+  observationFromRows,
+  replicationQuery,
+  walReceiverQuery,
+  type PgEndpoint,
+  type PgObservation,
+  type TextRow,
+} from './observation.js';
+import { quoteIdentifier, quoteLiteral } from './quote.js';
+import { scramVerifier, verifierMatches } from './scram.js';
+import { alterSystemStatement, settingInPlace } from './settings.js';
+
+export type {
+  PgEndpoint,
+  PgObservation,
+  ReachablePgObservation,
+  ReplicationPeer,
+  UnreachablePgObservation,
+  WalReceiver,
+} from './observation.js';
+
+export interface PgAdminOptions {
+  /** TCP connect plus authentication. Default 3000 ms. */
+  connectTimeoutMs?: number;
+  /** How long one statement may run or go unanswered. Default 5000 ms. */
+  queryTimeoutMs?: number;
+  /** The `application_name` of the admin's sessions. Default `steward-postgres-cluster`. */
+  applicationName?: string;
+  /**
+   * A connection unused for this long is closed at the next request (pods come and go with new
+   * IPs; their connections must not pile up). Default 60 000 ms.
+   */
+  idleTimeoutMs?: number;
+}
+
+export interface PgAdmin {
+  /**
+   * What the server is, in one round trip (three statements: the scalar facts,
+   * `pg_stat_replication`, `pg_stat_wal_receiver`). Called every poll; reads only. Never throws:
+   * an unreachable, stopped or failing server (a wrong password included, which the error names)
+   * is `{ reachable: false, error }`, within about the connect plus the query timeout. An aborted
+   * `signal` ends the wait at once.
+   */
+  observe(target: PgEndpoint, options?: { signal?: AbortSignal }): Promise<PgObservation>;
+  /**
+   * `pg_promote(wait => true, wait_seconds => waitSeconds)` (default 60) on a standby: resolves
+   * `'promoted'` once it has left recovery. Idempotent: a server not in recovery is left alone,
+   * `'already-primary'` (it never promotes twice). Throws {@link PgAdminError} when the promotion
+   * did not finish within `waitSeconds` (it may still finish later: observe again) or the server
+   * could not be asked.
+   */
+  promote(
+    target: PgEndpoint,
+    options?: { waitSeconds?: number },
+  ): Promise<'promoted' | 'already-primary'>;
+  /**
+   * `ALTER SYSTEM SET name = 'value'` (`RESET` for null) for each setting postgresql.auto.conf
+   * does not already hold, then `pg_reload_conf()` if anything changed; returns the names
+   * changed, in the order given. Idempotent: a second call with the same settings changes nothing
+   * and does not reload. Names must match /^[a-z_][a-z0-9_]*$/ and values hold no newline
+   * (TypeError, before anything is sent); a name the server does not know is a
+   * {@link PgAdminError} (SQLSTATE 42704) before anything is changed. Parameters that need a
+   * restart show up in the observation's `pendingRestart`. A call cut short by a failure leaves
+   * the settings changed so far written but maybe not reloaded: the next call that changes
+   * something reloads them.
+   */
+  alterSystem(target: PgEndpoint, settings: Record<string, string | null>): Promise<string[]>;
+  /**
+   * On a primary: the role `owner` (LOGIN, its password set as a SCRAM-SHA-256 verifier computed
+   * here, so the plain password never reaches the server; altered only when the stored verifier
+   * does not match) and the database `database` owned by it. Idempotent: returns what it changed
+   * (`role app created`, `role app login enabled`, `role app password set`, `database app
+   * created`, `database app owner set`), [] when all was in place. TypeError for names not
+   * matching /^[a-z_][a-z0-9_]{0,62}$/ and for an empty or non-ASCII password; PgAdminError
+   * otherwise.
+   */
+  bootstrap(
+    target: PgEndpoint,
+    spec: { database: string; owner: string; ownerPassword: string },
+  ): Promise<string[]>;
+  /** Ends every connection this admin holds. Later calls fail (`observe`: `reachable: false`). */
+  close(): Promise<void>;
+}
+
+/** What kind of failure a {@link PgAdminError} is. */
+export type PgFailureKind = 'auth' | 'timeout' | 'unreachable' | 'server' | 'closed';
+
+/** A failed `promote`/`alterSystem`/`bootstrap`: names the server and why, never the password. */
+export class PgAdminError extends Error {
+  override readonly name = 'PgAdminError';
+  /** The SQLSTATE, when the server sent one (`28P01`: wrong password; `42704`: unknown parameter). */
+  declare readonly code?: string;
+  constructor(
+    message: string,
+    readonly kind: PgFailureKind,
+    options: { code?: string | undefined; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? {} : { cause: options.cause });
+    if (options.code !== undefined) Object.defineProperty(this, 'code', { value: options.code });
+  }
+}
+
+/** Keys the password hash of pool keys, so a key reveals nothing about a password. */
+const poolKeySecret = randomBytes(32);
+/** Every column as the text PostgreSQL sent, whatever type parsers the process installed. */
+const textTypes = {
+  getTypeParser: () => (value: string) => value,
+} as unknown as pg.CustomTypesConfig;
+/** Longest statement timeout for the slow statements (CREATE DATABASE). */
+const slowStatementMs = 60_000;
+
+interface Pooled {
+  readonly key: string;
+  /** host:port:user:database: another password for it replaces this entry. */
+  readonly address: string;
+  readonly endpoint: PgEndpoint;
+  client: pg.Client | undefined;
+  /** The last request queued on this entry: requests run one after the other. */
+  tail: Promise<unknown>;
+  lastUsed: number;
+}
+
+export function pgAdmin(options: PgAdminOptions = {}): PgAdmin {
+  const connectTimeoutMs = options.connectTimeoutMs ?? 3000;
+  const queryTimeoutMs = options.queryTimeoutMs ?? 5000;
+  const applicationName = options.applicationName ?? 'steward-postgres-cluster';
+  const idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
+  const pool = new Map<string, Pooled>();
+  const ending = new Set<Promise<void>>();
+  /** Every client not yet ended, connecting ones included: close() ends them all. */
+  const clients = new Set<pg.Client>();
+  let closed = false;
+
+  /**
+   * Ends a client for good: politely (Terminate) when it is healthy, else — or when the server
+   * does not close its end within a second (a stopped server never does) — by destroying the socket.
+   */
+  const discard = (client: pg.Client, polite: boolean): void => {
+    const ended = new Promise<void>((resolve) => {
+      const destroy = () => {
+        client.connection.stream.destroy();
+        resolve();
+      };
+      const timer = setTimeout(destroy, 1000);
+      timer.unref();
+      const finish = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      if (polite) client.end().then(finish, finish);
+      else {
+        clearTimeout(timer);
+        destroy();
+      }
+    });
+    ending.add(ended);
+    void ended.then(() => ending.delete(ended));
+  };
+
+  const drop = (entry: Pooled): void => {
+    if (pool.get(entry.key) === entry) pool.delete(entry.key);
+    const client = entry.client;
+    entry.client = undefined;
+    if (client) discard(client, true);
+  };
+
+  const entryFor = (endpoint: PgEndpoint): Pooled => {
+    const now = Date.now();
+    const database = endpoint.database ?? 'postgres';
+    const address = `${endpoint.host}:${endpoint.port}:${endpoint.user}:${database}`;
+    const hash = createHmac('sha256', poolKeySecret).update(endpoint.password).digest('hex');
+    const key = `${address}#${hash.slice(0, 16)}`;
+    for (const other of pool.values()) {
+      if (other.key !== key && (other.address === address || now - other.lastUsed > idleTimeoutMs))
+        drop(other);
+    }
+    let entry = pool.get(key);
+    if (!entry) {
+      entry = {
+        key,
+        address,
+        endpoint: { ...endpoint, database },
+        client: undefined,
+        tail: Promise.resolve(),
+        lastUsed: now,
+      };
+      pool.set(key, entry);
+    }
+    entry.lastUsed = now;
+    return entry;
+  };
+
+  const open = async (entry: Pooled): Promise<pg.Client> => {
+    const { host, port, user, password, database } = entry.endpoint;
+    const client = new pg.Client({
+      host,
+      port,
+      user,
+      password,
+      ...(database === undefined ? {} : { database }),
+      ssl: false,
+      application_name: applicationName,
+      connectionTimeoutMillis: connectTimeoutMs,
+      statement_timeout: queryTimeoutMs,
+      query_timeout: queryTimeoutMs,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      types: textTypes,
+    });
+    // never unhandled: a server going away emits 'error' on an idle client; the client is done
+    const forget = () => {
+      if (entry.client === client) entry.client = undefined;
+    };
+    client.on('error', forget);
+    client.on('end', () => {
+      forget();
+      clients.delete(client);
+    });
+    clients.add(client);
+    try {
+      await client.connect();
+    } catch (error) {
+      discard(client, false);
+      throw error;
+    }
+    if (closed) {
+      discard(client, true);
+      throw new ClosedError();
+    }
+    entry.client = client;
+    return client;
+  };
+
+  /**
+   * Runs `work` on the endpoint's connection (opened when needed), after the requests queued
+   * before it. A connection the failure leaves unusable is dropped; when a reused connection
+   * turns out dead, `work` runs once more on a new one (every `work` here is idempotent).
+   */
+  const withClient = <T>(
+    endpoint: PgEndpoint,
+    work: (client: pg.Client) => Promise<T>,
+  ): Promise<T> => {
+    if (closed) return Promise.reject(new ClosedError());
+    const entry = entryFor(endpoint);
+    const run = async (): Promise<T> => {
+      for (let attempt = 0; ; attempt++) {
+        if (closed) throw new ClosedError();
+        const reused = entry.client;
+        const client = reused ?? (await open(entry));
+        try {
+          return await work(client);
+        } catch (error) {
+          if (!leavesConnectionUsable(error)) {
+            if (entry.client === client) entry.client = undefined;
+            discard(client, false);
+            if (reused && attempt === 0 && isConnectionLost(error)) continue;
+          }
+          throw error;
+        } finally {
+          // replaced (another password) or swept while it ran: its connection goes now
+          if (pool.get(entry.key) !== entry) drop(entry);
+        }
+      }
+    };
+    const result = entry.tail.then(run, run);
+    entry.tail = result.catch(() => undefined);
+    return result;
+  };
+
+  const failure = (error: unknown, ...secrets: string[]) =>
+    describeFailure(error, secrets, { connectTimeoutMs, queryTimeoutMs });
+
+  const adminError = (what: string, target: PgEndpoint, error: unknown, ...secrets: string[]) => {
+    if (error instanceof PgAdminError || error instanceof TypeError) return error;
+    const { kind, reason, code } = failure(error, target.password, ...secrets);
+    return new PgAdminError(`${what} on ${target.host}:${target.port} failed: ${reason}`, kind, {
+      code,
+    });
+  };
+
+  return {
+    async observe(target, { signal } = {}) {
+      const observedAt = new Date().toISOString();
+      if (signal?.aborted) return { reachable: false, observedAt, error: 'observation aborted' };
+      try {
+        const work = withClient(target, async (client) => {
+          const results = (await client.query(
+            `${factsQuery};\n${replicationQuery};\n${walReceiverQuery}`,
+          )) as unknown as pg.QueryResult<TextRow>[];
+          if (!Array.isArray(results) || results.length !== 3) {
+            throw new Error('the observation queries returned an unexpected number of results');
+          }
+          return results.map((result) => result.rows);
+        });
+        const [facts, replication, walReceiver] = signal
+          ? await abortable(work, signal)
+          : await work;
+        if (!facts?.[0]) throw new Error('the observation query returned no row');
+        return observationFromRows(observedAt, facts[0], replication ?? [], walReceiver ?? []);
+      } catch (error) {
+        return { reachable: false, observedAt, error: failure(error, target.password).reason };
+      }
+    },
+
+    async promote(target, { waitSeconds = 60 } = {}) {
+      if (!Number.isSafeInteger(waitSeconds) || waitSeconds < 1 || waitSeconds > 3600) {
+        throw new TypeError(`waitSeconds must be an integer in 1..3600, not ${waitSeconds}`);
+      }
+      try {
+        return await withClient(target, async (client) => {
+          if (!(await inRecovery(client))) return 'already-primary' as const;
+          const timeoutMs = waitSeconds * 1000 + queryTimeoutMs;
+          const [row] = await withStatementTimeout(client, timeoutMs, () =>
+            rows(client, 'SELECT pg_promote(true, $1)::text AS promoted', [waitSeconds], timeoutMs),
+          );
+          if (row?.['promoted'] !== 'true' || (await inRecovery(client))) {
+            throw new PgAdminError(
+              `promote on ${target.host}:${target.port} failed: still in recovery after ${waitSeconds} s`,
+              'timeout',
+            );
+          }
+          return 'promoted' as const;
+        });
+      } catch (error) {
+        throw adminError('promote', target, error);
+      }
+    },
+
+    async alterSystem(target, settings) {
+      const wanted = Object.entries(settings).map(([name, value]) => ({
+        name,
+        value,
+        statement: alterSystemStatement(name, value),
+      }));
+      if (wanted.length === 0) return [];
+      try {
+        return await withClient(target, async (client) => {
+          const names = wanted.map((s) => s.name);
+          const current = await rows(
+            client,
+            `SELECT n AS name, (s.name IS NOT NULL)::text AS known, f.setting AS auto_value,
+               (f.seqno IS NOT NULL)::text AS in_auto
+             FROM unnest($1::text[]) AS n
+             LEFT JOIN pg_settings s ON s.name = n
+             LEFT JOIN LATERAL (
+               SELECT setting, seqno FROM pg_file_settings
+               WHERE name = n AND sourcefile = current_setting('data_directory') || '/postgresql.auto.conf'
+               ORDER BY seqno DESC LIMIT 1) f ON true`,
+            [names],
+          );
+          const byName = new Map(current.map((row) => [row['name'], row]));
+          const unknown = names.filter((name) => byName.get(name)?.['known'] !== 'true');
+          if (unknown.length) {
+            throw new PgAdminError(
+              `alterSystem on ${target.host}:${target.port} failed: unrecognized configuration parameter(s) ${unknown.join(', ')} (SQLSTATE 42704)`,
+              'server',
+              { code: '42704' },
+            );
+          }
+          const changed: string[] = [];
+          for (const { name, value, statement } of wanted) {
+            const row = byName.get(name);
+            const inAuto = row?.['in_auto'] === 'true';
+            if (settingInPlace(name, value, inAuto ? (row?.['auto_value'] ?? '') : undefined))
+              continue;
+            await rows(client, statement);
+            changed.push(name);
+          }
+          if (changed.length) await rows(client, 'SELECT pg_reload_conf()');
+          return changed;
+        });
+      } catch (error) {
+        throw adminError('alterSystem', target, error);
+      }
+    },
+
+    async bootstrap(target, { database, owner, ownerPassword }) {
+      const db = quoteIdentifier(database, 'database name');
+      const role = quoteIdentifier(owner, 'role name');
+      if (!ownerPassword) throw new TypeError('the owner password must not be empty');
+      // throws a TypeError for a password PostgreSQL would SASLprep, before anything is sent
+      scramVerifier(ownerPassword, { iterations: 1 });
+      try {
+        return await withClient(target, async (client) => {
+          const changed: string[] = [];
+          const [existing] = await rows(
+            client,
+            'SELECT rolpassword, rolcanlogin::text AS can_login FROM pg_authid WHERE rolname = $1',
+            [owner],
+          );
+          const password = () => quoteLiteral(scramVerifier(ownerPassword));
+          if (!existing) {
+            await rows(client, `CREATE ROLE ${role} LOGIN PASSWORD ${password()}`);
+            changed.push(`role ${owner} created`);
+          } else {
+            if (existing['can_login'] !== 'true') {
+              await rows(client, `ALTER ROLE ${role} LOGIN`);
+              changed.push(`role ${owner} login enabled`);
+            }
+            if (!verifierMatches(existing['rolpassword'], ownerPassword)) {
+              await rows(client, `ALTER ROLE ${role} PASSWORD ${password()}`);
+              changed.push(`role ${owner} password set`);
+            }
+          }
+          const [db0] = await rows(
+            client,
+            'SELECT pg_get_userbyid(datdba)::text AS owner FROM pg_database WHERE datname = $1',
+            [database],
+          );
+          if (!db0) {
+            // not in a transaction (it cannot run in one), and slower than the other statements
+            await withStatementTimeout(client, slowStatementMs, () =>
+              rows(client, `CREATE DATABASE ${db} OWNER ${role}`, [], slowStatementMs),
+            );
+            changed.push(`database ${database} created`);
+          } else if (db0['owner'] !== owner) {
+            await rows(client, `ALTER DATABASE ${db} OWNER TO ${role}`);
+            changed.push(`database ${database} owner set`);
+          }
+          return changed;
+        });
+      } catch (error) {
+        throw adminError(`bootstrap of database ${database}`, target, error, ownerPassword);
+      }
+    },
+
+    async close() {
+      closed = true;
+      const pooled = new Set([...pool.values()].map((entry) => entry.client));
+      for (const entry of [...pool.values()]) drop(entry);
+      // the clients still connecting (or between a failure and their 'end') go at once
+      for (const client of clients) if (!pooled.has(client)) discard(client, false);
+      await Promise.all([...ending]);
+    },
+  };
+}
+
+/** The rows of one statement, every column as text. `timeoutMs` overrides the client's query timeout. */
+async function rows(
+  client: pg.Client,
+  text: string,
+  values: unknown[] = [],
+  timeoutMs?: number,
+): Promise<TextRow[]> {
+  const config = { text, values, ...(timeoutMs === undefined ? {} : { query_timeout: timeoutMs }) };
+  const result = await client.query<TextRow>(config as pg.QueryConfig);
+  return result.rows;
+}
+
+async function inRecovery(client: pg.Client): Promise<boolean> {
+  const [row] = await rows(client, 'SELECT pg_is_in_recovery()::text AS in_recovery');
+  return row?.['in_recovery'] === 'true';
+}
+
+/**
+ * Runs `work` with the session's `statement_timeout` raised to `ms`, then back to the session's
+ * own (its startup value). A session that cannot be reset is closed rather than left with it.
+ */
+async function withStatementTimeout<T>(
+  client: pg.Client,
+  ms: number,
+  work: () => Promise<T>,
+): Promise<T> {
+  await rows(client, `SET statement_timeout = ${Math.trunc(ms)}`);
+  try {
+    return await work();
+  } finally {
+    await rows(client, 'RESET statement_timeout').catch(() => client.connection.stream.destroy());
+  }
+}
+
+/** A server error (severity ERROR), or a refusal of our own, leaves the session usable; anything else ends it. */
+function leavesConnectionUsable(error: unknown): boolean {
+  return (
+    error instanceof PgAdminError ||
+    (error instanceof pg.DatabaseError && error.severity === 'ERROR')
+  );
+}
+
+/** The connection was lost (closed by the server, reset): another connection may well work. */
+function isConnectionLost(error: unknown): boolean {
+  if (error instanceof pg.DatabaseError)
+    return error.severity === 'FATAL' && /^57P0[12]$/.test(error.code ?? '');
+  const message = error instanceof Error ? error.message : '';
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return (
+    /Connection terminated|not queryable/.test(message) || code === 'ECONNRESET' || code === 'EPIPE'
+  );
+}
+
+class ClosedError extends Error {
+  constructor() {
+    super('the PostgreSQL admin is closed');
+  }
+}
+class AbortedError extends Error {}
+
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new AbortedError('observation aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * The reason a request failed, in words an operator acts on, with every secret scrubbed out (no
+ * message PostgreSQL or node-postgres sends contains one; this holds even if one ever did).
+ */
+export function describeFailure(
+  error: unknown,
+  secrets: readonly string[],
+  timeouts: { connectTimeoutMs: number; queryTimeoutMs: number },
+): { kind: PgFailureKind; reason: string; code?: string } {
+  const message = error instanceof Error ? error.message : String(error);
+  const errno = (error as { code?: unknown } | undefined)?.code;
+  let kind: PgFailureKind;
+  let reason: string;
+  let code: string | undefined;
+  if (error instanceof ClosedError) {
+    kind = 'closed';
+    reason = message;
+  } else if (error instanceof AbortedError) {
+    kind = 'timeout';
+    reason = message;
+  } else if (error instanceof pg.DatabaseError) {
+    code = error.code;
+    const sqlstate = code ? ` (SQLSTATE ${code})` : '';
+    if (code === '28P01' || code === '28000') {
+      kind = 'auth';
+      reason = `authentication failed: ${message}${sqlstate}`;
+    } else if (code === '57014') {
+      kind = 'timeout';
+      reason = `${message}${sqlstate}`;
+    } else if (code?.startsWith('57P') || code?.startsWith('08')) {
+      // shutting down, starting up, crash recovery, too many connections...
+      kind = 'unreachable';
+      reason = `${message}${sqlstate}`;
+    } else {
+      kind = 'server';
+      reason = `${message}${sqlstate}`;
+    }
+  } else if (/timeout expired|connection timeout/i.test(message)) {
+    kind = 'timeout';
+    reason = `connect timed out after ${timeouts.connectTimeoutMs} ms`;
+  } else if (message === 'Query read timeout') {
+    kind = 'timeout';
+    reason = `no reply within ${timeouts.queryTimeoutMs} ms (server stopped or overloaded)`;
+  } else if (typeof errno === 'string' && /^E[A-Z]+$/.test(errno)) {
+    kind = 'unreachable';
+    reason = message;
+  } else if (/Connection terminated/i.test(message)) {
+    kind = 'unreachable';
+    reason = 'the connection closed before the server answered';
+  } else {
+    kind = 'server';
+    reason = message;
+  }
+  for (const secret of secrets) if (secret) reason = reason.split(secret).join('***');
+  return { kind, reason, ...(code === undefined ? {} : { code }) };
+}

@@ -1,0 +1,317 @@
+import { describe, expect, it } from 'vitest';
+import {
+  planInstances,
+  synchronousStandbyNames,
+  type InstanceFacts,
+  type InstanceView,
+  type PlanInput,
+} from './plan.js';
+
+const sysid = '7300000000000000001';
+const T0 = '2026-12-02T10:00:00.000Z';
+const at = (seconds: number) => new Date(Date.parse(T0) + seconds * 1000).toISOString();
+
+const primaryView = (lsn: bigint, extra: Partial<InstanceView & { reachable: true }> = {}) =>
+  ({
+    reachable: true,
+    systemIdentifier: sysid,
+    inRecovery: false,
+    timeline: 1,
+    currentLsn: lsn,
+    streaming: false,
+    replication: [
+      { applicationName: 'pg-1', state: 'streaming', syncState: 'async' },
+      { applicationName: 'pg-2', state: 'streaming', syncState: 'async' },
+    ],
+    synchronousStandbyNames: '',
+    ...extra,
+  }) as InstanceView;
+const standbyView = (lsn: bigint, host = '10.0.0.1') =>
+  ({
+    reachable: true,
+    systemIdentifier: sysid,
+    inRecovery: true,
+    timeline: 1,
+    receiveLsn: lsn,
+    replayLsn: lsn,
+    streaming: true,
+    conninfoHost: host,
+    replication: [],
+    synchronousStandbyNames: '',
+  }) as InstanceView;
+
+const pod = (ordinal: number, facts: Partial<InstanceFacts> = {}): InstanceFacts => ({
+  name: `pg-${ordinal}`,
+  ordinal,
+  ip: `10.0.0.${ordinal + 1}`,
+  ready: true,
+  deleting: false,
+  ...facts,
+});
+
+const base = (over: Partial<PlanInput> = {}): PlanInput => ({
+  cluster: 'pg',
+  replicas: 3,
+  failover: { enabled: true, afterMs: 10_000, maxLagBytes: 1024n },
+  replication: 'async',
+  status: { currentPrimary: 'pg-0', systemIdentifier: sysid },
+  instances: [
+    pod(0, { instruction: 'primary', roleLabel: 'primary', view: primaryView(5000n) }),
+    pod(1, { instruction: 'standby 10.0.0.1', roleLabel: 'standby', view: standbyView(5000n) }),
+    pod(2, { instruction: 'standby 10.0.0.1', roleLabel: 'standby', view: standbyView(5000n) }),
+  ],
+  memory: { bootstrapped: `pg-0/${sysid}` },
+  now: T0,
+  ...over,
+});
+
+describe('planInstances: initialisation', () => {
+  it('records the first instance as primary, then tells it initdb, and nobody else anything', () => {
+    const plan = planInstances(
+      base({ status: {}, memory: {}, instances: [pod(0), pod(1), pod(2)] }),
+    );
+    expect(plan.status).toEqual({ currentPrimary: 'pg-0' });
+    expect(plan.actions).toEqual([{ type: 'instruct', pod: 'pg-0', instruction: 'initdb' }]);
+    expect(plan.health).toMatchObject({ initialised: false, primaryServing: false });
+  });
+
+  it('records the system identifier once the first instance serves, then clones the others from it', () => {
+    const plan = planInstances(
+      base({
+        status: { currentPrimary: 'pg-0' },
+        memory: {},
+        instances: [pod(0, { instruction: 'initdb', view: primaryView(100n) }), pod(1), pod(2)],
+      }),
+    );
+    expect(plan.status).toEqual({ currentPrimary: 'pg-0', systemIdentifier: sysid });
+    expect(plan.actions).toEqual([
+      { type: 'instruct', pod: 'pg-0', instruction: 'primary' },
+      { type: 'label', pod: 'pg-0', role: 'primary' },
+      { type: 'bootstrap', pod: 'pg-0', key: `pg-0/${sysid}` },
+      { type: 'instruct', pod: 'pg-1', instruction: 'standby 10.0.0.1' },
+      { type: 'instruct', pod: 'pg-2', instruction: 'standby 10.0.0.1' },
+    ]);
+  });
+
+  it('never tells an instance initdb once the cluster has a system identifier', () => {
+    const plan = planInstances(base({ instances: [pod(0), pod(1), pod(2)] }));
+    expect(plan.actions.filter((a) => a.type === 'instruct' && a.instruction === 'initdb')).toEqual(
+      [],
+    );
+  });
+});
+
+describe('planInstances: a converged cluster', () => {
+  it('does nothing, and reports every instance ready with its lag', () => {
+    const plan = planInstances(base());
+    expect(plan.actions).toEqual([]);
+    expect(plan.status).toBeUndefined();
+    expect(plan.health.readyInstances).toBe(3);
+    expect(plan.health.instances.map((i) => [i.name, i.role, i.ready, i.lagBytes])).toEqual([
+      ['pg-0', 'primary', true, undefined],
+      ['pg-1', 'standby', true, 0],
+      ['pg-2', 'standby', true, 0],
+    ]);
+  });
+
+  it('names every other instance in synchronous_standby_names in sync mode', () => {
+    const plan = planInstances(base({ replication: 'sync' }));
+    expect(plan.actions).toEqual([
+      { type: 'synchronousStandbyNames', pod: 'pg-0', value: 'ANY 1 ("pg-1", "pg-2")' },
+    ]);
+    expect(synchronousStandbyNames('async', ['pg-1'])).toBe('');
+  });
+
+  it('repoints a standby whose primary_conninfo names another host', () => {
+    const input = base();
+    input.instances[2] = pod(2, {
+      instruction: 'standby 10.0.0.1',
+      roleLabel: 'standby',
+      view: standbyView(5000n, '10.0.0.9'),
+    });
+    expect(planInstances(input).actions).toEqual([
+      { type: 'repoint', pod: 'pg-2', host: '10.0.0.1' },
+    ]);
+  });
+
+  it('fences a second primary: out of the Services, told to follow the primary', () => {
+    const input = base();
+    input.instances[2] = pod(2, {
+      instruction: 'primary',
+      roleLabel: 'primary',
+      view: primaryView(6000n),
+    });
+    const plan = planInstances(input);
+    expect(plan.actions).toEqual([
+      { type: 'label', pod: 'pg-2', role: null },
+      { type: 'instruct', pod: 'pg-2', instruction: 'standby 10.0.0.1' },
+    ]);
+    expect(plan.events[0]).toMatchObject({ type: 'Warning', reason: 'SplitBrainFenced' });
+  });
+});
+
+describe('planInstances: failover', () => {
+  /** The primary seen at `lsn`, then gone; the standbys at `a` and `b`. */
+  const lostAfter = (lsn: bigint, a: bigint, b: bigint, over: Partial<PlanInput> = {}) => {
+    const seen = planInstances(base({ ...over, now: at(0) }));
+    const gone = (now: string) =>
+      planInstances(
+        base({
+          ...over,
+          now,
+          memory: seen.memory,
+          instances: [
+            pod(0, { instruction: 'primary', roleLabel: 'primary', ready: false }),
+            pod(1, { instruction: 'standby 10.0.0.1', roleLabel: 'standby', view: standbyView(a) }),
+            pod(2, { instruction: 'standby 10.0.0.1', roleLabel: 'standby', view: standbyView(b) }),
+          ],
+        }),
+      );
+    expect(seen.memory.lastSeen?.lsn).toBe(lsn);
+    const first = gone(at(1));
+    return { first, later: planInstances({ ...firstInput(first, gone), now: at(12) }) };
+    function firstInput(plan: ReturnType<typeof gone>, _: unknown): PlanInput {
+      return {
+        ...base({ ...over, memory: plan.memory }),
+        instances: [
+          pod(0, { instruction: 'primary', roleLabel: 'primary', ready: false }),
+          pod(1, { instruction: 'standby 10.0.0.1', roleLabel: 'standby', view: standbyView(a) }),
+          pod(2, { instruction: 'standby 10.0.0.1', roleLabel: 'standby', view: standbyView(b) }),
+        ],
+      };
+    }
+  };
+
+  it('waits failover.after, then fences the old primary and promotes the most advanced standby (Bounded)', () => {
+    const { first, later } = lostAfter(5000n, 4500n, 4800n);
+    expect(first.status).toBeUndefined();
+    expect(first.health.progressing?.message).toMatch(/failover in 10s unless it returns/);
+    expect(later.status).toMatchObject({
+      currentPrimary: 'pg-2',
+      failoverCount: 1,
+      failover: {
+        phase: 'Promoting',
+        from: 'pg-0',
+        to: 'pg-2',
+        reason: 'PrimaryNotRunning',
+        primaryLastLsn: '0/1388',
+        promotedLsn: '0/12C0',
+        lagBytes: 200,
+        dataLossRisk: 'Bounded',
+        maxLagBytes: 1024,
+      },
+    });
+    expect(later.actions).toEqual([
+      { type: 'label', pod: 'pg-0', role: null },
+      { type: 'instruct', pod: 'pg-0', instruction: 'wait' },
+      { type: 'instruct', pod: 'pg-2', instruction: 'primary' },
+      { type: 'promote', pod: 'pg-2' },
+    ]);
+  });
+
+  it('refuses a promotion that would lose more than maxLagBytes, naming both figures', () => {
+    const { later } = lostAfter(5000n, 1000n, 3000n);
+    expect(later.status).toBeUndefined();
+    expect(later.actions).toEqual([]);
+    expect(later.health.degraded?.reason).toBe('FailoverRefusedLagExceedsBound');
+    expect(later.health.degraded?.message).toContain('0/BB8');
+    expect(later.health.degraded?.message).toContain('0/1388');
+    expect(later.health.degraded?.message).toContain('2000 bytes');
+    expect(later.events.map((e) => e.reason)).toEqual(['FailoverRefusedLagExceedsBound']);
+  });
+
+  it('says None when sync replication had confirmed the standbys that could be chosen', () => {
+    const sync = primaryView(5000n, {
+      synchronousStandbyNames: 'ANY 1 ("pg-1", "pg-2")',
+      replication: [
+        { applicationName: 'pg-1', state: 'streaming', syncState: 'quorum' },
+        { applicationName: 'pg-2', state: 'streaming', syncState: 'quorum' },
+      ],
+    });
+    const over: Partial<PlanInput> = {
+      replication: 'sync',
+      instances: [
+        pod(0, { instruction: 'primary', roleLabel: 'primary', view: sync }),
+        pod(1, { instruction: 'standby 10.0.0.1', roleLabel: 'standby', view: standbyView(5000n) }),
+        pod(2, { instruction: 'standby 10.0.0.1', roleLabel: 'standby', view: standbyView(5000n) }),
+      ],
+    };
+    const { later } = lostAfter(5000n, 1000n, 3000n, over);
+    // Beyond maxLagBytes, and still promoted: what the standbys lack was never acknowledged.
+    expect(later.status?.failover).toMatchObject({
+      to: 'pg-2',
+      dataLossRisk: 'None',
+      lagBytes: 2000,
+    });
+  });
+
+  it('says Unknown when this process never saw the old primary serve', () => {
+    const plan = (now: string, memory = {}) =>
+      planInstances(
+        base({
+          now,
+          memory,
+          instances: [
+            pod(0, { ready: false }),
+            pod(1, { instruction: 'standby 10.0.0.1', view: standbyView(4000n) }),
+            pod(2, { instruction: 'standby 10.0.0.1', view: standbyView(4000n) }),
+          ],
+        }),
+      );
+    const first = plan(at(0));
+    const later = plan(at(11), first.memory);
+    expect(later.status?.failover).toMatchObject({ to: 'pg-1', dataLossRisk: 'Unknown' });
+    expect(later.status?.failover?.primaryLastLsn).toBeUndefined();
+  });
+
+  it('resumes a decided failover without choosing again, and completes it once the new primary serves', () => {
+    const decided = {
+      currentPrimary: 'pg-2',
+      systemIdentifier: sysid,
+      failoverCount: 1,
+      failover: {
+        phase: 'Promoting' as const,
+        from: 'pg-0',
+        to: 'pg-2',
+        reason: 'PrimaryNotRunning',
+        startedAt: at(0),
+        promotedLsn: '0/12C0',
+        dataLossRisk: 'Bounded' as const,
+        message: 'failover',
+      },
+    };
+    const resumed = planInstances(
+      base({
+        status: decided,
+        instances: [
+          pod(0, { instruction: 'wait' }),
+          pod(1, { instruction: 'standby 10.0.0.1', view: standbyView(4800n) }),
+          pod(2, { instruction: 'primary', view: standbyView(4800n) }),
+        ],
+      }),
+    );
+    expect(resumed.status).toBeUndefined();
+    expect(resumed.actions).toEqual([{ type: 'promote', pod: 'pg-2' }]);
+    const promoted = planInstances(
+      base({
+        status: decided,
+        instances: [
+          pod(0, { instruction: 'wait' }),
+          pod(1, { instruction: 'standby 10.0.0.1', view: standbyView(4800n) }),
+          pod(2, { instruction: 'primary', view: primaryView(4900n, { timeline: 2 }) }),
+        ],
+      }),
+    );
+    expect(promoted.status?.failover).toMatchObject({ phase: 'Completed', newTimeline: 2 });
+    expect(promoted.actions).toContainEqual({
+      type: 'instruct',
+      pod: 'pg-1',
+      instruction: 'standby 10.0.0.3',
+    });
+    expect(promoted.actions).toContainEqual({ type: 'repoint', pod: 'pg-1', host: '10.0.0.3' });
+    expect(promoted.actions).not.toContainEqual(
+      expect.objectContaining({ pod: 'pg-0', type: 'instruct' }),
+    );
+    expect(promoted.actions.filter((a) => a.type === 'promote')).toEqual([]);
+  });
+});

@@ -1,0 +1,263 @@
+/**
+ * The PostgresCluster controller in-process, on the node tier: a real API server, kubelet and
+ * containerd running the PostgreSQL pods it renders, `pg` talking to them over the pod network.
+ * (The app as shipped — its bundle as a process, its chart in the cluster — is proven in
+ * e2e/postgres-cluster-controller-e2e.)
+ */
+import { findCondition } from '@steward/conditions';
+import { Manager } from '@steward/controller';
+import { PostgresCluster, type PostgresClusterSpec } from '@steward/postgres-cluster-api';
+import {
+  KubeClient,
+  PersistentVolumeClaims,
+  Pods,
+  Secrets,
+  Services,
+  StatefulSets,
+  type KubeObject,
+} from '@steward/kube';
+import {
+  acquireNodeTier,
+  eventually,
+  gitOpsReading,
+  installCRDs,
+  localImages,
+  repoRoot,
+  type NodeTier,
+} from '@steward/testing';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postgresClusterController, type Pod } from '../src/index.js';
+
+const Kind = PostgresCluster.resourceType;
+
+let tier: NodeTier;
+let admin: KubeClient;
+let ns = '';
+let manager: Manager;
+const writes: string[] = [];
+
+beforeAll(async () => {
+  tier = await acquireNodeTier();
+  const images = await localImages('postgres-15', 'postgres-17');
+  for (const image of Object.values(images)) await tier.importImage(image);
+  // The CRD as @steward/postgres-cluster-api defines it (the chart that will ship it is not in the
+  // repository yet).
+  const crdDir = await mkdtemp(join(tmpdir(), 'pgc-crd-'));
+  await writeFile(join(crdDir, 'postgresclusters.json'), JSON.stringify(PostgresCluster.crd()));
+  await installCRDs(
+    tier.kubeConfig,
+    crdDir,
+    join(repoRoot(), 'charts/database-instance-controller/crds/providerprofiles.steward.dev.yaml'),
+  );
+  admin = new KubeClient(tier.kubeConfig, { fieldManager: 'test-admin' });
+  ns = await tier.createNamespace('pgc-controller');
+  manager = new Manager({
+    kubeConfig: tier.kubeConfig,
+    name: 'postgres-cluster-controller',
+    client: {
+      onRequest: (info) => {
+        if (!['get', 'list', 'watch'].includes(info.verb)) writes.push(`${info.verb} ${info.path}`);
+      },
+    },
+  });
+  postgresClusterController(manager, {
+    selection: { namespace: ns },
+    pollIntervalMs: 1000,
+    busyPollIntervalMs: 300,
+  });
+  manager.start().catch(() => undefined);
+}, 600_000);
+afterAll(async () => {
+  await manager?.stop();
+  await admin?.close();
+  await tier?.release();
+});
+
+const create = (name: string, spec: PostgresClusterSpec) =>
+  admin.create<PostgresCluster>(Kind, {
+    apiVersion: PostgresCluster.apiVersion,
+    kind: 'PostgresCluster',
+    metadata: { name, namespace: ns },
+    spec,
+  } as PostgresCluster);
+const read = (name: string) => admin.get<PostgresCluster>(Kind, name, ns);
+const ready = (name: string, timeoutMs = 180_000) =>
+  eventually(
+    async () => {
+      const obj = await read(name);
+      const cond = findCondition(obj.status?.conditions, 'Ready');
+      return cond?.status === 'True' && cond.observedGeneration === obj.metadata.generation
+        ? obj
+        : undefined;
+    },
+    { description: `${name} Ready`, timeoutMs },
+  );
+const secretOf = async (name: string) => {
+  const secret = await admin.get<KubeObject & { data: Record<string, string> }>(Secrets, name, ns);
+  return Object.fromEntries(
+    Object.entries(secret.data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]),
+  );
+};
+const podIp = async (pod: string) => (await admin.get<Pod>(Pods, pod, ns)).status?.podIP ?? '';
+const serviceIp = async (service: string) =>
+  (await admin.get<KubeObject & { spec: { clusterIP: string } }>(Services, service, ns)).spec
+    .clusterIP;
+async function query(
+  host: string,
+  user: string,
+  password: string,
+  database: string,
+  sql: string,
+): Promise<Record<string, unknown>[]> {
+  const client = new pg.Client({
+    host,
+    port: 5432,
+    user,
+    password,
+    database,
+    connectionTimeoutMillis: 5000,
+  });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+describe('the PostgresCluster controller on the node tier', () => {
+  it('runs a single instance: Ready, its children in place, the app role can write through the read-write Service', async () => {
+    await create('solo', { version: '17' });
+    const obj = await ready('solo');
+    expect(obj.status).toMatchObject({
+      phase: 'Ready',
+      currentPrimary: 'solo-0',
+      readyInstances: 1,
+      replicas: 1,
+      version: '17',
+      image: 'localhost/steward/postgres:17.12',
+      timeline: 1,
+      endpoints: {
+        readWrite: { host: `solo-rw.${ns}.svc`, port: 5432 },
+        superuserSecret: 'solo-superuser',
+        appSecret: 'solo-app',
+      },
+    });
+    expect(obj.status?.systemIdentifier).toMatch(/^[0-9]+$/);
+    expect(obj.status?.instances).toEqual([
+      expect.objectContaining({ name: 'solo-0', role: 'primary', ready: true, timeline: 1 }),
+    ]);
+    expect(await gitOpsReading(obj)).toMatchObject({ kstatus: 'Current' });
+    const sts = await admin.get<KubeObject & { spec: Record<string, unknown> }>(
+      StatefulSets,
+      'solo',
+      ns,
+    );
+    expect(sts.spec).toMatchObject({ replicas: 1, updateStrategy: { type: 'OnDelete' } });
+    const app = await secretOf('solo-app');
+    expect(app).toMatchObject({
+      username: 'app',
+      database: 'app',
+      host: `solo-rw.${ns}.svc`,
+      port: '5432',
+    });
+    expect(app['password']).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(app['uri']).toBe(`postgresql://app:${app['password']}@solo-rw.${ns}.svc:5432/app`);
+    // The application role owns its database and writes through the read-write Service.
+    const rw = await serviceIp('solo-rw');
+    // The Service's endpoints follow the pod's role label and readiness (kube-proxy a moment later).
+    await eventually(
+      () =>
+        query(rw, 'app', app['password']!, 'app', 'SELECT 1').then(
+          () => true,
+          () => false,
+        ),
+      { description: 'the read-write Service answers', timeoutMs: 30_000 },
+    );
+    await query(
+      rw,
+      'app',
+      app['password']!,
+      'app',
+      'CREATE TABLE t (n int); INSERT INTO t VALUES (1)',
+    );
+    expect(
+      await query(rw, 'app', app['password']!, 'app', 'SELECT count(*)::int AS n FROM t'),
+    ).toEqual([{ n: 1 }]);
+    await expect(query(rw, 'app', 'wrong', 'app', 'SELECT 1')).rejects.toThrow(
+      /password authentication failed/,
+    );
+    const claims = await admin.list<KubeObject>(PersistentVolumeClaims, { namespace: ns });
+    expect(claims.items.map((c) => c.metadata.name)).toContain('data-solo-0');
+  });
+
+  it('runs three instances: one primary, two standbys streaming, rows written on the primary read on the standbys', async () => {
+    await create('trio', { version: '15', replicas: 3 });
+    const obj = await ready('trio', 240_000);
+    expect(obj.status?.currentPrimary).toBe('trio-0');
+    expect(obj.status?.instances?.map((i) => [i.name, i.role, i.ready])).toEqual([
+      ['trio-0', 'primary', true],
+      ['trio-1', 'standby', true],
+      ['trio-2', 'standby', true],
+    ]);
+    for (const standby of obj.status!.instances!.slice(1))
+      expect(standby).toMatchObject({ replicationState: 'streaming', syncState: 'async' });
+    const superuser = await secretOf('trio-superuser');
+    const primaryIp = await podIp('trio-0');
+    await query(
+      primaryIp,
+      'postgres',
+      superuser['password']!,
+      'postgres',
+      'CREATE TABLE replicated AS SELECT generate_series(1, 100) AS n',
+    );
+    for (const standby of ['trio-1', 'trio-2']) {
+      const ip = await podIp(standby);
+      await eventually(
+        async () => {
+          const rows = await query(
+            ip,
+            'postgres',
+            superuser['password']!,
+            'postgres',
+            'SELECT count(*)::int AS n FROM replicated',
+          ).catch(() => []);
+          return rows[0]?.['n'] === 100;
+        },
+        { description: `${standby} has the rows`, timeoutMs: 30_000 },
+      );
+      expect(
+        await query(
+          ip,
+          'postgres',
+          superuser['password']!,
+          'postgres',
+          'SELECT pg_is_in_recovery() AS r',
+        ),
+      ).toEqual([{ r: true }]);
+    }
+    // The read-only Service selects the standbys, the read-write one the primary.
+    const pods = await admin.list<Pod>(Pods, {
+      namespace: ns,
+      labelSelector: 'postgres.steward.dev/cluster=trio',
+    });
+    expect(
+      Object.fromEntries(
+        pods.items.map((p) => [p.metadata.name, p.metadata.labels?.['postgres.steward.dev/role']]),
+      ),
+    ).toEqual({ 'trio-0': 'primary', 'trio-1': 'standby', 'trio-2': 'standby' });
+  });
+
+  it('costs no API writes once converged', async () => {
+    await ready('solo');
+    await ready('trio');
+    await new Promise((r) => setTimeout(r, 3000));
+    writes.length = 0;
+    await new Promise((r) => setTimeout(r, 10_000));
+    expect(writes).toEqual([]);
+  });
+});

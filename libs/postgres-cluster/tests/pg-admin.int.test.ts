@@ -1,0 +1,701 @@
+/**
+ * The PostgreSQL admin layer against real PostgreSQL 15 and 17 pods on the node tier: observe a
+ * primary and its streaming standbys, WAL positions advancing and converging, ALTER SYSTEM
+ * (synchronous replication, quoting, pending restarts), promotion, the bootstrap of a role and a
+ * database, and what a deleted pod, a closed port and a wrong password look like.
+ *
+ * The pods are bare Pods reached at their pod IPs from this process (the host reaches pod IPs
+ * over the tier's bridge). A primary runs the image as it is meant to run (its entrypoint initdb's
+ * with POSTGRES_PASSWORD as the `postgres` superuser's password), with one addition: an
+ * hba_file in /tmp that also lets hosts connect for replication (the image's pg_hba.conf has
+ * `host all all all scram-sha-256`, and `all` does not cover replication connections). A
+ * standby clones its primary with `pg_basebackup -X stream -R` (password from a PGPASSFILE in
+ * /tmp, which -R writes into primary_conninfo) and then runs postgres on the copy.
+ */
+import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
+import {
+  acquireNodeTier,
+  eventually,
+  localImages,
+  type LocalImage,
+  type NodeTier,
+} from '@steward/testing';
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  lsnDiff,
+  maxLsn,
+  pgAdmin,
+  PgAdminError,
+  verifierMatches,
+  type PgAdmin,
+  type PgEndpoint,
+  type PgObservation,
+  type ReachablePgObservation,
+} from '../src/pg/index.js';
+
+const execFileAsync = promisify(execFile);
+
+const password = `pw-${randomBytes(12).toString('hex')}`;
+const port = 5432;
+const majors = [15, 17] as const;
+type Major = (typeof majors)[number];
+
+let tier: NodeTier;
+let core: CoreV1Api;
+let ns: string;
+let images: Record<string, LocalImage>;
+let admin: PgAdmin;
+/** Every observation's and admin error's text, to check none carries a password. */
+const errors: string[] = [];
+/** Every password the tests use. */
+const passwords = [password];
+
+/** Pod name → its pod IP, once Ready. */
+const ips = new Map<string, string>();
+
+const podName = (major: Major, role: 'p' | 's1' | 's2') => `pg${major}-${role}`;
+
+/** The pg_hba.conf every pod uses: the image's rules, plus replication from any host. */
+const hba = [
+  'local all all trust',
+  'host all all all scram-sha-256',
+  'host replication all all scram-sha-256',
+].join('\\n');
+/** The image's Cmd, plus the hba_file above. */
+const serverArgs = [
+  "-c 'listen_addresses=*'",
+  '-c unix_socket_directories=/run/postgresql',
+  '-c hba_file=/tmp/pg_hba.conf',
+].join(' ');
+
+const primaryScript = `set -eu
+printf '${hba}\\n' >/tmp/pg_hba.conf
+exec steward-postgres-entrypoint ${serverArgs}`;
+
+const standbyScript = `set -eu
+umask 077
+printf '${hba}\\n' >/tmp/pg_hba.conf
+printf '*:*:*:postgres:%s\\n' "$POSTGRES_PASSWORD" >/tmp/pgpass
+export PGPASSFILE=/tmp/pgpass
+if [ ! -s /data/pgdata/PG_VERSION ]; then
+  until pg_basebackup -h "$PRIMARY_HOST" -U postgres -D /data/pgdata -X stream -R \\
+      -d "application_name=$APPLICATION_NAME"; do
+    rm -rf /data/pgdata
+    sleep 1
+  done
+fi
+exec postgres -D /data/pgdata ${serverArgs}`;
+
+/** A bare Pod as the images are meant to run: non-root 999:999, read-only root, no capabilities. */
+function serverPod(
+  name: string,
+  image: LocalImage,
+  script: string,
+  env: Record<string, string> = {},
+): V1Pod {
+  return {
+    metadata: { name, labels: { app: 'pg-admin-test', server: name } },
+    spec: {
+      enableServiceLinks: false,
+      automountServiceAccountToken: false,
+      terminationGracePeriodSeconds: 1,
+      securityContext: {
+        runAsNonRoot: true,
+        runAsUser: 999,
+        runAsGroup: 999,
+        fsGroup: 999,
+        seccompProfile: { type: 'RuntimeDefault' },
+      },
+      containers: [
+        {
+          name: 'postgres',
+          image: image.ref,
+          imagePullPolicy: 'Never',
+          command: ['/bin/sh', '-c', script],
+          env: Object.entries({ POSTGRES_PASSWORD: password, ...env }).map(([k, value]) => ({
+            name: k,
+            value,
+          })),
+          ports: [{ containerPort: port }],
+          readinessProbe: {
+            exec: { command: ['pg_isready', '-q', '-h', '/run/postgresql', '-p', String(port)] },
+            periodSeconds: 1,
+            timeoutSeconds: 5,
+          },
+          securityContext: {
+            allowPrivilegeEscalation: false,
+            readOnlyRootFilesystem: true,
+            capabilities: { drop: ['ALL'] },
+          },
+          volumeMounts: [
+            { name: 'data', mountPath: '/data' },
+            { name: 'tmp', mountPath: '/tmp' },
+            { name: 'run', mountPath: '/run/postgresql' },
+          ],
+        },
+      ],
+      volumes: [
+        { name: 'data', emptyDir: {} },
+        { name: 'tmp', emptyDir: {} },
+        { name: 'run', emptyDir: {} },
+      ],
+    },
+  };
+}
+
+const readyPod = (name: string): Promise<V1Pod> =>
+  eventually(
+    async () => {
+      const pod = await core.readNamespacedPod({ name, namespace: ns });
+      const ready = pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+      return ready && pod.status?.podIP ? pod : undefined;
+    },
+    { timeoutMs: 180_000, description: `pod ${name} Ready with a pod IP` },
+  );
+
+const endpoint = (name: string, overrides: Partial<PgEndpoint> = {}): PgEndpoint => {
+  const host = ips.get(name);
+  if (!host) throw new Error(`no pod IP for ${name}`);
+  return { host, port, user: 'postgres', password, ...overrides };
+};
+
+async function observe(target: PgEndpoint, using = admin): Promise<PgObservation> {
+  const observation = await using.observe(target);
+  if (!observation.reachable) errors.push(observation.error);
+  return observation;
+}
+
+/** The observation, which must be of a reachable server. */
+async function reachable(name: string): Promise<ReachablePgObservation> {
+  const observation = await observe(endpoint(name));
+  if (!observation.reachable) throw new Error(`${name} unreachable: ${observation.error}`);
+  return observation;
+}
+
+/** The error an admin call fails with (recorded for the password check). */
+async function failure(call: Promise<unknown>): Promise<unknown> {
+  return call.then(
+    () => undefined,
+    (error: unknown) => {
+      if (error instanceof Error) errors.push(error.message);
+      return error;
+    },
+  );
+}
+
+/** Sends a signal to the pod's server process (the container's init) through containerd, as root on the host. */
+async function signal(name: string, sig: 'SIGKILL'): Promise<void> {
+  const pod = await core.readNamespacedPod({ name, namespace: ns });
+  const id = pod.status?.containerStatuses?.[0]?.containerID?.replace(/^containerd:\/\//, '');
+  if (!id) throw new Error(`pod ${name} has no running container`);
+  const state = JSON.parse(await readFile(join(tier.layout.runDir, 'state.json'), 'utf8')) as {
+    containerdSocket: string;
+  };
+  await execFileAsync(tier.binaries.ctr, [
+    ...['--address', state.containerdSocket, '--namespace', 'k8s.io'],
+    ...['tasks', 'kill', '--signal', sig, id],
+  ]);
+}
+
+/** A plain client of our own, for what the admin layer never does (writes, logins as others). */
+async function withDataClient<T>(
+  target: PgEndpoint,
+  work: (client: pg.Client) => Promise<T>,
+): Promise<T> {
+  const client = new pg.Client({
+    host: target.host,
+    port: target.port,
+    user: target.user,
+    password: target.password,
+    database: target.database ?? 'postgres',
+    connectionTimeoutMillis: 5000,
+    ssl: false,
+  });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+beforeAll(async () => {
+  tier = await acquireNodeTier();
+  core = tier.kubeConfig.makeApiClient(CoreV1Api);
+  images = await localImages('postgres-15', 'postgres-17');
+  for (const image of Object.values(images)) await tier.importImage(image);
+  ns = await tier.createNamespace('pg-admin');
+  await Promise.all(
+    majors.map((major) =>
+      core.createNamespacedPod({
+        namespace: ns,
+        body: serverPod(podName(major, 'p'), images[`postgres-${major}`]!, primaryScript),
+      }),
+    ),
+  );
+  for (const major of majors) {
+    const pod = await readyPod(podName(major, 'p'));
+    ips.set(podName(major, 'p'), pod.status!.podIP!);
+  }
+  const standbys = majors.flatMap((major) =>
+    (['s1', 's2'] as const).map((role) => ({ major, role, name: podName(major, role) })),
+  );
+  await Promise.all(
+    standbys.map(({ major, role, name }) =>
+      core.createNamespacedPod({
+        namespace: ns,
+        body: serverPod(name, images[`postgres-${major}`]!, standbyScript, {
+          PRIMARY_HOST: ips.get(podName(major, 'p'))!,
+          APPLICATION_NAME: role,
+        }),
+      }),
+    ),
+  );
+  for (const { name } of standbys) {
+    const pod = await readyPod(name);
+    ips.set(name, pod.status!.podIP!);
+  }
+  admin = pgAdmin();
+});
+
+afterAll(async () => {
+  await admin?.close();
+  await tier?.release();
+});
+
+describe.each(majors)('pgAdmin on real PostgreSQL %i pods', (major) => {
+  const primary = podName(major, 'p');
+  const s1 = podName(major, 's1');
+  const s2 = podName(major, 's2');
+
+  /** The primary, once both standbys stream from it. */
+  const bothStreaming = () =>
+    eventually(
+      async () => {
+        const o = await reachable(primary);
+        return (
+          o.replication.length === 2 && o.replication.every((r) => r.state === 'streaming') && o
+        );
+      },
+      { timeoutMs: 60_000, description: `${primary} streaming to 2 standbys` },
+    );
+
+  it('observes the primary: not in recovery, timeline 1, its WAL position and both walsenders', async () => {
+    const o = await bothStreaming();
+    expect(o).toMatchObject({
+      reachable: true,
+      inRecovery: false,
+      timeline: 1,
+      primaryConninfo: '',
+      synchronousStandbyNames: '',
+      pendingRestart: [],
+    });
+    expect(Math.floor(o.serverVersion / 10_000)).toBe(major);
+    expect(o.systemIdentifier).toMatch(/^\d{10,20}$/);
+    expect(o.currentLsn).toBeGreaterThan(0n);
+    expect(Date.parse(o.postmasterStartTime)).toBeLessThanOrEqual(Date.parse(o.observedAt));
+    for (const absent of ['receiveLsn', 'replayLsn', 'replayPaused', 'walReceiver'])
+      expect(o).not.toHaveProperty(absent);
+    expect(o.replication.map((r) => r.applicationName)).toEqual(['s1', 's2']);
+    expect(o.replication.map((r) => r.clientAddr)).toEqual([ips.get(s1), ips.get(s2)]);
+    for (const peer of o.replication) {
+      expect(peer.syncState).toBe('async');
+      expect(peer.sentLsn).toBeLessThanOrEqual(o.currentLsn!);
+      expect(peer.flushLsn).toBeDefined();
+      expect(peer.replayLsn).toBeDefined();
+    }
+  });
+
+  it('observes a standby: in recovery, receive and replay positions, its WAL receiver streaming', async () => {
+    const p = await reachable(primary);
+    const o = await eventually(
+      async () => {
+        const s = await reachable(s1);
+        return s.walReceiver?.status === 'streaming' && s;
+      },
+      { timeoutMs: 60_000, description: `${s1} streaming` },
+    );
+    expect(o).toMatchObject({
+      inRecovery: true,
+      timeline: 1,
+      replayPaused: false,
+      systemIdentifier: p.systemIdentifier,
+      serverVersion: p.serverVersion,
+      replication: [],
+      walReceiver: {
+        status: 'streaming',
+        senderHost: ips.get(primary),
+        senderPort: port,
+        receivedTli: 1,
+      },
+    });
+    expect(o).not.toHaveProperty('currentLsn');
+    expect(o.receiveLsn).toBeGreaterThan(0n);
+    expect(o.replayLsn).toBeLessThanOrEqual(o.receiveLsn!);
+    expect(o.receiveLsn).toBeLessThanOrEqual(p.currentLsn!);
+    // pg_basebackup -R wrote it: the password file's path, never the password
+    expect(o.primaryConninfo).toContain(`host=${ips.get(primary)}`);
+    expect(o.primaryConninfo).toContain('application_name=s1');
+    expect(o.primaryConninfo).toContain("passfile='/tmp/pgpass'");
+    expect(o.primaryConninfo).not.toContain(password);
+  });
+
+  it('sees the WAL advance with writes, and the standbys catch up to zero lag', async () => {
+    const before = await reachable(primary);
+    await withDataClient(endpoint(primary), async (client) => {
+      await client.query('CREATE TABLE filler (id int PRIMARY KEY, v text)');
+      await client.query(
+        "INSERT INTO filler SELECT g, repeat('x', 100) FROM generate_series(1, 10000) g",
+      );
+    });
+    const converged = await eventually(
+      async () => {
+        const [p, a, b] = await Promise.all([reachable(primary), reachable(s1), reachable(s2)]);
+        const lagA = lsnDiff(p.currentLsn!, a.receiveLsn!);
+        const lagB = lsnDiff(p.currentLsn!, b.receiveLsn!);
+        return lagA === 0n && lagB === 0n && a.replayLsn === a.receiveLsn && { p, a, b };
+      },
+      { timeoutMs: 60_000, description: `both standbys of ${primary} at zero lag` },
+    );
+    // 10 000 rows of ~130 bytes are well over a megabyte of WAL
+    expect(lsnDiff(converged.p.currentLsn!, before.currentLsn!)).toBeGreaterThan(1_000_000n);
+    const peers = converged.p.replication;
+    expect(
+      peers.every((r) => r.flushLsn !== undefined && r.flushLsn <= converged.p.currentLsn!),
+    ).toBe(true);
+    const count = await withDataClient(endpoint(s2), (client) =>
+      client.query<{ n: string }>('SELECT count(*) AS n FROM filler'),
+    );
+    expect(count.rows[0]!.n).toBe('10000');
+  });
+
+  it('sets synchronous_standby_names through ALTER SYSTEM: the standbys turn sync, then quorum, then async again', async () => {
+    const target = endpoint(primary);
+    const syncStates = (wanted: string[], names: string) =>
+      eventually(
+        async () => {
+          const o = await reachable(primary);
+          const states = o.replication.map((r) => r.syncState);
+          return (
+            o.synchronousStandbyNames === names &&
+            JSON.stringify(states) === JSON.stringify(wanted) &&
+            o
+          );
+        },
+        { timeoutMs: 30_000, description: `${primary} with sync states ${wanted.join(', ')}` },
+      );
+
+    expect(await admin.alterSystem(target, { synchronous_standby_names: 'FIRST 1 (s1)' })).toEqual([
+      'synchronous_standby_names',
+    ]);
+    await syncStates(['sync', 'async'], 'FIRST 1 (s1)');
+    // the same value again: nothing written, nothing reloaded
+    expect(await admin.alterSystem(target, { synchronous_standby_names: 'FIRST 1 (s1)' })).toEqual(
+      [],
+    );
+    // a synchronous commit needs s1's confirmation: it gets it
+    await withDataClient(target, (client) =>
+      client.query('INSERT INTO filler VALUES (-1, $1)', ['sync']),
+    );
+
+    expect(
+      await admin.alterSystem(target, { synchronous_standby_names: 'ANY 1 (s1, s2)' }),
+    ).toEqual(['synchronous_standby_names']);
+    await syncStates(['quorum', 'quorum'], 'ANY 1 (s1, s2)');
+
+    expect(await admin.alterSystem(target, { synchronous_standby_names: null })).toEqual([
+      'synchronous_standby_names',
+    ]);
+    await syncStates(['async', 'async'], '');
+    expect(await admin.alterSystem(target, { synchronous_standby_names: null })).toEqual([]);
+  });
+
+  it('writes values with quotes and backslashes as they are, and reports what needs a restart', async () => {
+    const target = endpoint(primary);
+    const prefix = "%m [%p] it's a \\ test ";
+    expect(await admin.alterSystem(target, { log_line_prefix: prefix, work_mem: '8MB' })).toEqual([
+      'log_line_prefix',
+      'work_mem',
+    ]);
+    expect(await admin.alterSystem(target, { log_line_prefix: prefix, work_mem: '8MB' })).toEqual(
+      [],
+    );
+    // reloaded: a new session runs with them
+    const shown = await eventually(
+      () =>
+        withDataClient(target, async (client) => {
+          const r = await client.query<{ prefix: string; work_mem: string }>(
+            "SELECT current_setting('log_line_prefix') AS prefix, current_setting('work_mem') AS work_mem",
+          );
+          return r.rows[0]!.work_mem === '8MB' && r.rows[0]!;
+        }),
+      { timeoutMs: 30_000, description: 'the new settings in a new session' },
+    );
+    expect(shown.prefix).toBe(prefix);
+
+    expect(await admin.alterSystem(target, { max_connections: '150' })).toEqual([
+      'max_connections',
+    ]);
+    await eventually(
+      async () => (await reachable(primary)).pendingRestart.includes('max_connections'),
+      { timeoutMs: 30_000, description: 'max_connections pending a restart' },
+    );
+    expect(
+      await admin.alterSystem(target, {
+        max_connections: null,
+        log_line_prefix: null,
+        work_mem: null,
+      }),
+    ).toEqual(['max_connections', 'log_line_prefix', 'work_mem']);
+    await eventually(async () => (await reachable(primary)).pendingRestart.length === 0, {
+      timeoutMs: 30_000,
+      description: 'nothing pending a restart after the reset',
+    });
+
+    const unknown = await failure(
+      admin.alterSystem(target, { no_such_parameter: '1', work_mem: '1MB' }),
+    );
+    expect(unknown).toBeInstanceOf(PgAdminError);
+    expect(unknown).toMatchObject({ code: '42704' });
+    expect((unknown as Error).message).toContain('no_such_parameter');
+    // nothing was changed before the refusal
+    expect(await admin.alterSystem(target, { work_mem: null })).toEqual([]);
+  });
+
+  it('promotes a standby to a primary on timeline 2, once: the second time it is already one', async () => {
+    const before = await reachable(s2);
+    expect(before.inRecovery).toBe(true);
+    expect(await admin.promote(endpoint(s2), { waitSeconds: 60 })).toBe('promoted');
+    const promoted = await reachable(s2);
+    expect(promoted).toMatchObject({
+      inRecovery: false,
+      timeline: 2,
+      systemIdentifier: before.systemIdentifier,
+      postmasterStartTime: before.postmasterStartTime,
+      primaryConninfo: expect.stringContaining('application_name=s2'),
+    });
+    expect(promoted.currentLsn).toBeGreaterThanOrEqual(before.replayLsn!);
+    expect(promoted).not.toHaveProperty('walReceiver');
+    expect(await admin.promote(endpoint(s2))).toBe('already-primary');
+    expect(await admin.promote(endpoint(primary))).toBe('already-primary');
+    // it takes writes now
+    await withDataClient(endpoint(s2), (client) =>
+      client.query('INSERT INTO filler VALUES (-2, $1)', ['after promotion']),
+    );
+    // the old primary stays on timeline 1 and streams to s1 only
+    const p = await eventually(
+      async () => {
+        const o = await reachable(primary);
+        return o.replication.length === 1 && o;
+      },
+      { timeoutMs: 30_000, description: `${primary} streaming to s1 only` },
+    );
+    expect(p.timeline).toBe(1);
+    expect(p.replication[0]!.applicationName).toBe('s1');
+  });
+
+  it('bootstraps a role and its database, idempotently, with a password PostgreSQL accepts', async () => {
+    const target = endpoint(primary);
+    const ownerPassword = `app-${randomBytes(9).toString('hex')}`;
+    passwords.push(ownerPassword);
+    const spec = { database: 'app', owner: 'app', ownerPassword };
+    expect(await admin.bootstrap(target, spec)).toEqual([
+      'role app created',
+      'database app created',
+    ]);
+    expect(await admin.bootstrap(target, spec)).toEqual([]);
+
+    const app = { ...target, user: 'app', password: ownerPassword, database: 'app' };
+    const who = await withDataClient(app, async (client) => {
+      await client.query('CREATE TABLE owned (id int)');
+      const r = await client.query<{ u: string; d: string }>(
+        'SELECT current_user AS u, current_database() AS d',
+      );
+      return r.rows[0]!;
+    });
+    expect(who).toEqual({ u: 'app', d: 'app' });
+    const wrong = await withDataClient({ ...app, password: `${ownerPassword}x` }, () =>
+      Promise.resolve(),
+    ).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(wrong).toMatchObject({ code: '28P01' });
+
+    // what is stored is our verifier (4096 iterations), and it replicated to the standby
+    const stored = await withDataClient(endpoint(s1), async (client) => {
+      const r = await client.query<{ rolpassword: string }>(
+        "SELECT rolpassword FROM pg_authid WHERE rolname = 'app'",
+      );
+      return r.rows[0]?.rolpassword;
+    });
+    expect(stored).toMatch(/^SCRAM-SHA-256\$4096:/);
+    expect(verifierMatches(stored!, ownerPassword)).toBe(true);
+
+    // a new password: only the role's password changes, and only the new one logs in
+    const newPassword = `app-${randomBytes(9).toString('hex')}`;
+    passwords.push(newPassword);
+    expect(await admin.bootstrap(target, { ...spec, ownerPassword: newPassword })).toEqual([
+      'role app password set',
+    ]);
+    await withDataClient({ ...app, password: newPassword }, (client) => client.query('SELECT 1'));
+    await expect(withDataClient(app, () => Promise.resolve())).rejects.toMatchObject({
+      code: '28P01',
+    });
+
+    // a standby is read-only: bootstrap there fails with the server's reason
+    const onStandby = await failure(
+      admin.bootstrap(endpoint(s1), { database: 'other', owner: 'other', ownerPassword }),
+    );
+    expect(onStandby).toBeInstanceOf(PgAdminError);
+    expect(onStandby).toMatchObject({ kind: 'server', code: '25006' });
+  });
+
+  it('checks verifiers PostgreSQL computed itself', async () => {
+    const plain = `plain-${randomBytes(6).toString('hex')}`;
+    passwords.push(plain);
+    const stored = await withDataClient(endpoint(primary), async (client) => {
+      await client.query("SET password_encryption = 'scram-sha-256'");
+      await client.query(`CREATE ROLE probe PASSWORD '${plain}'`);
+      const r = await client.query<{ rolpassword: string }>(
+        "SELECT rolpassword FROM pg_authid WHERE rolname = 'probe'",
+      );
+      await client.query('DROP ROLE probe');
+      return r.rows[0]!.rolpassword;
+    });
+    expect(verifierMatches(stored, plain)).toBe(true);
+    expect(verifierMatches(stored, `${plain}!`)).toBe(false);
+  });
+});
+
+describe('what unreachable and refusing servers look like', () => {
+  it('reports a closed port on a pod unreachable at once (ECONNREFUSED)', async () => {
+    const started = Date.now();
+    const o = await observe(endpoint(podName(17, 's1'), { port: 5433 }));
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(o).toMatchObject({ reachable: false, error: expect.stringMatching(/ECONNREFUSED/) });
+    const error = await failure(admin.promote(endpoint(podName(17, 's1'), { port: 5433 })));
+    expect(error).toMatchObject({ kind: 'unreachable' });
+  });
+
+  it('observes a crashed and restarted standby again (new start time, streaming again), on a new connection', async () => {
+    const name = podName(17, 's1');
+    const before = await reachable(name);
+    await signal(name, 'SIGKILL');
+    // the pooled connection died with the server: the admin drops it and reconnects by itself
+    const restarted = await eventually(
+      async () => {
+        const o = await observe(endpoint(name));
+        return (
+          o.reachable &&
+          o.postmasterStartTime !== before.postmasterStartTime &&
+          o.walReceiver?.status === 'streaming' &&
+          o.replayLsn !== undefined &&
+          o.replayLsn >= before.replayLsn! &&
+          o
+        );
+      },
+      { timeoutMs: 120_000, description: `${name} back, streaming, replayed as far as before` },
+    );
+    expect(restarted).toMatchObject({
+      inRecovery: true,
+      timeline: 1,
+      systemIdentifier: before.systemIdentifier,
+    });
+    expect(Date.parse(restarted.postmasterStartTime)).toBeGreaterThan(
+      Date.parse(before.postmasterStartTime),
+    );
+    // not receiveLsn: a restarted WAL receiver streams again from the start of the segment it
+    // needs, so pg_last_wal_receive_lsn() can go back (seen: 0/569C810 before, 0/5000000 after)
+    expect(maxLsn(restarted.receiveLsn, restarted.replayLsn)).toBeGreaterThanOrEqual(
+      before.replayLsn!,
+    );
+  });
+
+  it('reports a deleted pod unreachable, within the connect timeout for a new connection', async () => {
+    const name = podName(15, 's2');
+    const gone = endpoint(name);
+    // the admin holds an idle connection to it: the server going away must not crash anything
+    expect((await observe(gone)).reachable).toBe(true);
+    await core.deleteNamespacedPod({ name, namespace: ns, gracePeriodSeconds: 0 });
+    const unreachable = await eventually(
+      async () => {
+        const o = await observe(gone);
+        return !o.reachable && o;
+      },
+      { timeoutMs: 60_000, description: 'the deleted pod unreachable' },
+    );
+    expect(unreachable.error).toMatch(/connect|closed|EHOSTUNREACH|ECONNREFUSED|no reply/);
+    await eventually(
+      async () => {
+        try {
+          await core.readNamespacedPod({ name, namespace: ns });
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      { timeoutMs: 60_000, description: `pod ${name} gone` },
+    );
+    // once its sandbox is gone too, nothing answers at its IP any more (no refusal): a new
+    // connection gives up within about the connect timeout (3 s), never hangs
+    const fresh = pgAdmin();
+    try {
+      await eventually(
+        async () => {
+          const o = await observe(gone, fresh);
+          return !o.reachable && !/ECONNREFUSED/.test(o.error);
+        },
+        { timeoutMs: 120_000, description: `nothing answering at ${gone.host}` },
+      );
+      const started = Date.now();
+      const o = await observe(gone, fresh);
+      const elapsed = Date.now() - started;
+      expect(o).toMatchObject({
+        reachable: false,
+        error: expect.stringMatching(/^connect timed out after 3000 ms$|EHOSTUNREACH/),
+      });
+      expect(elapsed).toBeLessThan(6000);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('reports a wrong password as an authentication failure, and the right one works again', async () => {
+    const wrongPassword = `${password}-wrong`;
+    passwords.push(wrongPassword);
+    const wrong = await observe(endpoint(podName(17, 'p'), { password: wrongPassword }));
+    expect(wrong).toMatchObject({
+      reachable: false,
+      error: expect.stringMatching(/^authentication failed: .*postgres.*\(SQLSTATE 28P01\)$/),
+    });
+    const error = await failure(
+      admin.alterSystem(endpoint(podName(17, 'p'), { password: wrongPassword }), {
+        work_mem: '1MB',
+      }),
+    );
+    expect(error).toMatchObject({ kind: 'auth', code: '28P01' });
+    expect((await reachable(podName(17, 'p'))).inRecovery).toBe(false);
+  });
+
+  it('reports an unknown user and an unknown database, naming them', async () => {
+    const noUser = await observe(endpoint(podName(17, 'p'), { user: 'nobody' }));
+    expect(!noUser.reachable && noUser.error).toMatch(/authentication failed.*nobody/);
+    const noDb = await observe(endpoint(podName(17, 'p'), { database: 'nowhere' }));
+    expect(!noDb.reachable && noDb.error).toMatch(/nowhere.*3D000/);
+  });
+});
+
+describe('what the admin layer reports', () => {
+  it('never puts a password in an error', () => {
+    expect(errors.length).toBeGreaterThan(5);
+    for (const error of errors) for (const secret of passwords) expect(error).not.toContain(secret);
+  });
+});
