@@ -275,16 +275,23 @@ describe.each(majors)('pgAdmin on real PostgreSQL %i pods', (major) => {
   const s1 = podName(major, 's1');
   const s2 = podName(major, 's2');
 
-  /** The primary, once both standbys stream from it. */
+  /**
+   * The primary, once both standbys stream from it and have replied at least once (a walsender's
+   * flush and replay positions stay null until its standby's first status message).
+   */
   const bothStreaming = () =>
     eventually(
       async () => {
         const o = await reachable(primary);
         return (
-          o.replication.length === 2 && o.replication.every((r) => r.state === 'streaming') && o
+          o.replication.length === 2 &&
+          o.replication.every(
+            (r) => r.state === 'streaming' && r.flushLsn !== undefined && r.replayLsn !== undefined,
+          ) &&
+          o
         );
       },
-      { timeoutMs: 60_000, description: `${primary} streaming to 2 standbys` },
+      { timeoutMs: 60_000, description: `${primary} streaming to 2 standbys that have replied` },
     );
 
   it('observes the primary: not in recovery, timeline 1, its WAL position and both walsenders', async () => {
