@@ -89,6 +89,13 @@ describe('generate-crds', () => {
       join('charts', 'database-instance-controller', 'crds', 'providerprofiles.steward.dev.yaml'),
       join('charts', 'kafka-topic-controller', 'crds', 'kafkatopics.kafka.steward.dev.yaml'),
       join('charts', 'kafka-topic-controller', 'crds', 'providerprofiles.steward.dev.yaml'),
+      join(
+        'charts',
+        'postgres-cluster-controller',
+        'crds',
+        'postgresclusters.postgres.steward.dev.yaml',
+      ),
+      join('charts', 'postgres-cluster-controller', 'crds', 'providerprofiles.steward.dev.yaml'),
     ]);
   });
 

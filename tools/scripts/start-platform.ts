@@ -13,6 +13,7 @@ import { findCondition, type Condition } from '@steward/conditions';
 import { type DatabaseInstance } from '@steward/database-instance-api';
 import { type CacheCluster } from '@steward/cache-cluster-api';
 import { type KafkaTopic } from '@steward/kafka-topic-api';
+import { type PostgresCluster } from '@steward/postgres-cluster-api';
 import {
   KubeClient,
   Namespaces,
@@ -108,7 +109,9 @@ log(
 );
 // The images the workload controllers run (no registry: imported into the node's containerd):
 // every engine and version of the examples' kubernetes profile catalogue.
-for (const image of Object.values(await localImages('redis-7.0', 'redis-8.0', 'valkey-8.1')))
+for (const image of Object.values(
+  await localImages('redis-7.0', 'redis-8.0', 'valkey-8.1', 'postgres-15', 'postgres-17'),
+))
   await tier.importImage(image);
 for (const { app } of controllers()) {
   const image = await appImage(app);
@@ -120,8 +123,8 @@ for (const { app } of controllers()) {
     // one release per chart in the namespace; its objects are then named steward-<chart>
     release: `steward-${app}`,
     values:
-      app === 'cache-cluster-controller'
-        ? // Redis has no watch: the controller's polls are what detect a lost primary.
+      app === 'cache-cluster-controller' || app === 'postgres-cluster-controller'
+        ? // Redis and PostgreSQL have no watch: the controller's polls detect a lost primary.
           { pollIntervalSeconds: 5, busyPollIntervalSeconds: 1 }
         : {
             // a local platform converges at a pace a person watches
@@ -191,6 +194,12 @@ log(
 );
 log(
   `    ${tier.binaries.kubectl} -n shop get secret sessions-auth -o jsonpath='{.data.password}' | base64 -d   # the sessions cache's password (host: status.endpoints)`,
+);
+log(
+  `    ${tier.binaries.kubectl} -n shop exec -it orders-0 -- psql -d orders   # psql on the orders PostgresCluster (instance orders-0, as the superuser)`,
+);
+log(
+  `    psql "postgresql://orders:$(${tier.binaries.kubectl} -n shop get secret orders-app -o jsonpath='{.data.password}' | base64 -d)@$(${tier.binaries.kubectl} -n shop get svc orders-rw -o jsonpath='{.spec.clusterIP}'):5432/orders"   # from this host, as the application user, through the read-write Service`,
 );
 log('');
 log(
@@ -277,6 +286,21 @@ const kindColumns: Record<string, Partial<Columns<Conditioned>>> = {
       const status = (c as CacheCluster).status;
       const rw = status?.endpoints?.readWrite;
       return rw ? `primary ${status?.primary ?? '-'}, ${rw.host}:${rw.port}` : '';
+    },
+  },
+  PostgresCluster: {
+    state: (c) => {
+      const status = (c as PostgresCluster).status;
+      return status?.phase
+        ? `${status.phase} ${status.readyInstances ?? 0}/${status.replicas ?? 0}`
+        : '-';
+    },
+    detail: (c) => {
+      const status = (c as PostgresCluster).status;
+      const rw = status?.endpoints?.readWrite;
+      return rw
+        ? `primary ${status?.currentPrimary ?? '-'}, ${rw.host}:${rw.port}, PostgreSQL ${status?.version ?? '?'}`
+        : '';
     },
   },
   KafkaTopic: {

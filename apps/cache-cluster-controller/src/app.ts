@@ -5,11 +5,12 @@ import {
   type ExitCode,
   type ProcessConfig,
   type ProcessEvents,
+  workloadSettings,
 } from '@steward/controller-process';
 import { cacheClusterController, cacheClusterUsers } from '@steward/cache-cluster';
 import { providerProfileController } from '@steward/provider-profile';
 import { inject, injectable } from 'tsyringe';
-import { cacheSettings } from './settings.js';
+
 
 /** The name of this application: field manager, Lease name prefix, Event reporter, service name. */
 export const APP_NAME = 'cache-cluster-controller';
@@ -18,7 +19,7 @@ export const APP_NAME = 'cache-cluster-controller';
  * The cache-cluster-controller process: the CacheCluster controller (and, when it manages
  * profiles, the ProviderProfile controller for kubernetes profiles) on one manager. `run()`
  * resolves with the exit code once the manager has stopped. Its own settings (default profile,
- * its pods' labels for the NetworkPolicies it renders) come from `cacheSettings(process.env)`.
+ * its pods' labels for the NetworkPolicies it renders) come from `workloadSettings(process.env)`.
  */
 @injectable()
 export class CacheClusterControllerApp {
@@ -30,7 +31,7 @@ export class CacheClusterControllerApp {
 
   run(): Promise<ExitCode> {
     const { config, manager } = this;
-    const settings = cacheSettings(process.env);
+    const settings = workloadSettings(process.env);
     cacheClusterController(manager, {
       ...(config.watchNamespace ? { selection: { namespace: config.watchNamespace } } : {}),
       fieldManager: APP_NAME,

@@ -61,7 +61,7 @@ updated but the finalizers subresource; nothing is deleted but children and volu
 {{- end }}
 
 {{/*
-The variables only this controller reads (apps/cache-cluster-controller/src/settings.ts), and
+The variables only this controller reads (libs/controller-process/src/workload-settings.ts), and
 STEWARD_BUSY_POLL_INTERVAL_SECONDS, which every controller process reads but only this chart sets:
 steward-common's Deployment puts them before extraEnv.
 */}}

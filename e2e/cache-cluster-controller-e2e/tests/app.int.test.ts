@@ -35,13 +35,14 @@ import { ProviderProfile } from '@steward/provider-profile-api';
 import {
   acquireNodeTier,
   bindChartRbac,
-  controlPlaneBinaries,
   eventually,
   gitOpsReading,
   installCRDs,
+  kubectlTable,
   localImages,
   renderChart,
   repoRoot,
+  requestsByMethod,
   startControllerProcess,
   type ControllerProcess,
   type LocalImage,
@@ -49,10 +50,8 @@ import {
   type NodeTier,
 } from '@steward/testing';
 import { Redis } from 'ioredis';
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const app = 'cache-cluster-controller';
@@ -79,7 +78,6 @@ const StorageClasses: ResourceType = {
   plural: 'storageclasses',
   namespaced: false,
 };
-const run = promisify(execFile);
 const long = { timeoutMs: 180_000 };
 
 interface Event extends KubeObject {
@@ -340,45 +338,8 @@ const gone = (kind: ResourceType, name: string) =>
   );
 
 /** `kubectl get cacheclusters -o wide`, as a user reads it: row name → column → value. */
-async function printed(): Promise<Record<string, Record<string, string>>> {
-  const { kubectl } = await controlPlaneBinaries();
-  const { stdout } = await run(kubectl, [
-    '--kubeconfig',
-    tier.kubeconfigPath,
-    'get',
-    'cacheclusters.cache.steward.dev',
-    '-n',
-    ns,
-    '-o',
-    'wide',
-  ]);
-  const [header = '', ...rows] = stdout.trimEnd().split('\n');
-  // Columns are separated by at least two spaces; a column name may hold one (READY REPLICAS).
-  const columns = [...header.matchAll(/\S+(?: \S+)*/g)].map((m) => ({
-    name: m[0],
-    start: m.index,
-  }));
-  const table: Record<string, Record<string, string>> = {};
-  for (const row of rows) {
-    const cells: Record<string, string> = {};
-    columns.forEach((c, i) => {
-      cells[c.name] = row.slice(c.start, columns[i + 1]?.start ?? row.length).trim();
-    });
-    table[cells['NAME']!] = cells;
-  }
-  return table;
-}
-
-/** `rest_client_requests_total` of the controller's scrape, summed by HTTP method. */
-async function requestsByMethod(): Promise<Record<string, number>> {
-  const text = await controller!.metrics();
-  const byMethod: Record<string, number> = {};
-  for (const m of text.matchAll(/^rest_client_requests_total\{([^}]*)\} (\S+)$/gm)) {
-    const method = /method="([A-Z]+)"/.exec(m[1]!)?.[1] ?? '?';
-    byMethod[method] = (byMethod[method] ?? 0) + Number(m[2]);
-  }
-  return byMethod;
-}
+const printed = () => kubectlTable(tier.kubeconfigPath, 'cacheclusters.cache.steward.dev', ns);
+const requestsOfController = async () => requestsByMethod(await controller!.metrics());
 
 const conditionsOf = (obj: CacheCluster) =>
   Object.fromEntries(
@@ -853,9 +814,9 @@ describe('the cache-cluster-controller process on the node tier', () => {
       }
     })();
     const eventsBefore = await ourEvents();
-    const before = await requestsByMethod();
+    const before = await requestsOfController();
     await new Promise((r) => setTimeout(r, 20_000));
-    const after = await requestsByMethod();
+    const after = await requestsOfController();
     const eventsAfter = await ourEvents();
     const leaseAfter = await admin.get(Leases, leaseName, system);
     await eventually(() => seen.has(leaseAfter.metadata.resourceVersion), {

@@ -9,6 +9,8 @@
  * - `loadKubeConfig`, `processTelemetry`, `processEvents`, `processManager` build the process's
  *   parts from the configuration; `Tokens` are the injection tokens main.ts registers them under
  *   (only main.ts touches the tsyringe container); `processProviders` lists those registrations.
+ * - `workloadSettings(env)` reads what controllers of pod workloads add: the default
+ *   ProviderProfile and the controller's own pod labels (admitted by the NetworkPolicies they render).
  * - `runUntilStopped(manager)` runs until SIGTERM/SIGINT or failure and resolves with the
  *   exit code (1 after a lost leader lease).
  */
@@ -31,3 +33,4 @@ export {
   Tokens,
   type ProcessEvents,
 } from './wiring.js';
+export { workloadSettings, type WorkloadSettings } from './workload-settings.js';

@@ -12,6 +12,7 @@ export interface Pod extends KubeObject {
       name: string;
       ready: boolean;
       restartCount?: number;
+      containerID?: string;
       state?: { running?: unknown; waiting?: { reason?: string; message?: string } };
       lastState?: { terminated?: { exitCode?: number; message?: string; reason?: string } };
     }[];

@@ -25,8 +25,6 @@ import {
   repoRoot,
   type NodeTier,
 } from '@steward/testing';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,15 +42,7 @@ beforeAll(async () => {
   tier = await acquireNodeTier();
   const images = await localImages('postgres-15', 'postgres-17');
   for (const image of Object.values(images)) await tier.importImage(image);
-  // The CRD as @steward/postgres-cluster-api defines it (the chart that will ship it is not in the
-  // repository yet).
-  const crdDir = await mkdtemp(join(tmpdir(), 'pgc-crd-'));
-  await writeFile(join(crdDir, 'postgresclusters.json'), JSON.stringify(PostgresCluster.crd()));
-  await installCRDs(
-    tier.kubeConfig,
-    crdDir,
-    join(repoRoot(), 'charts/database-instance-controller/crds/providerprofiles.steward.dev.yaml'),
-  );
+  await installCRDs(tier.kubeConfig, join(repoRoot(), 'charts/postgres-cluster-controller/crds'));
   admin = new KubeClient(tier.kubeConfig, { fieldManager: 'test-admin' });
   ns = await tier.createNamespace('pgc-controller');
   manager = new Manager({

@@ -63,6 +63,7 @@ export {
   type ChartVariation,
   type ControllerChartSpec,
 } from './controller-chart-suite.js';
+export { describeWorkloadControllerChart, type WorkloadChartSpec } from './workload-chart-suite.js';
 export {
   controllerBundle,
   startControllerProcess,
@@ -123,3 +124,9 @@ export {
   itRunsAsInstalledController,
   type InstalledControllerContext,
 } from './in-cluster-chart-suite.js';
+export { kubectlTable, requestsByMethod } from './kubectl-table.js';
+export {
+  startChartedController,
+  type ChartedController,
+  type ChartedControllerOptions,
+} from './charted-controller.js';

@@ -220,6 +220,41 @@ describe('planInstances: failover', () => {
     expect(later.events.map((e) => e.reason)).toEqual(['FailoverRefusedLagExceedsBound']);
   });
 
+  it('lets a replaced primary pod return once a failover is refused, but not before failover.after', () => {
+    // pg-0's pod was deleted and came back without an instruction; the standbys lag too much.
+    const seen = planInstances(base({ now: at(0) }));
+    const input = (now: string) =>
+      base({
+        now,
+        memory: seen.memory,
+        instances: [
+          pod(0, { ready: false }),
+          pod(1, {
+            instruction: 'standby 10.0.0.1',
+            roleLabel: 'standby',
+            view: standbyView(1000n),
+          }),
+          pod(2, {
+            instruction: 'standby 10.0.0.1',
+            roleLabel: 'standby',
+            view: standbyView(3000n),
+          }),
+        ],
+      });
+    const early = planInstances(input(at(1)));
+    expect(early.actions).toEqual([]);
+    const refused = planInstances({ ...input(at(12)), memory: early.memory });
+    expect(refused.health.degraded?.reason).toBe('FailoverRefusedLagExceedsBound');
+    expect(refused.actions).toEqual([{ type: 'instruct', pod: 'pg-0', instruction: 'primary' }]);
+    expect(refused.status).toBeUndefined();
+  });
+
+  it('tells a single instance’s replaced pod to be the primary again at once (no failover is possible)', () => {
+    const plan = planInstances(base({ replicas: 1, instances: [pod(0, { ready: false })] }));
+    expect(plan.actions).toEqual([{ type: 'instruct', pod: 'pg-0', instruction: 'primary' }]);
+    expect(plan.health.degraded?.reason).toBe('PrimaryLost');
+  });
+
   it('says None when sync replication had confirmed the standbys that could be chosen', () => {
     const sync = primaryView(5000n, {
       synchronousStandbyNames: 'ANY 1 ("pg-1", "pg-2")',

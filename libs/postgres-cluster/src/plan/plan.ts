@@ -367,7 +367,16 @@ export function planInstances(input: PlanInput): Plan {
     memory.lostReason = reason;
     const gone = ms(now) - ms(since);
     const others = input.instances.filter((f) => f.name !== primaryName);
+    // Where no failover will happen (none is possible, allowed or wanted), a new pod of the
+    // primary (a deleted pod comes back without an instruction) is told to be the primary again:
+    // PostgreSQL recovers from its volume. Before failover.after it is not: a replaced primary pod
+    // is a lost primary, and the failover decides.
+    const letPrimaryReturn = () => {
+      if (primary && !primary.deleting && primary.instruction !== 'primary')
+        instruct(primary, 'primary');
+    };
     if (!input.failover.enabled || input.replicas < 2 || others.length === 0) {
+      letPrimaryReturn();
       degraded = {
         reason: input.failover.enabled ? PlanReasons.PrimaryLost : PlanReasons.FailoverDisabled,
         message: `primary ${primaryName} is lost (${reason}) since ${since}; ${input.failover.enabled ? 'there is no standby to promote' : 'spec.failover.enabled is false'}: waiting for it to return`,
@@ -375,6 +384,7 @@ export function planInstances(input: PlanInput): Plan {
       return;
     }
     if (input.holdFailover) {
+      letPrimaryReturn();
       requeueAfterMs = 1000;
       progressing = {
         reason: PlanReasons.PrimaryLost,
@@ -407,6 +417,7 @@ export function planInstances(input: PlanInput): Plan {
       );
     const best = candidates[0];
     if (!best) {
+      letPrimaryReturn();
       degraded = {
         reason: PlanReasons.NoStandbyToPromote,
         message: `primary ${primaryName} is lost (${reason}) since ${since} and no standby of this cluster answers: waiting for the primary or a standby to return`,
@@ -425,6 +436,7 @@ export function planInstances(input: PlanInput): Plan {
     if (risk === 'Bounded' && lag! > input.failover.maxLagBytes) {
       const message = `failover refused: the most advanced standby ${best.facts.name} has received WAL up to ${formatLsn(best.lsn)}, the primary ${primaryName} was last seen at ${formatLsn(seen!.lsn)} (${seen!.at}): promoting it could lose ${lag} bytes of WAL, more than spec.failover.maxLagBytes ${input.failover.maxLagBytes}. Waiting for ${primaryName} to return; to accept the loss, raise spec.failover.maxLagBytes`;
       degraded = { reason: PlanReasons.FailoverRefusedLagExceedsBound, message };
+      letPrimaryReturn();
       const key = `${primaryName}/${since}/${best.facts.name}/${best.lsn}`;
       if (memory.refusalReported !== key) {
         memory.refusalReported = key;

@@ -57,6 +57,12 @@ export interface NodeTier {
   readonly binaries: NodeTierBinaries;
   /** Imports an image into containerd unless it is there already (no registry: `imagePullPolicy: Never`). */
   importImage(image: LocalImage): Promise<void>;
+  /**
+   * Signals or freezes a running container's task through containerd, as a crash or a hung
+   * process would (`kill` sends SIGKILL to its main process; `pause` freezes every process of it,
+   * `resume` thaws them). `containerId` as a pod's status reports it (`containerd://` optional).
+   */
+  containerTask(containerId: string, action: 'kill' | 'pause' | 'resume'): Promise<void>;
   /** A new namespace, unique to this call; deleted by `release()`. */
   createNamespace(prefix: string): Promise<string>;
   /** Gives the lease back; the tier stops once no lease is left (after its linger time). */
@@ -238,6 +244,11 @@ async function handle(
     storageClass: layout.storageClass,
     layout,
     binaries,
+    containerTask: async (containerId, action) => {
+      const id = containerId.replace(/^containerd:\/\//, '');
+      if (action === 'kill') await ctr('tasks', 'kill', '--signal', 'SIGKILL', id);
+      else await ctr('tasks', action, id);
+    },
     importImage: async (image) => {
       const present = (await ctr('images', 'ls', '-q')).split('\n');
       if (!present.includes(image.ref)) await ctr('images', 'import', image.archive);

@@ -1,10 +1,13 @@
-/** The cache-cluster-controller's own settings, beyond the process configuration every app shares. */
-export interface CacheSettings {
-  /** STEWARD_DEFAULT_PROVIDER_PROFILE: the kubernetes ProviderProfile of CacheClusters that name none. */
+/**
+ * The settings of a controller that runs workloads on pods (CacheCluster, PostgresCluster), beyond
+ * the process configuration every app shares.
+ */
+export interface WorkloadSettings {
+  /** STEWARD_DEFAULT_PROVIDER_PROFILE: the kubernetes ProviderProfile of objects that name none. */
   defaultProfile: string | undefined;
   /**
    * POD_NAMESPACE + STEWARD_CONTROLLER_POD_LABELS (`k=v,k=v`, the chart sets its selector labels):
-   * the controller's pods, which every CacheCluster's NetworkPolicy admits.
+   * the controller's pods, which every workload's NetworkPolicy admits.
    */
   controllerIdentity: { namespace: string; podLabels: Record<string, string> } | undefined;
 }
@@ -14,7 +17,7 @@ const LABEL =
   /^([a-z0-9.-]+\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?=([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
 
 /** Reads and checks the settings; a malformed one stops the process naming the variable. */
-export function cacheSettings(env: NodeJS.ProcessEnv): CacheSettings {
+export function workloadSettings(env: NodeJS.ProcessEnv): WorkloadSettings {
   const profile = env['STEWARD_DEFAULT_PROVIDER_PROFILE']?.trim() || undefined;
   if (profile && !DNS_SUBDOMAIN.test(profile))
     throw new Error(
@@ -22,7 +25,7 @@ export function cacheSettings(env: NodeJS.ProcessEnv): CacheSettings {
     );
   const labelsText = env['STEWARD_CONTROLLER_POD_LABELS']?.trim() || undefined;
   const namespace = env['POD_NAMESPACE']?.trim() || undefined;
-  let controllerIdentity: CacheSettings['controllerIdentity'];
+  let controllerIdentity: WorkloadSettings['controllerIdentity'];
   if (labelsText && namespace) {
     const podLabels: Record<string, string> = {};
     for (const pair of labelsText.split(',')) {

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { cacheSettings } from './settings.js';
+import { workloadSettings } from './workload-settings.js';
 
-describe('cacheSettings', () => {
+describe('workloadSettings', () => {
   it('has no default profile and no controller identity when nothing is set', () => {
-    expect(cacheSettings({})).toEqual({ defaultProfile: undefined, controllerIdentity: undefined });
+    expect(workloadSettings({})).toEqual({ defaultProfile: undefined, controllerIdentity: undefined });
   });
 
   it('reads the default profile and the controller’s pod labels (the chart sets both)', () => {
     expect(
-      cacheSettings({
+      workloadSettings({
         STEWARD_DEFAULT_PROVIDER_PROFILE: 'in-cluster',
         POD_NAMESPACE: 'steward-system',
         STEWARD_CONTROLLER_POD_LABELS:
@@ -27,11 +27,11 @@ describe('cacheSettings', () => {
   });
 
   it('refuses a malformed value, naming the variable', () => {
-    expect(() => cacheSettings({ STEWARD_DEFAULT_PROVIDER_PROFILE: 'Not A Name' })).toThrow(
+    expect(() => workloadSettings({ STEWARD_DEFAULT_PROVIDER_PROFILE: 'Not A Name' })).toThrow(
       /STEWARD_DEFAULT_PROVIDER_PROFILE/,
     );
     expect(() =>
-      cacheSettings({ POD_NAMESPACE: 'x', STEWARD_CONTROLLER_POD_LABELS: 'no-equals-sign' }),
+      workloadSettings({ POD_NAMESPACE: 'x', STEWARD_CONTROLLER_POD_LABELS: 'no-equals-sign' }),
     ).toThrow(/STEWARD_CONTROLLER_POD_LABELS/);
   });
 });

@@ -1,0 +1,54 @@
+import { type Manager } from '@steward/controller';
+import {
+  runUntilStopped,
+  Tokens,
+  type ExitCode,
+  type ProcessConfig,
+  type ProcessEvents,
+  workloadSettings,
+} from '@steward/controller-process';
+import { postgresClusterController, postgresClusterUsers } from '@steward/postgres-cluster';
+import { providerProfileController } from '@steward/provider-profile';
+import { inject, injectable } from 'tsyringe';
+
+/** The name of this application: field manager, Lease name prefix, Event reporter, service name. */
+export const APP_NAME = 'postgres-cluster-controller';
+
+/**
+ * The postgres-cluster-controller process: the PostgresCluster controller (and, when it manages
+ * profiles, the ProviderProfile controller for kubernetes profiles) on one manager. `run()`
+ * resolves with the exit code once the manager has stopped. Its own settings (default profile,
+ * its pods' labels for the NetworkPolicies it renders) come from `workloadSettings(process.env)`.
+ */
+@injectable()
+export class PostgresClusterControllerApp {
+  constructor(
+    @inject(Tokens.Config) private readonly config: ProcessConfig,
+    @inject(Tokens.Manager) private readonly manager: Manager,
+    @inject(Tokens.EventRecorder) private readonly events: ProcessEvents,
+  ) {}
+
+  run(): Promise<ExitCode> {
+    const { config, manager } = this;
+    const settings = workloadSettings(process.env);
+    postgresClusterController(manager, {
+      ...(config.watchNamespace ? { selection: { namespace: config.watchNamespace } } : {}),
+      fieldManager: APP_NAME,
+      maxConcurrentReconciles: config.maxConcurrentReconciles,
+      pollIntervalMs: config.pollIntervalMs,
+      busyPollIntervalMs: config.busyPollIntervalMs,
+      events: this.events,
+      ...(settings.defaultProfile ? { defaultProfile: settings.defaultProfile } : {}),
+      ...(settings.controllerIdentity ? { controllerIdentity: settings.controllerIdentity } : {}),
+    });
+    if (config.manageProviderProfiles) {
+      providerProfileController(manager, {
+        providers: ['kubernetes'],
+        users: [postgresClusterUsers(settings.defaultProfile)],
+        recheckIntervalMs: config.credentialsRecheckMs,
+        events: this.events,
+      });
+    }
+    return runUntilStopped(manager);
+  }
+}

@@ -1,0 +1,81 @@
+{{/*
+The chart's own rules and environment; everything else comes from the steward-common library chart
+(vendored as charts/steward-common, a symbolic link to ../../steward-common).
+*/}}
+
+{{/*
+PostgresClusters and everything the controller runs them with: in the ClusterRole without
+watchNamespace, in a Role in the watched namespace with it. These rules grant `get` on Secrets
+(the superuser and application Secrets are children, and the controller reads the superuser's to
+connect to PostgreSQL), and kubernetes ProviderProfiles name no Secret, so steward-common
+adds no profile-Secret rule (watchRulesReadSecrets, readsProfileSecrets false). Nothing is ever
+updated but the finalizers subresource; nothing is deleted but children, volumes and the pods
+the controller restarts one at a time (its StatefulSet rolls OnDelete).
+*/}}
+{{- define "postgres-cluster-controller.watchRules" -}}
+# PostgresClusters: cached; the cleanup finalizer added and removed by (JSON) patch, status by merge
+# patch; never updated.
+- apiGroups: [postgres.steward.dev]
+  resources: [postgresclusters]
+  verbs: [get, list, watch, patch]
+- apiGroups: [postgres.steward.dev]
+  resources: [postgresclusters/status]
+  verbs: [patch]
+# The children's ownerReferences set blockOwnerDeletion, which the OwnerReferencesPermissionEnforcement
+# admission plugin allows only to who may update the owner's finalizers.
+- apiGroups: [postgres.steward.dev]
+  resources: [postgresclusters/finalizers]
+  verbs: [update]
+# The children, cached by label: applied server-side (patch; create when absent), the generated
+# superuser and application Secrets created once, pruned when no longer wanted (delete), detached
+# from their PostgresCluster on Retain (patch).
+- apiGroups: [apps]
+  resources: [statefulsets]
+  verbs: [get, list, watch, create, patch, delete]
+- apiGroups: ['']
+  resources: [services, configmaps, secrets]
+  verbs: [get, list, watch, create, patch, delete]
+- apiGroups: [policy]
+  resources: [poddisruptionbudgets]
+  verbs: [get, list, watch, create, patch, delete]
+- apiGroups: [networking.k8s.io]
+  resources: [networkpolicies]
+  verbs: [get, list, watch, create, patch, delete]
+# The PostgreSQL pods (the StatefulSet creates them): observed; their role label patched so that the
+# read-write and read-only Services follow the roles, their instruction annotation patched (the
+# instance agent reads it through the downward API); deleted one at a time to roll a changed
+# template (the StatefulSet's update strategy is OnDelete: standbys first, the primary last).
+- apiGroups: ['']
+  resources: [pods]
+  verbs: [get, list, watch, patch, delete]
+# The StatefulSet's volumes: grown by patch, detached on Retain, deleted with a PostgresCluster whose
+# deletionPolicy is Delete.
+- apiGroups: ['']
+  resources: [persistentvolumeclaims]
+  verbs: [get, list, watch, patch, delete]
+{{- end }}
+
+{{/* The chart's selector labels as `k=v,k=v`, sorted by key: STEWARD_CONTROLLER_POD_LABELS. */}}
+{{- define "postgres-cluster-controller.podLabels" -}}
+{{- $pairs := list }}
+{{- range $key, $value := include "steward-common.selectorLabels" . | fromYaml }}
+{{- $pairs = append $pairs (printf "%s=%s" $key $value) }}
+{{- end }}
+{{- join "," $pairs }}
+{{- end }}
+
+{{/*
+The variables only this controller reads (libs/controller-process/src/workload-settings.ts), and
+STEWARD_BUSY_POLL_INTERVAL_SECONDS, which every controller process reads but only this chart sets:
+steward-common's Deployment puts them before extraEnv.
+*/}}
+{{- define "postgres-cluster-controller.env" -}}
+- name: STEWARD_BUSY_POLL_INTERVAL_SECONDS
+  value: {{ .Values.busyPollIntervalSeconds | quote }}
+- name: STEWARD_DEFAULT_PROVIDER_PROFILE
+  value: {{ .Values.defaultProviderProfile | quote }}
+# Every PostgresCluster's NetworkPolicy admits the controller's pods (these labels, in
+# POD_NAMESPACE) to the PostgreSQL port.
+- name: STEWARD_CONTROLLER_POD_LABELS
+  value: {{ include "postgres-cluster-controller.podLabels" . | quote }}
+{{- end }}

@@ -1,0 +1,18 @@
+import { PostgresCluster } from '@steward/postgres-cluster-api';
+import { KubeClient } from '@steward/kube';
+import { describeWorkloadControllerChart } from '@steward/testing';
+
+// What every Steward controller chart promises, with the truths of a controller that runs
+// workloads on pods (describeWorkloadControllerChart: exact rules in every mode, Secrets in the
+// watched scope only, its pods' labels, a dashboard without an external-API row). This one also
+// deletes its pods, one at a time: its StatefulSet rolls OnDelete, standbys first and the primary
+// last. See templates/_helpers.tpl.
+describeWorkloadControllerChart({
+  chart: 'postgres-cluster-controller',
+  kind: PostgresCluster.resourceType,
+  connect: (kubeConfig) => new KubeClient(kubeConfig, { fieldManager: 'steward-chart-test' }),
+  podVerbs: ['get', 'list', 'watch', 'patch', 'delete'],
+  pollIntervalSeconds: '5',
+  dashboardTags: ['postgres', 'postgresql'],
+  notes: ['It looks at every instance every 5s (1s while'],
+});

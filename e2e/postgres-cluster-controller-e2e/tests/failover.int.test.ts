@@ -1,0 +1,331 @@
+/**
+ * PostgresCluster failover, the postgres-cluster-controller process (under its chart's RBAC) on the
+ * node tier, with a client committing numbered rows through the read-write Service the whole time.
+ * The primary is lost the hard way: its pod deleted with no grace period, so the kubelet SIGKILLs
+ * PostgreSQL and nothing is flushed to the standbys on the way out. What the client really lost
+ * (acknowledged commits missing on the new primary) is compared with what status published:
+ *
+ * - async: the most advanced standby is promoted; every lost row's WAL lies past the promoted LSN
+ *   and within `maxLagBytes`; the old primary (possibly ahead of the new timeline) is rewound and
+ *   rejoins as a standby;
+ * - sync: `dataLossRisk: None`, and no acknowledged row is missing;
+ * - a standby that lags more than `maxLagBytes` (its container frozen while the primary writes):
+ *   the failover is refused with both figures, nothing is promoted, and the primary, when it
+ *   returns, is the primary again with every row;
+ * - the controller SIGKILLed with a failover decided and not finished: a new process finishes it —
+ *   the same standby, one promotion, counted once.
+ */
+import { findCondition } from '@steward/conditions';
+import { Labels, type Pod } from '@steward/postgres-cluster';
+import { type PostgresClusterSpec } from '@steward/postgres-cluster-api';
+import { KubeClient, Pods } from '@steward/kube';
+import {
+  acquireNodeTier,
+  eventually,
+  installCRDs,
+  localImages,
+  repoRoot,
+  startChartedController,
+  type ChartedController,
+  type NodeTier,
+} from '@steward/testing';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Kind, long, lsnBytes, postgresHelpers, query, type SuiteContext } from './postgres.js';
+
+const app = 'postgres-cluster-controller';
+const chartDir = join(repoRoot(), 'charts', app);
+const releaseName = 'pgc-failover-e2e';
+
+let tier: NodeTier;
+let admin: KubeClient;
+let system = '';
+let harness: ChartedController | undefined;
+const ctx = {} as SuiteContext;
+const { create, read, ready, getPod, appLogin, superuserAt, eventNamed, startWriter } =
+  postgresHelpers(ctx);
+
+const start = () =>
+  startChartedController(tier, {
+    app,
+    kind: Kind,
+    releaseName,
+    releaseNamespace: system,
+    watchNamespace: ctx.ns,
+  });
+
+beforeAll(async () => {
+  tier = await acquireNodeTier();
+  const images = await localImages('postgres-17');
+  for (const image of Object.values(images)) await tier.importImage(image);
+  await installCRDs(tier.kubeConfig, join(chartDir, 'crds'));
+  admin = new KubeClient(tier.kubeConfig, { fieldManager: 'e2e-admin' });
+  Object.assign(ctx, { admin, ns: await tier.createNamespace('pgc-failover') });
+  system = await tier.createNamespace('pgc-failover-sys');
+  harness = await start();
+}, 600_000);
+
+afterAll(async () => {
+  if (admin) {
+    await harness?.cleanUp(admin);
+    await admin.close();
+  }
+  await tier?.release();
+}, 180_000);
+
+/** Small instances with the built-in catalogue: no profile, so resources and storage are given. */
+const spec = (over: Partial<PostgresClusterSpec>): PostgresClusterSpec => ({
+  version: '17',
+  replicas: 3,
+  resources: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '256Mi' } },
+  storage: { size: '1Gi' },
+  failover: { after: '1s' },
+  deletionPolicy: 'Delete',
+  ...over,
+});
+
+/** A cluster Ready with a ledger table, and a writer committing to it. */
+async function readyWithWriter(name: string, over: Partial<PostgresClusterSpec>) {
+  await create(name, spec(over));
+  const before = await ready(name);
+  const login = await appLogin(name);
+  await eventually(
+    () =>
+      query(login, 'CREATE TABLE IF NOT EXISTS ledger (n int PRIMARY KEY, pad text)').then(
+        () => true,
+        () => false,
+      ),
+    { description: `${name}-rw answering`, timeoutMs: 30_000 },
+  );
+  const writer = startWriter(name);
+  await eventually(() => writer.acked.length >= 100, {
+    description: `${name}: the writer committing`,
+    timeoutMs: 30_000,
+  });
+  return { before, writer };
+}
+
+/** Deletes the pod with no grace period: the kubelet SIGKILLs PostgreSQL. */
+const crash = (pod: string) => admin.delete(Pods, pod, ctx.ns, { gracePeriodSeconds: 0 });
+
+/** The failover of `name` Completed, away from `from`. */
+const failedOver = (name: string, from: string) =>
+  eventually(
+    async () => {
+      const obj = await read(name);
+      return obj.status?.failover?.phase === 'Completed' && obj.status.currentPrimary !== from
+        ? obj
+        : undefined;
+    },
+    { description: `${name} failed over`, ...long },
+  );
+
+/** The roles the pods' labels give, and the one primary every instance agrees on. */
+async function settled(name: string, primary: string) {
+  const after = await ready(name, (o) =>
+    (o.status?.instances ?? []).every((i) => i.ready && i.timeline === 2),
+  );
+  expect(after.status?.currentPrimary).toBe(primary);
+  for (const i of after.status!.instances!)
+    expect(i.role).toBe(i.name === primary ? 'primary' : 'standby');
+  const pods = (
+    await admin.list<Pod>(Pods, { namespace: ctx.ns, labelSelector: `${Labels.cluster}=${name}` })
+  ).items;
+  expect(
+    pods.filter((p) => p.metadata.labels?.[Labels.role] === 'primary').map((p) => p.metadata.name),
+  ).toEqual([primary]);
+  // Every instance really is what status says: exactly one is out of recovery.
+  const inRecovery: Record<string, boolean> = {};
+  for (const p of pods) {
+    const rows = await query<{ r: boolean }>(
+      await superuserAt(name, p.metadata.name!),
+      'SELECT pg_is_in_recovery() AS r',
+    );
+    inRecovery[p.metadata.name!] = rows[0]!.r;
+  }
+  expect(Object.entries(inRecovery).filter(([, r]) => !r)).toEqual([[primary, false]]);
+  return after;
+}
+
+/** Acknowledged rows missing on the serving primary. */
+async function lostRows(name: string, acked: { n: number; lsn: string }[]) {
+  const present = new Set(
+    (await query<{ n: number }>(await appLogin(name), 'SELECT n FROM ledger')).map((r) => r.n),
+  );
+  return acked.filter((r) => !present.has(r.n));
+}
+
+const remove = async (name: string) => {
+  await admin.delete(Kind, name, ctx.ns);
+  await eventually(
+    () =>
+      read(name).then(
+        () => false,
+        () => true,
+      ),
+    {
+      description: `${name} gone`,
+      ...long,
+    },
+  );
+};
+
+describe('PostgresCluster failover, the postgres-cluster-controller process on the node tier', () => {
+  it('async: the primary SIGKILLed under commits → the most advanced standby promoted, every lost row within what status published, the old primary rewound as a standby', async ({
+    annotate,
+  }) => {
+    const { before, writer } = await readyWithWriter('crash', {});
+    const old = before.status!.currentPrimary!;
+    await crash(old);
+    const after = await failedOver('crash', old);
+    const failover = after.status!.failover!;
+    const promoted = after.status!.currentPrimary!;
+    expect(failover).toMatchObject({ from: old, to: promoted, newTimeline: 2 });
+    expect(after.status?.failoverCount).toBe(1);
+    const acked = writer.acked.length;
+    await eventually(() => writer.acked.length >= acked + 100, {
+      description: 'commits resume through crash-rw',
+      timeoutMs: 60_000,
+    });
+    await settled('crash', promoted);
+    await writer.stop();
+    const lost = await lostRows('crash', writer.acked);
+    const promotedAt = lsnBytes(failover.promotedLsn!);
+    // A lost commit is one the promoted standby had not received: its WAL lies past promotedLsn
+    // (the position recorded is just before its commit record, hence the record's slack).
+    for (const row of lost) expect(lsnBytes(row.lsn) + 8192n).toBeGreaterThan(promotedAt);
+    const span = lost.length ? lsnBytes(lost[lost.length - 1]!.lsn) - promotedAt : 0n;
+    expect(span).toBeLessThanOrEqual(BigInt(failover.maxLagBytes!));
+    expect(failover.dataLossRisk).toBe('Bounded');
+    await annotate(
+      `acked ${writer.acked.length}, uncertain ${writer.uncertain.length}, lost ${lost.length} (WAL span ${span} B); published lag ${failover.lagBytes} B, bound ${failover.maxLagBytes} B`,
+    );
+    await remove('crash');
+  });
+
+  it('sync: the primary SIGKILLed under commits → dataLossRisk None, and no acknowledged row is missing', async ({
+    annotate,
+  }) => {
+    const { before, writer } = await readyWithWriter('synced', { replication: { mode: 'sync' } });
+    const old = before.status!.currentPrimary!;
+    await crash(old);
+    const after = await failedOver('synced', old);
+    const failover = after.status!.failover!;
+    expect(failover.dataLossRisk).toBe('None');
+    const acked = writer.acked.length;
+    await eventually(() => writer.acked.length >= acked + 100, {
+      description: 'commits resume through synced-rw',
+      timeoutMs: 60_000,
+    });
+    await settled('synced', after.status!.currentPrimary!);
+    await writer.stop();
+    const lost = await lostRows('synced', writer.acked);
+    expect(lost).toEqual([]);
+    await annotate(
+      `acked ${writer.acked.length}, uncertain ${writer.uncertain.length}, lost 0; published lag ${failover.lagBytes} B`,
+    );
+    await remove('synced');
+  });
+
+  it('refuses to promote a standby that lags more than maxLagBytes (both figures in the condition and a Warning Event), promotes nothing, and lets the primary return with every row', async () => {
+    const { before, writer } = await readyWithWriter('lagging', {
+      replicas: 2,
+      failover: { after: '1s', maxLagBytes: 65536 },
+    });
+    const old = before.status!.currentPrimary!;
+    const standby = before.status!.instances!.find((i) => i.name !== old)!.name;
+    const standbyContainer = (await getPod(standby)).status!.containerStatuses![0]!.containerID!;
+    // The standby hangs (every process frozen) while the primary writes 1 MiB of WAL and the
+    // controller sees it; then the primary crashes and the standby thaws, 1 MiB behind.
+    await tier.containerTask(standbyContainer, 'pause');
+    let thawed = false;
+    try {
+      const login = await appLogin('lagging');
+      await query(
+        login,
+        "INSERT INTO ledger (n, pad) SELECT 1000000 + g, repeat('x', 1000) FROM generate_series(1, 1000) g",
+      );
+      await sleep(3000);
+      await crash(old);
+      await tier.containerTask(standbyContainer, 'resume');
+      thawed = true;
+      const refusedObj = await eventually(
+        async () => {
+          const obj = await read('lagging');
+          const degraded = findCondition(obj.status?.conditions, 'Degraded');
+          return degraded?.status === 'True' && degraded.reason === 'FailoverRefusedLagExceedsBound'
+            ? obj
+            : undefined;
+        },
+        { description: 'lagging: failover refused', ...long },
+      );
+      const message = findCondition(refusedObj.status?.conditions, 'Degraded')!.message!;
+      expect(message).toMatch(
+        /could lose \d+ bytes of WAL, more than spec\.failover\.maxLagBytes 65536/,
+      );
+      expect(message).toContain(standby);
+      expect(refusedObj.status?.failover).toBeUndefined();
+      expect(refusedObj.status?.failoverCount ?? 0).toBe(0);
+      expect(refusedObj.status?.currentPrimary).toBe(old);
+      await eventNamed('lagging', 'FailoverRefusedLagExceedsBound', /maxLagBytes 65536/);
+      // Nothing was promoted: the standby is still in recovery.
+      const rows = await query<{ r: boolean }>(
+        await superuserAt('lagging', standby),
+        'SELECT pg_is_in_recovery() AS r',
+      );
+      expect(rows).toEqual([{ r: true }]);
+    } finally {
+      if (!thawed) await tier.containerTask(standbyContainer, 'resume').catch(() => undefined);
+    }
+    // The primary returns (its pod came back; the controller lets it be the primary again) with
+    // every row its client was told was committed, and the standby catches up.
+    const back = await ready('lagging', (o) =>
+      (o.status?.instances ?? []).every((i) => i.ready && i.timeline === 1),
+    );
+    expect(back.status?.currentPrimary).toBe(old);
+    expect(back.status?.failoverCount ?? 0).toBe(0);
+    await writer.stop();
+    expect(await lostRows('lagging', writer.acked)).toEqual([]);
+    await remove('lagging');
+  });
+
+  it('finishes a failover its controller was SIGKILLed in the middle of: the same standby promoted, counted once, one primary', async () => {
+    const { before, writer } = await readyWithWriter('resumed', {});
+    const old = before.status!.currentPrimary!;
+    // Watch from before the loss; SIGKILL the controller at the first sight of a decided,
+    // unfinished failover.
+    const killed = (async () => {
+      for await (const event of admin.watch<typeof before>(Kind, {
+        namespace: ctx.ns,
+        fieldSelector: 'metadata.name=resumed',
+        resourceVersion: before.metadata.resourceVersion!,
+        timeoutSeconds: 120,
+      })) {
+        const failover = event.object.status?.failover;
+        if (event.type !== 'MODIFIED' || !failover) continue;
+        if (failover.phase === 'Promoting' || failover.phase === 'Repointing') {
+          await harness!.process!.kill();
+          harness!.stopped();
+          return failover;
+        }
+        throw new Error(`missed the failover in flight: ${JSON.stringify(failover)}`);
+      }
+      throw new Error('the watch ended before a failover was decided');
+    })();
+    await crash(old);
+    const decided = await killed;
+    const left = (await read('resumed')).status!;
+    expect(left.failover).toMatchObject({ from: old, to: decided.to });
+    expect(left.failover?.phase).not.toBe('Completed');
+    expect(left.failoverCount).toBe(1);
+    harness = await start();
+    const after = await failedOver('resumed', old);
+    expect(after.status?.failover).toMatchObject({ from: old, to: decided.to });
+    expect(after.status?.failoverCount).toBe(1);
+    // One promotion: a second would have made timeline 3 (settled() wants 2 everywhere).
+    await settled('resumed', decided.to!);
+    await writer.stop();
+    await remove('resumed');
+  });
+});

@@ -1,0 +1,258 @@
+/**
+ * What the postgres-cluster-controller e2e suites do to and read from PostgresClusters, their pods
+ * and their databases: create, read and wait on the objects; log in as the application role
+ * (through the read-write Service's ClusterIP) or as the superuser (on one pod's IP); and a client
+ * committing numbered rows continuously, so that a failover's real losses can be counted.
+ */
+import { findCondition } from '@steward/conditions';
+import { childNames, type Pod } from '@steward/postgres-cluster';
+import { PostgresCluster, type PostgresClusterSpec } from '@steward/postgres-cluster-api';
+import {
+  Events,
+  isNotFound,
+  Pods,
+  Secrets,
+  Services,
+  type KubeClient,
+  type KubeObject,
+  type ResourceType,
+} from '@steward/kube';
+import { eventually } from '@steward/testing';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+
+export const Kind = PostgresCluster.resourceType;
+export const long = { timeoutMs: 240_000 };
+
+export interface Event extends KubeObject {
+  type?: string;
+  reason?: string;
+  note?: string;
+  regarding?: { kind?: string; name?: string };
+  reportingController?: string;
+  series?: { count?: number };
+}
+interface PodSpec {
+  containers: {
+    name: string;
+    resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  }[];
+}
+export type FullPod = Pod & { spec?: PodSpec };
+
+export interface Login {
+  host: string;
+  user: string;
+  password: string;
+  database: string;
+}
+
+export /** 0/0 → the number of bytes of WAL an LSN (`X/Y`) is from the start. */
+const lsnBytes = (lsn: string): bigint => {
+  const [hi, lo] = lsn.split('/') as [string, string];
+  return (BigInt(`0x${hi}`) << 32n) + BigInt(`0x${lo}`);
+};
+
+export /** One statement on a fresh connection. */
+async function query<T = Record<string, unknown>>(
+  login: Login,
+  sql: string,
+  values: unknown[] = [],
+): Promise<T[]> {
+  const client = new pg.Client({ ...login, port: 5432, connectionTimeoutMillis: 3000 });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    return (await client.query(sql, values)).rows as T[];
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** The suite's admin client and namespace, filled in by its beforeAll. */
+export interface SuiteContext {
+  admin: KubeClient;
+  ns: string;
+}
+
+/** The helpers, bound to the suite's admin client and namespace. */
+export function postgresHelpers(ctx: SuiteContext) {
+  const create = (name: string, spec: PostgresClusterSpec) =>
+    ctx.admin.create<PostgresCluster>(Kind, {
+      apiVersion: PostgresCluster.apiVersion,
+      kind: 'PostgresCluster',
+      metadata: { name, namespace: ctx.ns },
+      spec,
+    } as PostgresCluster);
+  const read = (name: string) => ctx.admin.get<PostgresCluster>(Kind, name, ctx.ns);
+  const patchSpec = (name: string, spec: Record<string, unknown>) =>
+    ctx.admin.mergePatch<PostgresCluster>(Kind, name, ctx.ns, { spec });
+
+  /** Ready=True for the object's generation, every instance ready, and `extra`. */
+  const ready = (name: string, extra: (o: PostgresCluster) => boolean = () => true) =>
+    eventually(
+      async () => {
+        const obj = await read(name);
+        const cond = findCondition(obj.status?.conditions, 'Ready');
+        return cond?.status === 'True' &&
+          cond.observedGeneration === obj.metadata.generation &&
+          obj.status?.observedGeneration === obj.metadata.generation &&
+          obj.status?.readyInstances === obj.spec.replicas &&
+          extra(obj)
+          ? obj
+          : undefined;
+      },
+      { description: `${name} Ready`, ...long },
+    );
+
+  /** Ready=False with `reason`, for the object's generation. */
+  const refused = (name: string, reason: string) =>
+    eventually(
+      async () => {
+        const obj = await read(name);
+        const cond = findCondition(obj.status?.conditions, 'Ready');
+        return cond?.status === 'False' &&
+          cond.reason === reason &&
+          cond.observedGeneration === obj.metadata.generation
+          ? obj
+          : undefined;
+      },
+      { description: `${name} Ready=False ${reason}` },
+    );
+
+  const secretOf = async (name: string) => {
+    const secret = await ctx.admin.get<KubeObject & { data: Record<string, string> }>(
+      Secrets,
+      name,
+      ctx.ns,
+    );
+    return Object.fromEntries(
+      Object.entries(secret.data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]),
+    );
+  };
+  const getPod = (name: string) => ctx.admin.get<FullPod>(Pods, name, ctx.ns);
+  const podIp = async (name: string) => (await getPod(name)).status?.podIP ?? '';
+  const serviceIp = async (service: string) =>
+    (await ctx.admin.get<KubeObject & { spec: { clusterIP: string } }>(Services, service, ctx.ns))
+      .spec.clusterIP;
+
+  /** The application role of `name` (its Secret) through its read-write Service's ClusterIP. */
+  async function appLogin(name: string): Promise<Login> {
+    const app = await secretOf(childNames(name).appSecret);
+    return {
+      host: await serviceIp(childNames(name).readWrite),
+      user: app['username']!,
+      password: app['password']!,
+      database: app['database']!,
+    };
+  }
+  const superuserAt = async (name: string, pod: string): Promise<Login> => ({
+    host: await podIp(pod),
+    user: 'postgres',
+    password: (await secretOf(childNames(name).superuserSecret))['password']!,
+    database: 'postgres',
+  });
+
+  const eventsOf = async (name: string, reason: string) =>
+    (await ctx.admin.list<Event>(Events, { namespace: ctx.ns })).items.filter(
+      (e) =>
+        e.regarding?.kind === 'PostgresCluster' && e.regarding.name === name && e.reason === reason,
+    );
+  const eventNamed = (name: string, reason: string, note: RegExp) =>
+    eventually(
+      async () => {
+        const seen = await eventsOf(name, reason);
+        const found = seen.find((e) => note.test(e.note ?? ''));
+        if (!found)
+          throw new Error(`${reason} Events about ${name}: ${seen.map((e) => e.note).join(' | ')}`);
+        return found;
+      },
+      { description: `Event ${reason} about ${name} saying ${note}` },
+    );
+
+  const exists = (kind: ResourceType, name: string) =>
+    ctx.admin.get(kind, name, ctx.ns).then(
+      () => true,
+      (e: unknown) => (isNotFound(e) ? false : Promise.reject(e)),
+    );
+
+  /**
+   * A client committing numbered rows one at a time through the read-write Service, reconnecting
+   * whenever the connection fails. `acked` are the rows whose COMMIT it saw succeed, each with the
+   * WAL insert position just before its commit record; `uncertain` those whose outcome it never
+   * learnt (the connection broke during the statement).
+   */
+  function startWriter(name: string) {
+    const acked: { n: number; lsn: string }[] = [];
+    const uncertain: number[] = [];
+    let stopped = false;
+    let failures = 0;
+    const done = (async () => {
+      let n = 0;
+      while (!stopped) {
+        const login = await appLogin(name).catch(() => undefined);
+        if (!login) {
+          await sleep(200);
+          continue;
+        }
+        const client = new pg.Client({
+          ...login,
+          port: 5432,
+          connectionTimeoutMillis: 2000,
+          query_timeout: 3000,
+        });
+        client.on('error', () => undefined);
+        try {
+          await client.connect();
+        } catch {
+          failures++;
+          await client.end().catch(() => undefined);
+          await sleep(200);
+          continue;
+        }
+        while (!stopped) {
+          const next = ++n;
+          try {
+            const { rows } = await client.query<{ lsn: string }>(
+              'INSERT INTO ledger (n) VALUES ($1) RETURNING pg_current_wal_insert_lsn()::text AS lsn',
+              [next],
+            );
+            acked.push({ n: next, lsn: rows[0]!.lsn });
+          } catch {
+            uncertain.push(next);
+            failures++;
+            break;
+          }
+        }
+        await client.end().catch(() => undefined);
+      }
+    })();
+    return {
+      acked,
+      uncertain,
+      failures: () => failures,
+      async stop() {
+        stopped = true;
+        await done;
+      },
+    };
+  }
+
+  return {
+    create,
+    read,
+    patchSpec,
+    ready,
+    refused,
+    secretOf,
+    getPod,
+    podIp,
+    serviceIp,
+    appLogin,
+    superuserAt,
+    eventsOf,
+    eventNamed,
+    exists,
+    startWriter,
+  };
+}
