@@ -1,8 +1,8 @@
 /**
  * PostgresCluster failover, the postgres-cluster-controller process (under its chart's RBAC) on the
  * node tier, with a client committing numbered rows through the read-write Service the whole time.
- * The primary is lost the hard way: its pod deleted with no grace period, so the kubelet SIGKILLs
- * PostgreSQL and nothing is flushed to the standbys on the way out. What the client really lost
+ * The primary is lost the hard way: PostgreSQL SIGKILLed through containerd and its pod deleted at
+ * once, so nothing is flushed to the standbys on the way out. What the client really lost
  * (acknowledged commits missing on the new primary) is compared with what status published:
  *
  * - async: the most advanced standby is promoted; every lost row's WAL lies past the promoted LSN
@@ -106,8 +106,18 @@ async function readyWithWriter(name: string, over: Partial<PostgresClusterSpec>)
   return { before, writer };
 }
 
-/** Deletes the pod with no grace period: the kubelet SIGKILLs PostgreSQL. */
-const crash = (pod: string) => admin.delete(Pods, pod, ctx.ns, { gracePeriodSeconds: 0 });
+/**
+ * A crash: PostgreSQL SIGKILLed (the container's main process, so every process of it dies at
+ * once: nothing is flushed to the standbys on the way out), and the pod deleted at once, so that
+ * the StatefulSet replaces it. (A pod deleted with gracePeriodSeconds 0 alone is no crash: the
+ * kubelet still sends SIGTERM first, and PostgreSQL's fast shutdown hands every WAL byte over.)
+ */
+async function crash(pod: string): Promise<void> {
+  const container = (await getPod(pod)).status?.containerStatuses?.[0]?.containerID;
+  if (!container) throw new Error(`${pod} has no running container to kill`);
+  await tier.containerTask(container, 'kill');
+  await admin.delete(Pods, pod, ctx.ns, { gracePeriodSeconds: 0 });
+}
 
 /** The failover of `name` Completed, away from `from`. */
 const failedOver = (name: string, from: string) =>
@@ -150,9 +160,13 @@ async function settled(name: string, primary: string) {
 
 /** Acknowledged rows missing on the serving primary. */
 async function lostRows(name: string, acked: { n: number; lsn: string }[]) {
-  const present = new Set(
-    (await query<{ n: number }>(await appLogin(name), 'SELECT n FROM ledger')).map((r) => r.n),
+  // Through the read-write Service, once it routes to the serving primary (kube-proxy follows
+  // the role label a moment after status says Ready).
+  const rows = await eventually(
+    async () => query<{ n: number }>(await appLogin(name), 'SELECT n FROM ledger'),
+    { description: `${name}-rw answering`, timeoutMs: 30_000 },
   );
+  const present = new Set(rows.map((r) => r.n));
   return acked.filter((r) => !present.has(r.n));
 }
 
@@ -202,7 +216,7 @@ describe('PostgresCluster failover, the postgres-cluster-controller process on t
       `acked ${writer.acked.length}, uncertain ${writer.uncertain.length}, lost ${lost.length} (WAL span ${span} B); published lag ${failover.lagBytes} B, bound ${failover.maxLagBytes} B`,
     );
     await remove('crash');
-  });
+  }, 300_000);
 
   it('sync: the primary SIGKILLed under commits → dataLossRisk None, and no acknowledged row is missing', async ({
     annotate,
@@ -226,7 +240,7 @@ describe('PostgresCluster failover, the postgres-cluster-controller process on t
       `acked ${writer.acked.length}, uncertain ${writer.uncertain.length}, lost 0; published lag ${failover.lagBytes} B`,
     );
     await remove('synced');
-  });
+  }, 300_000);
 
   it('refuses to promote a standby that lags more than maxLagBytes (both figures in the condition and a Warning Event), promotes nothing, and lets the primary return with every row', async () => {
     const { before, writer } = await readyWithWriter('lagging', {
@@ -236,17 +250,19 @@ describe('PostgresCluster failover, the postgres-cluster-controller process on t
     const old = before.status!.currentPrimary!;
     const standby = before.status!.instances!.find((i) => i.name !== old)!.name;
     const standbyContainer = (await getPod(standby)).status!.containerStatuses![0]!.containerID!;
-    // The standby hangs (every process frozen) while the primary writes 1 MiB of WAL and the
-    // controller sees it; then the primary crashes and the standby thaws, 1 MiB behind.
+    // The standby hangs (every process frozen) while the primary writes ~60 MiB of WAL (far more
+    // than the sockets between them buffer) and the controller sees it (its observation of the
+    // frozen standby times out, so it looks for a while); then the primary crashes and the standby
+    // thaws, megabytes behind.
     await tier.containerTask(standbyContainer, 'pause');
     let thawed = false;
     try {
       const login = await appLogin('lagging');
       await query(
         login,
-        "INSERT INTO ledger (n, pad) SELECT 1000000 + g, repeat('x', 1000) FROM generate_series(1, 1000) g",
+        "INSERT INTO ledger (n, pad) SELECT 1000000 + g, repeat('x', 1000) FROM generate_series(1, 60000) g",
       );
-      await sleep(3000);
+      await sleep(15_000);
       await crash(old);
       await tier.containerTask(standbyContainer, 'resume');
       thawed = true;
@@ -288,7 +304,7 @@ describe('PostgresCluster failover, the postgres-cluster-controller process on t
     await writer.stop();
     expect(await lostRows('lagging', writer.acked)).toEqual([]);
     await remove('lagging');
-  });
+  }, 300_000);
 
   it('finishes a failover its controller was SIGKILLed in the middle of: the same standby promoted, counted once, one primary', async () => {
     const { before, writer } = await readyWithWriter('resumed', {});
@@ -327,5 +343,5 @@ describe('PostgresCluster failover, the postgres-cluster-controller process on t
     await settled('resumed', decided.to!);
     await writer.stop();
     await remove('resumed');
-  });
+  }, 300_000);
 });

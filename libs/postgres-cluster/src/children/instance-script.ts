@@ -120,10 +120,13 @@ clone() {
   mv "$PGDATA.clone" "$PGDATA" || fail "cannot move the clone into $PGDATA"
 }
 
+# pg_rewind first completes crash recovery of a primary that died (single-user postgres): with our
+# postgresql.conf, so that wal_keep_size keeps the WAL back to the divergence point it then reads.
 rewind() {
   log "rewinding with pg_rewind against $1"
-  pg_rewind --target-pgdata="$PGDATA" --source-server="$(conninfo "$1")" --progress ||
-    fail "pg_rewind against $1 failed: the data directory is kept as it is; the controller may re-clone this instance"
+  pg_rewind --target-pgdata="$PGDATA" --source-server="$(conninfo "$1")" \
+    --config-file="$conf/postgresql.conf" --progress ||
+    fail "pg_rewind against $1 failed: the data directory is kept as it is; the controller re-clones this instance"
 }
 
 # carry_out <instruction>: starts PostgreSQL as the instruction says (it is not running).

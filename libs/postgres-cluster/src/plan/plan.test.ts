@@ -255,6 +255,34 @@ describe('planInstances: failover', () => {
     expect(plan.health.degraded?.reason).toBe('PrimaryLost');
   });
 
+  it('re-clones an instance pg_rewind failed on, then tells it standby once it serves (a restart never re-clones)', () => {
+    const failed = pod(2, {
+      instruction: 'standby 10.0.0.1',
+      roleLabel: 'standby',
+      lastMessage: 'pg_rewind against 10.0.0.1 failed: the data directory is kept as it is',
+    });
+    const first = planInstances(
+      base({ instances: [base().instances[0]!, base().instances[1]!, failed] }),
+    );
+    expect(first.actions).toEqual([
+      { type: 'instruct', pod: 'pg-2', instruction: 'reclone 10.0.0.1' },
+    ]);
+    expect(first.events.map((e) => e.reason)).toEqual(['Recloned']);
+    const cloning = { ...failed, instruction: 'reclone 10.0.0.1' };
+    const waiting = planInstances(
+      base({ instances: [base().instances[0]!, base().instances[1]!, cloning] }),
+    );
+    expect(waiting.actions).toEqual([]);
+    expect(waiting.events).toEqual([]);
+    const serving = { ...cloning, view: standbyView(5000n) };
+    const done = planInstances(
+      base({ instances: [base().instances[0]!, base().instances[1]!, serving] }),
+    );
+    expect(done.actions).toEqual([
+      { type: 'instruct', pod: 'pg-2', instruction: 'standby 10.0.0.1' },
+    ]);
+  });
+
   it('says None when sync replication had confirmed the standbys that could be chosen', () => {
     const sync = primaryView(5000n, {
       synchronousStandbyNames: 'ANY 1 ("pg-1", "pg-2")',

@@ -173,6 +173,7 @@ export interface Plan {
 
 export const PlanReasons = {
   FailoverRefusedLagExceedsBound: 'FailoverRefusedLagExceedsBound',
+  Recloned: 'Recloned',
   NoStandbyToPromote: 'NoStandbyToPromote',
   FailoverDisabled: 'FailoverDisabled',
   PrimaryLost: 'PrimaryLost',
@@ -335,6 +336,24 @@ export function planInstances(input: PlanInput): Plan {
       continue;
     }
     if (!primaryIp) continue;
+    // An instance pg_rewind could not bring onto the primary's timeline (the WAL it needs is
+    // gone) is re-cloned: its old data directory is moved aside, a fresh copy streams. Once it
+    // serves as a standby it is told `standby` again (no restart), so a later restart never
+    // re-clones.
+    const rewindFailed = !view && /pg_rewind against \S+ failed/.test(f.lastMessage ?? '');
+    const recloning = f.instruction?.startsWith('reclone ') && !view;
+    if (rewindFailed || recloning) {
+      if (!recloning || f.instruction !== `reclone ${primaryIp}`) {
+        instruct(f, `reclone ${primaryIp}`);
+        if (rewindFailed && !f.instruction?.startsWith('reclone '))
+          events.push({
+            type: 'Warning',
+            reason: PlanReasons.Recloned,
+            message: `${f.name} could not be rewound onto ${primaryName}'s timeline (${f.lastMessage}): re-cloning it from ${primaryName}; its old data directory is kept beside the new one until the next re-clone`,
+          });
+      }
+      continue;
+    }
     instruct(f, `standby ${primaryIp}`);
     if (view) {
       label(f, Roles.standby);
