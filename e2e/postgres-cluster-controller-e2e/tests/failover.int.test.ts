@@ -145,15 +145,23 @@ async function settled(name: string, primary: string) {
   expect(
     pods.filter((p) => p.metadata.labels?.[Labels.role] === 'primary').map((p) => p.metadata.name),
   ).toEqual([primary]);
-  // Every instance really is what status says: exactly one is out of recovery.
-  const inRecovery: Record<string, boolean> = {};
-  for (const p of pods) {
-    const rows = await query<{ r: boolean }>(
-      await superuserAt(name, p.metadata.name!),
-      'SELECT pg_is_in_recovery() AS r',
-    );
-    inRecovery[p.metadata.name!] = rows[0]!.r;
-  }
+  // Every instance really is what status says: exactly one is out of recovery. (Asked until every
+  // one answers: an instance may still be restarting onto the new timeline a moment after status
+  // last saw it ready — "the database system is shutting down", seen once in CI.)
+  const inRecovery = await eventually(
+    async () => {
+      const seen: Record<string, boolean> = {};
+      for (const p of pods) {
+        const rows = await query<{ r: boolean }>(
+          await superuserAt(name, p.metadata.name!),
+          'SELECT pg_is_in_recovery() AS r',
+        );
+        seen[p.metadata.name!] = rows[0]!.r;
+      }
+      return seen;
+    },
+    { description: `${name}: every instance answering`, timeoutMs: 60_000 },
+  );
   expect(Object.entries(inRecovery).filter(([, r]) => !r)).toEqual([[primary, false]]);
   return after;
 }

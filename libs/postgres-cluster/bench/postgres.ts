@@ -1,0 +1,231 @@
+// PostgresCluster benchmarks on the node tier (real kubelet + containerd, real PostgreSQL 17 pods),
+// the controller in-process on a Manager as the app wires it with the chart's defaults (poll 5 s,
+// busy poll 1 s). Prints a Markdown table for BENCHMARKS.md. Not a test: it asserts nothing but
+// that each step happened.
+//
+//   npx tsx libs/postgres-cluster/bench/postgres.ts [--runs=3]
+//
+// Measures, per run, in one namespace:
+// - create → Ready (Ready=True at the object's generation, every instance ready) for 1 and 3
+//   instances;
+// - primary loss → writable again through the read-write Service (a client INSERTs one row every
+//   20 ms and reconnects on errors) with failover.after 2 s, for the primary pod deleted (graceful:
+//   SIGTERM, fast shutdown) and for a crash (PostgreSQL SIGKILLed through containerd and its pod
+//   deleted at once): the time from the loss to the first acknowledged commit after a failed one;
+// - API writes of the manager's client per converged cluster per minute (every cluster, 60 s).
+import { findCondition } from '@steward/conditions';
+import { Manager } from '@steward/controller';
+import { PostgresCluster, type PostgresClusterSpec } from '@steward/postgres-cluster-api';
+import { KubeClient, Pods, Secrets, Services, type KubeObject } from '@steward/kube';
+import {
+  acquireNodeTier,
+  eventually,
+  installCRDs,
+  localImages,
+  repoRoot,
+  type NodeTier,
+} from '@steward/testing';
+import { join } from 'node:path';
+import pg from 'pg';
+import { postgresClusterController, type Pod } from '../src/index.js';
+
+const runs = Number(process.argv.find((a) => a.startsWith('--runs='))?.split('=')[1] ?? 3);
+const Kind = PostgresCluster.resourceType;
+
+const tier: NodeTier = await acquireNodeTier();
+for (const image of Object.values(await localImages('postgres-17'))) await tier.importImage(image);
+await installCRDs(tier.kubeConfig, join(repoRoot(), 'charts/postgres-cluster-controller/crds'));
+const admin = new KubeClient(tier.kubeConfig, { fieldManager: 'bench-admin' });
+const ns = await tier.createNamespace('pgc-bench');
+let writes = 0;
+const manager = new Manager({
+  kubeConfig: tier.kubeConfig,
+  name: 'postgres-cluster-controller',
+  client: {
+    onRequest: (info) => {
+      if (!['get', 'list', 'watch'].includes(info.verb)) writes++;
+    },
+  },
+});
+postgresClusterController(manager, {
+  selection: { namespace: ns },
+  fieldManager: 'postgres-cluster-controller',
+  pollIntervalMs: 5000,
+  busyPollIntervalMs: 1000,
+});
+manager.start().catch((e: unknown) => console.error(e));
+
+const spec = (replicas: number): PostgresClusterSpec => ({
+  version: '17',
+  replicas,
+  resources: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '256Mi' } },
+  storage: { size: '1Gi' },
+  failover: { after: '2s' },
+  deletionPolicy: 'Delete',
+});
+const ready = (name: string) =>
+  eventually(
+    async () => {
+      const obj = await admin.get<PostgresCluster>(Kind, name, ns);
+      const c = findCondition(obj.status?.conditions, 'Ready');
+      return c?.status === 'True' &&
+        c.observedGeneration === obj.metadata.generation &&
+        obj.status?.readyInstances === obj.spec.replicas
+        ? obj
+        : undefined;
+    },
+    { description: `${name} Ready`, timeoutMs: 300_000, intervalMs: 50 },
+  );
+
+async function timeToReady(name: string, replicas: number): Promise<number> {
+  const start = performance.now();
+  await admin.create<PostgresCluster>(Kind, {
+    apiVersion: PostgresCluster.apiVersion,
+    kind: 'PostgresCluster',
+    metadata: { name, namespace: ns },
+    spec: spec(replicas),
+  } as PostgresCluster);
+  await ready(name);
+  return (performance.now() - start) / 1000;
+}
+
+async function appLogin(name: string) {
+  const secret = await admin.get<KubeObject & { data: Record<string, string> }>(
+    Secrets,
+    `${name}-app`,
+    ns,
+  );
+  const data = (k: string) => Buffer.from(secret.data[k]!, 'base64').toString('utf8');
+  const rw = await admin.get<KubeObject & { spec: { clusterIP: string } }>(
+    Services,
+    `${name}-rw`,
+    ns,
+  );
+  return {
+    host: rw.spec.clusterIP,
+    port: 5432,
+    user: data('username'),
+    password: data('password'),
+    database: data('database'),
+    connectionTimeoutMillis: 500,
+    query_timeout: 1000,
+  };
+}
+
+/** Commits every 20 ms through the read-write Service; resolves loss → first commit after it. */
+async function failover(name: string, how: 'delete' | 'crash') {
+  const obj = await ready(name);
+  const login = await appLogin(name);
+  await eventually(
+    async () => {
+      const c = new pg.Client(login);
+      c.on('error', () => undefined);
+      await c.connect();
+      await c.query('CREATE TABLE IF NOT EXISTS t (n bigint)');
+      await c.end();
+      return true;
+    },
+    { description: `${name}-rw answering` },
+  );
+  const primary = obj.status!.currentPrimary!;
+  const count = obj.status?.failoverCount ?? 0;
+  let lossAt = 0;
+  let writableAt = 0;
+  let failedSince = false;
+  const writer = (async () => {
+    let client: pg.Client | undefined;
+    let i = 0;
+    while (!writableAt) {
+      try {
+        if (!client) {
+          client = new pg.Client(login);
+          client.on('error', () => undefined);
+          await client.connect();
+        }
+        await client.query('INSERT INTO t VALUES ($1)', [i++]);
+        if (lossAt && failedSince) writableAt = performance.now();
+      } catch {
+        if (lossAt) failedSince = true;
+        await client?.end().catch(() => undefined);
+        client = undefined;
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await client?.end().catch(() => undefined);
+  })();
+  await new Promise((r) => setTimeout(r, 500));
+  lossAt = performance.now();
+  if (how === 'crash') {
+    const pod = await admin.get<Pod>(Pods, primary, ns);
+    await tier.containerTask(pod.status!.containerStatuses![0]!.containerID!, 'kill');
+    await admin.delete(Pods, primary, ns, { gracePeriodSeconds: 0 });
+  } else await admin.delete(Pods, primary, ns);
+  await writer;
+  const after = await eventually(
+    async () => {
+      const o = await admin.get<PostgresCluster>(Kind, name, ns);
+      return (o.status?.failoverCount ?? 0) > count && o.status?.failover?.phase === 'Completed'
+        ? o
+        : undefined;
+    },
+    { description: 'failover completed', timeoutMs: 120_000 },
+  );
+  const f = after.status!.failover!;
+  await ready(name);
+  return {
+    seconds: (writableAt - lossAt) / 1000,
+    published: `${how}: ${f.dataLossRisk}, lag ${f.lagBytes ?? '?'} B (${f.reason})`,
+  };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const fmt = (xs: number[]) =>
+  `${median(xs).toFixed(1)} s (${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)})`;
+
+const one: number[] = [];
+const three: number[] = [];
+const deleted: number[] = [];
+const crashed: number[] = [];
+const published: string[] = [];
+for (let r = 0; r < runs; r++) {
+  one.push(await timeToReady(`solo-${r}`, 1));
+  three.push(await timeToReady(`trio-${r}`, 3));
+  const d = await failover(`trio-${r}`, 'delete');
+  deleted.push(d.seconds);
+  const c = await failover(`trio-${r}`, 'crash');
+  crashed.push(c.seconds);
+  published.push(`${d.published}; ${c.published}`);
+  console.error(
+    `run ${r + 1}/${runs}: 1 instance ${one[r]!.toFixed(1)} s, 3 instances ${three[r]!.toFixed(1)} s, delete → writable ${d.seconds.toFixed(1)} s, crash → writable ${c.seconds.toFixed(1)} s`,
+  );
+}
+for (let r = 0; r < runs; r++) {
+  await ready(`solo-${r}`);
+  await ready(`trio-${r}`);
+}
+await new Promise((r) => setTimeout(r, 10_000));
+const before = writes;
+await new Promise((r) => setTimeout(r, 60_000));
+const perMinute = (writes - before) / (2 * runs);
+
+console.log(`| measure (${runs} runs, median, min–max) | figure |`);
+console.log('| --- | --- |');
+console.log(`| 1 instance create → Ready | ${fmt(one)} |`);
+console.log(`| 3 instances create → Ready | ${fmt(three)} |`);
+console.log(`| primary pod deleted → writable again (failover.after 2 s) | ${fmt(deleted)} |`);
+console.log(
+  `| primary crashed (SIGKILL + pod replaced) → writable again (failover.after 2 s) | ${fmt(crashed)} |`,
+);
+console.log(
+  `| API writes per converged PostgresCluster per minute (${2 * runs} clusters, 60 s) | ${perMinute} |`,
+);
+console.log(`\nwhat status published: ${published.join(' | ')}`);
+
+for (let r = 0; r < runs; r++) {
+  await admin.delete(Kind, `solo-${r}`, ns).catch(() => undefined);
+  await admin.delete(Kind, `trio-${r}`, ns).catch(() => undefined);
+}
+await manager.stop();
+await admin.close();
+await tier.release();
+process.exit(0);
