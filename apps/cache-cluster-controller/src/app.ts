@@ -11,7 +11,6 @@ import { cacheClusterController, cacheClusterUsers } from '@steward/cache-cluste
 import { providerProfileController } from '@steward/provider-profile';
 import { inject, injectable } from 'tsyringe';
 
-
 /** The name of this application: field manager, Lease name prefix, Event reporter, service name. */
 export const APP_NAME = 'cache-cluster-controller';
 

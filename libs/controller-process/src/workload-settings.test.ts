@@ -3,7 +3,10 @@ import { workloadSettings } from './workload-settings.js';
 
 describe('workloadSettings', () => {
   it('has no default profile and no controller identity when nothing is set', () => {
-    expect(workloadSettings({})).toEqual({ defaultProfile: undefined, controllerIdentity: undefined });
+    expect(workloadSettings({})).toEqual({
+      defaultProfile: undefined,
+      controllerIdentity: undefined,
+    });
   });
 
   it('reads the default profile and the controller’s pod labels (the chart sets both)', () => {
