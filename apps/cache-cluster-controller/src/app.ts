@@ -5,7 +5,7 @@ import {
   type ExitCode,
   type ProcessConfig,
   type ProcessEvents,
-  workloadSettings,
+  workloadControllerOptions,
 } from '@steward/controller-process';
 import { cacheClusterController, cacheClusterUsers } from '@steward/cache-cluster';
 import { providerProfileController } from '@steward/provider-profile';
@@ -18,7 +18,7 @@ export const APP_NAME = 'cache-cluster-controller';
  * The cache-cluster-controller process: the CacheCluster controller (and, when it manages
  * profiles, the ProviderProfile controller for kubernetes profiles) on one manager. `run()`
  * resolves with the exit code once the manager has stopped. Its own settings (default profile,
- * its pods' labels for the NetworkPolicies it renders) come from `workloadSettings(process.env)`.
+ * its pods' labels for the NetworkPolicies it renders) come from `workloadControllerOptions` (`workloadSettings(process.env)`).
  */
 @injectable()
 export class CacheClusterControllerApp {
@@ -30,17 +30,8 @@ export class CacheClusterControllerApp {
 
   run(): Promise<ExitCode> {
     const { config, manager } = this;
-    const settings = workloadSettings(process.env);
-    cacheClusterController(manager, {
-      ...(config.watchNamespace ? { selection: { namespace: config.watchNamespace } } : {}),
-      fieldManager: APP_NAME,
-      maxConcurrentReconciles: config.maxConcurrentReconciles,
-      pollIntervalMs: config.pollIntervalMs,
-      busyPollIntervalMs: config.busyPollIntervalMs,
-      events: this.events,
-      ...(settings.defaultProfile ? { defaultProfile: settings.defaultProfile } : {}),
-      ...(settings.controllerIdentity ? { controllerIdentity: settings.controllerIdentity } : {}),
-    });
+    const { settings, options } = workloadControllerOptions(config, this.events, APP_NAME);
+    cacheClusterController(manager, options);
     if (config.manageProviderProfiles) {
       providerProfileController(manager, {
         providers: ['kubernetes'],

@@ -5,7 +5,7 @@ import {
   type ExitCode,
   type ProcessConfig,
   type ProcessEvents,
-  workloadSettings,
+  workloadControllerOptions,
 } from '@steward/controller-process';
 import { postgresClusterController, postgresClusterUsers } from '@steward/postgres-cluster';
 import { providerProfileController } from '@steward/provider-profile';
@@ -18,7 +18,7 @@ export const APP_NAME = 'postgres-cluster-controller';
  * The postgres-cluster-controller process: the PostgresCluster controller (and, when it manages
  * profiles, the ProviderProfile controller for kubernetes profiles) on one manager. `run()`
  * resolves with the exit code once the manager has stopped. Its own settings (default profile,
- * its pods' labels for the NetworkPolicies it renders) come from `workloadSettings(process.env)`.
+ * its pods' labels for the NetworkPolicies it renders) come from `workloadControllerOptions` (`workloadSettings(process.env)`).
  */
 @injectable()
 export class PostgresClusterControllerApp {
@@ -30,17 +30,8 @@ export class PostgresClusterControllerApp {
 
   run(): Promise<ExitCode> {
     const { config, manager } = this;
-    const settings = workloadSettings(process.env);
-    postgresClusterController(manager, {
-      ...(config.watchNamespace ? { selection: { namespace: config.watchNamespace } } : {}),
-      fieldManager: APP_NAME,
-      maxConcurrentReconciles: config.maxConcurrentReconciles,
-      pollIntervalMs: config.pollIntervalMs,
-      busyPollIntervalMs: config.busyPollIntervalMs,
-      events: this.events,
-      ...(settings.defaultProfile ? { defaultProfile: settings.defaultProfile } : {}),
-      ...(settings.controllerIdentity ? { controllerIdentity: settings.controllerIdentity } : {}),
-    });
+    const { settings, options } = workloadControllerOptions(config, this.events, APP_NAME);
+    postgresClusterController(manager, options);
     if (config.manageProviderProfiles) {
       providerProfileController(manager, {
         providers: ['kubernetes'],

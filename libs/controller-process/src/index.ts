@@ -33,4 +33,8 @@ export {
   Tokens,
   type ProcessEvents,
 } from './wiring.js';
-export { workloadSettings, type WorkloadSettings } from './workload-settings.js';
+export {
+  workloadControllerOptions,
+  workloadSettings,
+  type WorkloadSettings,
+} from './workload-settings.js';

@@ -1,3 +1,6 @@
+import { type ProcessConfig } from './config.js';
+import { type ProcessEvents } from './wiring.js';
+
 /**
  * The settings of a controller that runs workloads on pods (CacheCluster, PostgresCluster), beyond
  * the process configuration every app shares.
@@ -39,4 +42,32 @@ export function workloadSettings(env: NodeJS.ProcessEnv): WorkloadSettings {
     controllerIdentity = { namespace, podLabels };
   }
   return { defaultProfile: profile, controllerIdentity };
+}
+
+/**
+ * The options every workload controller (CacheCluster, PostgresCluster) takes from its process:
+ * the watched namespace, field manager, concurrency, polls and Event recorder from the process
+ * configuration, and the default profile and controller identity from `workloadSettings(env)`
+ * (returned too, for the ProviderProfile controller's users).
+ */
+export function workloadControllerOptions(
+  config: ProcessConfig,
+  events: ProcessEvents,
+  fieldManager: string,
+  env: NodeJS.ProcessEnv = process.env,
+) {
+  const settings = workloadSettings(env);
+  return {
+    settings,
+    options: {
+      ...(config.watchNamespace ? { selection: { namespace: config.watchNamespace } } : {}),
+      fieldManager,
+      maxConcurrentReconciles: config.maxConcurrentReconciles,
+      pollIntervalMs: config.pollIntervalMs,
+      busyPollIntervalMs: config.busyPollIntervalMs,
+      events,
+      ...(settings.defaultProfile ? { defaultProfile: settings.defaultProfile } : {}),
+      ...(settings.controllerIdentity ? { controllerIdentity: settings.controllerIdentity } : {}),
+    },
+  };
 }
