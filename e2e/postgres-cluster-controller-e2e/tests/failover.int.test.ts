@@ -16,7 +16,6 @@
  *   the same standby, one promotion, counted once.
  */
 import { findCondition } from '@steward/conditions';
-import { Labels, type Pod } from '@steward/postgres-cluster';
 import { type PostgresClusterSpec } from '@steward/postgres-cluster-api';
 import { KubeClient, Pods } from '@steward/kube';
 import {
@@ -43,8 +42,18 @@ let admin: KubeClient;
 let system = '';
 let harness: ChartedController | undefined;
 const ctx = {} as SuiteContext;
-const { create, read, ready, getPod, appLogin, superuserAt, eventNamed, startWriter } =
-  postgresHelpers(ctx);
+const {
+  read,
+  ready,
+  getPod,
+  appLogin,
+  superuserAt,
+  eventNamed,
+  readyWithLedger,
+  settledOn,
+  lostRows,
+  remove,
+} = postgresHelpers(ctx);
 
 const start = () =>
   startChartedController(tier, {
@@ -85,26 +94,8 @@ const spec = (over: Partial<PostgresClusterSpec>): PostgresClusterSpec => ({
   ...over,
 });
 
-/** A cluster Ready with a ledger table, and a writer committing to it. */
-async function readyWithWriter(name: string, over: Partial<PostgresClusterSpec>) {
-  await create(name, spec(over));
-  const before = await ready(name);
-  const login = await appLogin(name);
-  await eventually(
-    () =>
-      query(login, 'CREATE TABLE IF NOT EXISTS ledger (n int PRIMARY KEY, pad text)').then(
-        () => true,
-        () => false,
-      ),
-    { description: `${name}-rw answering`, timeoutMs: 30_000 },
-  );
-  const writer = startWriter(name);
-  await eventually(() => writer.acked.length >= 100, {
-    description: `${name}: the writer committing`,
-    timeoutMs: 30_000,
-  });
-  return { before, writer };
-}
+const readyWithWriter = (name: string, over: Partial<PostgresClusterSpec>) =>
+  readyWithLedger(name, spec(over));
 
 /**
  * A crash: PostgreSQL SIGKILLed (the container's main process, so every process of it dies at
@@ -131,67 +122,7 @@ const failedOver = (name: string, from: string) =>
     { description: `${name} failed over`, ...long },
   );
 
-/** The roles the pods' labels give, and the one primary every instance agrees on. */
-async function settled(name: string, primary: string) {
-  const after = await ready(name, (o) =>
-    (o.status?.instances ?? []).every((i) => i.ready && i.timeline === 2),
-  );
-  expect(after.status?.currentPrimary).toBe(primary);
-  for (const i of after.status!.instances!)
-    expect(i.role).toBe(i.name === primary ? 'primary' : 'standby');
-  const pods = (
-    await admin.list<Pod>(Pods, { namespace: ctx.ns, labelSelector: `${Labels.cluster}=${name}` })
-  ).items;
-  expect(
-    pods.filter((p) => p.metadata.labels?.[Labels.role] === 'primary').map((p) => p.metadata.name),
-  ).toEqual([primary]);
-  // Every instance really is what status says: exactly one is out of recovery. (Asked until every
-  // one answers: an instance may still be restarting onto the new timeline a moment after status
-  // last saw it ready — "the database system is shutting down", seen once in CI.)
-  const inRecovery = await eventually(
-    async () => {
-      const seen: Record<string, boolean> = {};
-      for (const p of pods) {
-        const rows = await query<{ r: boolean }>(
-          await superuserAt(name, p.metadata.name!),
-          'SELECT pg_is_in_recovery() AS r',
-        );
-        seen[p.metadata.name!] = rows[0]!.r;
-      }
-      return seen;
-    },
-    { description: `${name}: every instance answering`, timeoutMs: 60_000 },
-  );
-  expect(Object.entries(inRecovery).filter(([, r]) => !r)).toEqual([[primary, false]]);
-  return after;
-}
-
-/** Acknowledged rows missing on the serving primary. */
-async function lostRows(name: string, acked: { n: number; lsn: string }[]) {
-  // Through the read-write Service, once it routes to the serving primary (kube-proxy follows
-  // the role label a moment after status says Ready).
-  const rows = await eventually(
-    async () => query<{ n: number }>(await appLogin(name), 'SELECT n FROM ledger'),
-    { description: `${name}-rw answering`, timeoutMs: 30_000 },
-  );
-  const present = new Set(rows.map((r) => r.n));
-  return acked.filter((r) => !present.has(r.n));
-}
-
-const remove = async (name: string) => {
-  await admin.delete(Kind, name, ctx.ns);
-  await eventually(
-    () =>
-      read(name).then(
-        () => false,
-        () => true,
-      ),
-    {
-      description: `${name} gone`,
-      ...long,
-    },
-  );
-};
+const settled = (name: string, primary: string) => settledOn(name, primary, 2);
 
 describe('PostgresCluster failover, the postgres-cluster-controller process on the node tier', () => {
   it('async: the primary SIGKILLed under commits → the most advanced standby promoted, every lost row within what status published, the old primary rewound as a standby', async ({

@@ -5,7 +5,7 @@
  * committing numbered rows continuously, so that a failover's real losses can be counted.
  */
 import { findCondition } from '@steward/conditions';
-import { childNames, type Pod } from '@steward/postgres-cluster';
+import { childNames, Labels, type Pod } from '@steward/postgres-cluster';
 import { PostgresCluster, type PostgresClusterSpec } from '@steward/postgres-cluster-api';
 import {
   Events,
@@ -179,11 +179,12 @@ export function postgresHelpers(ctx: SuiteContext) {
   /**
    * A client committing numbered rows one at a time through the read-write Service, reconnecting
    * whenever the connection fails. `acked` are the rows whose COMMIT it saw succeed, each with the
-   * WAL insert position just before its commit record; `uncertain` those whose outcome it never
+   * WAL insert position just before its commit record and when the acknowledgement came
+   * (`Date.now()`); `uncertain` those whose outcome it never
    * learnt (the connection broke during the statement).
    */
   function startWriter(name: string) {
-    const acked: { n: number; lsn: string }[] = [];
+    const acked: { n: number; lsn: string; at: number }[] = [];
     const uncertain: number[] = [];
     let stopped = false;
     let failures = 0;
@@ -217,7 +218,7 @@ export function postgresHelpers(ctx: SuiteContext) {
               'INSERT INTO ledger (n) VALUES ($1) RETURNING pg_current_wal_insert_lsn()::text AS lsn',
               [next],
             );
-            acked.push({ n: next, lsn: rows[0]!.lsn });
+            acked.push({ n: next, lsn: rows[0]!.lsn, at: Date.now() });
           } catch {
             uncertain.push(next);
             failures++;
@@ -238,6 +239,102 @@ export function postgresHelpers(ctx: SuiteContext) {
     };
   }
 
+  /** A cluster created and Ready with a ledger table, and a writer committing to it. */
+  async function readyWithLedger(name: string, spec: PostgresClusterSpec) {
+    await create(name, spec);
+    const before = await ready(name);
+    const login = await appLogin(name);
+    await eventually(
+      () =>
+        query(login, 'CREATE TABLE IF NOT EXISTS ledger (n int PRIMARY KEY, pad text)').then(
+          () => true,
+          () => false,
+        ),
+      { description: `${name}-rw answering`, timeoutMs: 30_000 },
+    );
+    const writer = startWriter(name);
+    await eventually(() => writer.acked.length >= 100, {
+      description: `${name}: the writer committing`,
+      timeoutMs: 30_000,
+    });
+    return { before, writer };
+  }
+
+  /**
+   * Ready with every instance ready on `timeline`, `primary` the primary in status, in the pods'
+   * role labels and in PostgreSQL itself (exactly one instance out of recovery).
+   */
+  async function settledOn(name: string, primary: string, timeline: number) {
+    const after = await ready(name, (o) =>
+      (o.status?.instances ?? []).every((i) => i.ready && i.timeline === timeline),
+    );
+    if (after.status?.currentPrimary !== primary)
+      throw new Error(`${name}: primary ${after.status?.currentPrimary}, expected ${primary}`);
+    for (const i of after.status!.instances!) {
+      const role = i.name === primary ? 'primary' : 'standby';
+      if (i.role !== role)
+        throw new Error(`${name}: ${i.name} is ${i.role} in status, not ${role}`);
+    }
+    const pods = (
+      await ctx.admin.list<Pod>(Pods, {
+        namespace: ctx.ns,
+        labelSelector: `${Labels.cluster}=${name}`,
+      })
+    ).items;
+    const labelled = pods
+      .filter((p) => p.metadata.labels?.[Labels.role] === 'primary')
+      .map((p) => p.metadata.name);
+    if (labelled.join() !== primary)
+      throw new Error(`${name}: pods labelled primary: ${labelled.join(', ')}`);
+    // Asked until every one answers: an instance may still be restarting onto the new timeline a
+    // moment after status last saw it ready ("the database system is shutting down", seen in CI).
+    const inRecovery = await eventually(
+      async () => {
+        const seen: Record<string, boolean> = {};
+        for (const p of pods) {
+          const rows = await query<{ r: boolean }>(
+            await superuserAt(name, p.metadata.name!),
+            'SELECT pg_is_in_recovery() AS r',
+          );
+          seen[p.metadata.name!] = rows[0]!.r;
+        }
+        return seen;
+      },
+      { description: `${name}: every instance answering`, timeoutMs: 60_000 },
+    );
+    const primaries = Object.entries(inRecovery)
+      .filter(([, r]) => !r)
+      .map(([p]) => p);
+    if (primaries.join() !== primary)
+      throw new Error(`${name}: out of recovery: ${primaries.join(', ') || 'none'}`);
+    return after;
+  }
+
+  /** Acknowledged rows missing on the serving primary. */
+  async function lostRows<R extends { n: number }>(name: string, acked: R[]): Promise<R[]> {
+    // Through the read-write Service, once it routes to the serving primary (kube-proxy follows
+    // the role label a moment after status says Ready).
+    const rows = await eventually(
+      async () => query<{ n: number }>(await appLogin(name), 'SELECT n FROM ledger'),
+      { description: `${name}-rw answering`, timeoutMs: 30_000 },
+    );
+    const present = new Set(rows.map((r) => r.n));
+    return acked.filter((r) => !present.has(r.n));
+  }
+
+  /** Deleted, and gone (its finalizer done). */
+  async function remove(name: string) {
+    await ctx.admin.delete(Kind, name, ctx.ns);
+    await eventually(
+      () =>
+        read(name).then(
+          () => false,
+          () => true,
+        ),
+      { description: `${name} gone`, ...long },
+    );
+  }
+
   return {
     create,
     read,
@@ -254,5 +351,9 @@ export function postgresHelpers(ctx: SuiteContext) {
     eventNamed,
     exists,
     startWriter,
+    readyWithLedger,
+    settledOn,
+    lostRows,
+    remove,
   };
 }

@@ -22,7 +22,9 @@
  * Status: `phase`, `currentPrimary`, `instances` (role, readiness, LSNs and lag of each),
  * `readyInstances`, `version`, `image`, `systemIdentifier`, `timeline`, `endpoints`, `failover`
  * (the newest failover with both LSNs, the lag and `dataLossRisk`), `failoverCount`,
- * `lastFailover`, conditions `Ready`, `Progressing`, `Degraded` (+ `Stalled` for a spec the
+ * `lastFailover`, `switchover` (the newest planned switchover, asked for with the
+ * `postgres.steward.dev/switchover-to` annotation or by a scale-down that would remove the
+ * primary), `switchoverCount`, conditions `Ready`, `Progressing`, `Degraded` (+ `Stalled` for a spec the
  * controller refuses), `observedGeneration`.
  */
 export {
@@ -43,6 +45,8 @@ export {
   PostgresClusterStatus,
   PostgresPhases,
   ReplicationModes,
+  SwitchoverAnnotation,
+  SwitchoverRecord,
   type DataLossRisk,
   type InstanceRole,
   type PostgresClusterDeletionPolicy,

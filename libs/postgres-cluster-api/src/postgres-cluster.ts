@@ -478,6 +478,44 @@ export const FailoverRecord = Type.Object({
   message: Type.String(),
 });
 
+/**
+ * Annotation asking for a switchover: its value names the standby to become primary (e.g.
+ * `kubectl annotate pgc orders postgres.steward.dev/switchover-to=orders-1`). A one-shot request:
+ * the controller removes it once the switchover completed, failed or had nothing to do (the
+ * instance is already primary), and records the outcome in `status.switchover` — so a GitOps
+ * tool should not own it.
+ */
+export const SwitchoverAnnotation = 'postgres.steward.dev/switchover-to';
+
+/** One planned switchover as the controller carried it out (the newest is in status.switchover). */
+export const SwitchoverRecord = Type.Object({
+  phase: StringEnum(['Demoting', 'Promoting', 'Repointing', 'Completed', 'Failed'] as const, {
+    description:
+      'Demoting: the old primary is out of the read-write Service and shutting down (a clean shutdown waits until the streaming standbys flushed every byte of its WAL). Promoting: it has stopped and the standby has received all of it. Repointing, Completed, or Failed (the old primary kept or made primary again; message says why).',
+  }),
+  from: Type.String({ description: 'The instance that was primary.' }),
+  to: Type.String({ description: 'The standby made primary.' }),
+  reason: StringEnum(['Requested', 'ScaleDown'] as const, {
+    description: `Requested (the ${SwitchoverAnnotation} annotation) or ScaleDown (spec.replicas would remove the primary).`,
+  }),
+  startedAt: Type.String({ format: 'date-time' }),
+  completedAt: Type.Optional(Type.String({ format: 'date-time' })),
+  primaryLastLsn: Type.Optional(
+    Type.String({
+      description:
+        'The newest WAL position the controller saw on the old primary before it stopped.',
+    }),
+  ),
+  promotedLsn: Type.Optional(
+    Type.String({
+      description:
+        'The WAL position the standby had received when it was promoted: at least primaryLastLsn.',
+    }),
+  ),
+  newTimeline: Type.Optional(Type.Integer({ minimum: 1 })),
+  message: Type.String(),
+});
+
 export const PostgresClusterStatus = Type.Object({
   phase: Type.Optional(StringEnum(PostgresPhases)),
   currentPrimary: Type.Optional(
@@ -522,6 +560,8 @@ export const PostgresClusterStatus = Type.Object({
   lastFailover: Type.Optional(
     Type.String({ format: 'date-time', description: 'When the newest failover completed.' }),
   ),
+  switchover: Type.Optional(SwitchoverRecord),
+  switchoverCount: Type.Optional(Type.Integer({ minimum: 0 })),
   conditions: Type.Optional(ConditionsSchema),
   observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
 });
@@ -565,4 +605,5 @@ export type PostgresCluster = typeof PostgresCluster.$object;
 export type PostgresClusterSpec = PostgresCluster['spec'];
 export type PostgresClusterStatus = NonNullable<PostgresCluster['status']>;
 export type FailoverRecord = NonNullable<PostgresClusterStatus['failover']>;
+export type SwitchoverRecord = NonNullable<PostgresClusterStatus['switchover']>;
 export type InstanceStatus = NonNullable<PostgresClusterStatus['instances']>[number];

@@ -2,10 +2,12 @@ import {
   POSTGRES_PORT,
   PostgresCluster,
   DEFAULT_MAX_LAG_BYTES,
+  SwitchoverAnnotation,
 } from '@steward/postgres-cluster-api';
 import {
   controllerFor,
   generationChanged,
+  or,
   TerminalError,
   type Controller,
   type EventRecorder,
@@ -13,6 +15,7 @@ import {
   type MapFunc,
   type ObjectReconcileContext,
   type ObjectReconciler,
+  type Predicate,
   type Result,
 } from '@steward/controller';
 import { CleanupError, withFinalizer } from '@steward/finalizers';
@@ -169,7 +172,8 @@ export function postgresClusterController(
 
   let builder = controllerFor(manager, PostgresCluster.resourceType, {
     selection,
-    predicates: [generationChanged],
+    // A switchover request is an annotation: it changes no generation.
+    predicates: [or(generationChanged, annotationChanged(SwitchoverAnnotation))],
   })
     .named('postgrescluster')
     .watches(ProviderProfile.resourceType, byProfile)
@@ -179,6 +183,13 @@ export function postgresClusterController(
   return builder
     .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 4 })
     .completeObjects(reconciler);
+}
+
+/** Passes updates that change the value of one annotation. */
+function annotationChanged(key: string): Predicate {
+  return {
+    update: (old, obj) => old.metadata?.annotations?.[key] !== obj.metadata?.annotations?.[key],
+  };
 }
 
 interface ReconcilerDeps {
@@ -290,10 +301,17 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
       : 0;
     // Never scale the primary away: the StatefulSet keeps it until a switchover moved it.
     const stsReplicas = Math.max(desired, primaryOrdinal + 1);
+    const requested = obj.metadata.annotations?.[SwitchoverAnnotation]?.trim();
+    const switchover =
+      stsReplicas > desired
+        ? { reason: 'ScaleDown' as const }
+        : requested
+          ? { to: requested, reason: 'Requested' as const }
+          : undefined;
     if (stsReplicas > desired)
-      problems.push({
+      notes.push({
         reason: PostgresReasons.Scaling,
-        message: `spec.replicas ${desired} would remove the primary ${obj.status?.currentPrimary}: it is kept until a switchover moves the primary to a lower ordinal`,
+        message: `spec.replicas ${desired} would remove the primary ${obj.status?.currentPrimary}: it is kept until a switchover moved the primary to a standby that stays`,
       });
 
     const liveSts = children.get<
@@ -374,6 +392,7 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
         maxLagBytes: BigInt(obj.spec.failover?.maxLagBytes ?? DEFAULT_MAX_LAG_BYTES),
       },
       holdFailover,
+      ...(switchover ? { switchover } : {}),
       replication: obj.spec.replication?.mode ?? 'async',
       status: {
         ...(obj.status?.currentPrimary ? { currentPrimary: obj.status.currentPrimary } : {}),
@@ -383,6 +402,10 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
           ? { failoverCount: obj.status.failoverCount }
           : {}),
         ...(obj.status?.lastFailover ? { lastFailover: obj.status.lastFailover } : {}),
+        ...(obj.status?.switchover ? { switchover: obj.status.switchover } : {}),
+        ...(obj.status?.switchoverCount !== undefined
+          ? { switchoverCount: obj.status.switchoverCount }
+          : {}),
       },
       instances: facts,
       memory: memories.get(uid) ?? {},
@@ -402,7 +425,9 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
         if (
           current.currentPrimary !== basis.currentPrimary ||
           (current.failoverCount ?? 0) !== (basis.failoverCount ?? 0) ||
-          current.failover?.phase !== basis.failover?.phase
+          current.failover?.phase !== basis.failover?.phase ||
+          (current.switchoverCount ?? 0) !== (basis.switchoverCount ?? 0) ||
+          current.switchover?.phase !== basis.switchover?.phase
         )
           throw new StaleDecisionError(
             `status of ${namespace}/${name} changed since it was read (primary ${basis.currentPrimary ?? '-'} → ${current.currentPrimary ?? '-'}): deciding again`,
@@ -414,12 +439,15 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
             failover: decidedStatus.failover,
             failoverCount: decidedStatus.failoverCount,
             lastFailover: decidedStatus.lastFailover,
+            switchover: decidedStatus.switchover,
+            switchoverCount: decidedStatus.switchoverCount,
             version: latest.status?.version ?? running,
           },
         };
       });
     }
     for (const event of plan.events) emit(obj, event.type, event.reason, event.message);
+    if (plan.switchoverHandled && requested) await clearSwitchoverRequest(obj, requested);
     const failed = await carryOut(obj, plan.actions, facts, endpoint, memory, sync.children);
     for (const f of failed) problems.push({ reason: PostgresReasons.InstanceFailing, message: f });
     for (const f of facts) {
@@ -559,6 +587,20 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
       }
     }
     return failed;
+  }
+
+  /** Removes the annotation that asked for the switchover just dealt with — unless it changed since. */
+  async function clearSwitchoverRequest(obj: Cluster, value: string) {
+    const path = `/metadata/annotations/${SwitchoverAnnotation.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    await client
+      .jsonPatch(PostgresCluster.resourceType, obj.metadata.name!, obj.metadata.namespace, [
+        { op: 'test', path, value: obj.metadata.annotations?.[SwitchoverAnnotation] ?? value },
+        { op: 'remove', path },
+      ])
+      .catch((error: unknown) => {
+        // Gone, or a new request replaced it (the test failed): that one is read next time.
+        if (!isNotFound(error) && !isInvalid(error)) throw error;
+      });
   }
 
   async function growClaims(

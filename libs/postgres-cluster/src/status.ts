@@ -22,6 +22,7 @@ export const PostgresReasons = {
   Scaling: 'Scaling',
   Updating: 'Updating',
   FailingOver: 'FailingOver',
+  SwitchingOver: 'SwitchingOver',
   PrimaryLost: 'PrimaryLost',
   InstancesNotReady: 'InstancesNotReady',
   InstancesMissing: 'InstancesMissing',
@@ -81,6 +82,7 @@ export function postgresStatus(input: StatusInput): PostgresStatusChange {
     input.podCount === replicas &&
     input.outdated.length === 0 &&
     !health.failingOver &&
+    !health.switchingOver &&
     health.degraded === undefined;
   const previous = cluster.status?.phase;
   const scalingTo = cluster.status?.replicas !== undefined && cluster.status.replicas !== replicas;
@@ -101,6 +103,11 @@ export function postgresStatus(input: StatusInput): PostgresStatusChange {
     reason = PostgresReasons.FailingOver;
     phase = 'FailingOver';
     message = health.progressing?.message ?? `failing over from ${health.primary ?? 'the primary'}`;
+  } else if (health.switchingOver) {
+    reason = PostgresReasons.SwitchingOver;
+    phase = 'SwitchingOver';
+    message =
+      health.progressing?.message ?? `switching over from ${health.primary ?? 'the primary'}`;
   } else if (health.degraded && health.initialised && !health.primaryServing) {
     reason = health.degraded.reason;
     phase = 'Degraded';

@@ -378,3 +378,251 @@ describe('planInstances: failover', () => {
     expect(promoted.actions.filter((a) => a.type === 'promote')).toEqual([]);
   });
 });
+
+describe('planInstances: switchover', () => {
+  const stopped = (o: number, facts: Partial<InstanceFacts> = {}) =>
+    pod(o, {
+      instruction: 'wait',
+      view: { reachable: false, error: `connect ECONNREFUSED 10.0.0.${o + 1}:5432` },
+      ...facts,
+    });
+
+  it('starts on request: recorded first, the primary out of the read-write Service and stopped', () => {
+    const plan = planInstances(base({ switchover: { to: 'pg-2', reason: 'Requested' } }));
+    expect(plan.status?.switchover).toMatchObject({
+      phase: 'Demoting',
+      from: 'pg-0',
+      to: 'pg-2',
+      reason: 'Requested',
+      primaryLastLsn: '0/1388',
+    });
+    expect(plan.status?.switchoverCount).toBe(1);
+    expect(plan.status?.currentPrimary).toBe('pg-0');
+    expect(plan.actions).toEqual([
+      { type: 'label', pod: 'pg-0', role: null },
+      { type: 'instruct', pod: 'pg-0', instruction: 'wait' },
+    ]);
+    expect(plan.health.switchingOver).toBe(true);
+  });
+
+  it('waits for a standby too far behind, and refuses one that is no instance of the cluster', () => {
+    const behind = planInstances(
+      base({
+        switchover: { to: 'pg-1', reason: 'Requested' },
+        instances: [
+          pod(0, { instruction: 'primary', roleLabel: 'primary', view: primaryView(64n << 20n) }),
+          pod(1, { instruction: 'standby 10.0.0.1', roleLabel: 'standby', view: standbyView(0n) }),
+        ],
+        replicas: 2,
+      }),
+    );
+    expect(behind.status).toBeUndefined();
+    expect(behind.health.progressing?.message).toContain(
+      'waits for it to catch up: 67108864 bytes behind',
+    );
+    expect(behind.switchoverHandled).toBeUndefined();
+
+    const unknown = planInstances(base({ switchover: { to: 'pg-7', reason: 'Requested' } }));
+    expect(unknown.status?.switchover).toMatchObject({ phase: 'Failed', to: 'pg-7' });
+    expect(unknown.status?.switchover?.message).toContain('not an instance of this cluster');
+    expect(unknown.switchoverHandled).toBe(true);
+    expect(unknown.actions).toEqual([]);
+
+    const already = planInstances(base({ switchover: { to: 'pg-0', reason: 'Requested' } }));
+    expect(already.status).toBeUndefined();
+    expect(already.switchoverHandled).toBe(true);
+  });
+
+  const demoting = {
+    currentPrimary: 'pg-0',
+    systemIdentifier: sysid,
+    switchoverCount: 1,
+    switchover: {
+      phase: 'Demoting' as const,
+      from: 'pg-0',
+      to: 'pg-2',
+      reason: 'Requested' as const,
+      startedAt: T0,
+      primaryLastLsn: '0/1388',
+      message: 'm',
+    },
+  };
+
+  it('keeps the old primary stopping, with no failover however long it is gone, until the port refuses', () => {
+    const shuttingDown = planInstances(
+      base({
+        status: demoting,
+        now: at(30),
+        instances: [
+          pod(0, {
+            instruction: 'wait',
+            view: { reachable: false, error: 'the database system is shutting down' },
+          }),
+          pod(1, {
+            instruction: 'standby 10.0.0.1',
+            roleLabel: 'standby',
+            view: standbyView(5000n),
+          }),
+          pod(2, {
+            instruction: 'standby 10.0.0.1',
+            roleLabel: 'standby',
+            view: standbyView(5000n),
+          }),
+        ],
+      }),
+    );
+    expect(shuttingDown.status).toBeUndefined();
+    expect(shuttingDown.actions.filter((a) => a.type === 'promote')).toEqual([]);
+    expect(shuttingDown.health.switchingOver).toBe(true);
+    expect(shuttingDown.health.failingOver).toBe(false);
+  });
+
+  it('promotes the target once the old primary stopped and the target has everything seen on it', () => {
+    const short = planInstances(
+      base({
+        status: demoting,
+        now: at(2),
+        memory: { lastSeen: { pod: 'pg-0', lsn: 6000n, at: T0, syncStandbys: [] } },
+        instances: [
+          stopped(0),
+          pod(1, {
+            instruction: 'standby 10.0.0.1',
+            roleLabel: 'standby',
+            view: standbyView(6000n),
+          }),
+          pod(2, {
+            instruction: 'standby 10.0.0.1',
+            roleLabel: 'standby',
+            view: standbyView(5999n),
+          }),
+        ],
+      }),
+    );
+    expect(short.status).toBeUndefined();
+    expect(short.health.progressing?.message).toContain('waiting for it to receive 0/1770');
+
+    const plan = planInstances(
+      base({
+        status: demoting,
+        now: at(2),
+        memory: { lastSeen: { pod: 'pg-0', lsn: 6000n, at: T0, syncStandbys: [] } },
+        instances: [
+          stopped(0),
+          pod(1, {
+            instruction: 'standby 10.0.0.1',
+            roleLabel: 'standby',
+            view: standbyView(6100n),
+          }),
+          pod(2, {
+            instruction: 'standby 10.0.0.1',
+            roleLabel: 'standby',
+            view: standbyView(6100n),
+          }),
+        ],
+      }),
+    );
+    expect(plan.status).toMatchObject({
+      currentPrimary: 'pg-2',
+      switchover: { phase: 'Promoting', primaryLastLsn: '0/1770', promotedLsn: '0/17D4' },
+    });
+    expect(plan.actions).toEqual([
+      { type: 'instruct', pod: 'pg-2', instruction: 'primary' },
+      { type: 'promote', pod: 'pg-2' },
+    ]);
+  });
+
+  it('completes once the target serves: the old primary rejoins as a standby, the request is done', () => {
+    const plan = planInstances(
+      base({
+        status: {
+          ...demoting,
+          currentPrimary: 'pg-2',
+          switchover: { ...demoting.switchover, phase: 'Promoting', promotedLsn: '0/17D4' },
+        },
+        now: at(3),
+        instances: [
+          stopped(0),
+          pod(1, {
+            instruction: 'standby 10.0.0.1',
+            roleLabel: 'standby',
+            view: standbyView(6100n),
+          }),
+          pod(2, {
+            instruction: 'primary',
+            roleLabel: 'standby',
+            view: primaryView(6200n, { timeline: 2 }),
+          }),
+        ],
+      }),
+    );
+    expect(plan.status?.switchover).toMatchObject({ phase: 'Completed', newTimeline: 2 });
+    expect(plan.status?.switchover?.message).toContain('nothing committed is lost');
+    expect(plan.switchoverHandled).toBe(true);
+    expect(plan.actions).toContainEqual({ type: 'label', pod: 'pg-2', role: 'primary' });
+    expect(plan.actions).toContainEqual({
+      type: 'instruct',
+      pod: 'pg-0',
+      instruction: 'standby 10.0.0.3',
+    });
+    expect(plan.actions).toContainEqual({ type: 'repoint', pod: 'pg-1', host: '10.0.0.3' });
+  });
+
+  it('gives up when the target is lost or the old primary does not stop in time: the old primary runs again', () => {
+    const lost = planInstances(
+      base({
+        status: demoting,
+        now: at(1),
+        instances: [stopped(0), pod(1, { view: standbyView(5000n) }), pod(2, { deleting: true })],
+      }),
+    );
+    expect(lost.status?.switchover).toMatchObject({ phase: 'Failed' });
+    expect(lost.status?.currentPrimary).toBe('pg-0');
+    expect(lost.actions).toContainEqual({ type: 'instruct', pod: 'pg-0', instruction: 'primary' });
+    expect(lost.switchoverHandled).toBe(true);
+
+    const slow = planInstances(
+      base({
+        status: demoting,
+        now: at(61),
+        instances: [
+          pod(0, {
+            instruction: 'wait',
+            view: { reachable: false, error: 'the database system is shutting down' },
+          }),
+          pod(1, { view: standbyView(5000n) }),
+          pod(2, { view: standbyView(5000n) }),
+        ],
+      }),
+    );
+    expect(slow.status?.switchover?.message).toContain('did not stop within 60s');
+  });
+
+  it('moves the primary off an ordinal a scale-down removes, to the most advanced standby that stays', () => {
+    const plan = planInstances(
+      base({
+        replicas: 2,
+        switchover: { reason: 'ScaleDown' },
+        status: { currentPrimary: 'pg-2', systemIdentifier: sysid },
+        instances: [
+          pod(0, {
+            instruction: 'standby 10.0.0.3',
+            roleLabel: 'standby',
+            view: standbyView(4000n, '10.0.0.3'),
+          }),
+          pod(1, {
+            instruction: 'standby 10.0.0.3',
+            roleLabel: 'standby',
+            view: standbyView(5000n, '10.0.0.3'),
+          }),
+          pod(2, { instruction: 'primary', roleLabel: 'primary', view: primaryView(5000n) }),
+        ],
+      }),
+    );
+    expect(plan.status?.switchover).toMatchObject({
+      phase: 'Demoting',
+      from: 'pg-2',
+      to: 'pg-1',
+      reason: 'ScaleDown',
+    });
+  });
+});

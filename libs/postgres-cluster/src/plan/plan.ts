@@ -40,9 +40,10 @@ import {
   type InstanceStatus,
   type PostgresClusterStatus,
   type ReplicationMode,
+  type SwitchoverRecord,
 } from '@steward/postgres-cluster-api';
 import { podName, Roles } from '../children/names.js';
-import { formatLsn, maxLsn } from '../pg/lsn.js';
+import { formatLsn, maxLsn, parseLsn } from '../pg/lsn.js';
 
 /** An instance as one observation saw it (structurally a subset of the pg layer's observation). */
 export type InstanceView =
@@ -113,10 +114,12 @@ export interface PlanInput {
   replication: ReplicationMode;
   /** The primary is restarting on the controller's own roll: its absence is no failover (yet). */
   holdFailover?: boolean;
-  status: Pick<
-    PostgresClusterStatus,
-    'currentPrimary' | 'systemIdentifier' | 'failover' | 'failoverCount' | 'lastFailover'
-  >;
+  /**
+   * A switchover asked for: by the annotation (`to` names the instance), or by a scale-down that
+   * would remove the primary (`to` absent: the most advanced standby that stays).
+   */
+  switchover?: { to?: string; reason: SwitchoverRecord['reason'] };
+  status: PlanStatus;
   instances: InstanceFacts[];
   memory: PlanMemory;
   /** ISO time of this reconcile. */
@@ -141,7 +144,13 @@ export interface PlanEvent {
 
 export type PlanStatus = Pick<
   PostgresClusterStatus,
-  'currentPrimary' | 'systemIdentifier' | 'failover' | 'failoverCount' | 'lastFailover'
+  | 'currentPrimary'
+  | 'systemIdentifier'
+  | 'failover'
+  | 'failoverCount'
+  | 'lastFailover'
+  | 'switchover'
+  | 'switchoverCount'
 >;
 
 export interface PlanHealth {
@@ -154,6 +163,8 @@ export interface PlanHealth {
   timeline?: number;
   /** A failover is deciding or being carried out, or the primary is lost and one is pending. */
   failingOver: boolean;
+  /** A switchover is being carried out. */
+  switchingOver: boolean;
   /** Something a person should look at (a refused failover, no standby to promote…). */
   degraded?: { reason: string; message: string };
   /** Why the cluster is not yet where it is going. */
@@ -169,6 +180,8 @@ export interface Plan {
   health: PlanHealth;
   /** Sooner than the usual poll (e.g. when the failover deadline falls). */
   requeueAfterMs?: number;
+  /** The switchover request was dealt with (done, failed, or nothing to do): remove it. */
+  switchoverHandled?: boolean;
 }
 
 export const PlanReasons = {
@@ -182,7 +195,16 @@ export const PlanReasons = {
   Initialising: 'Initialising',
   InstancesStarting: 'InstancesStarting',
   ForeignInstance: 'ForeignInstance',
+  SwitchingOver: 'SwitchingOver',
+  SwitchoverWaiting: 'SwitchoverWaiting',
+  SwitchoverCompleted: 'SwitchoverCompleted',
+  SwitchoverFailed: 'SwitchoverFailed',
 } as const;
+
+/** A standby further behind than this is not switched to: it catches up first. */
+export const SWITCHOVER_MAX_LAG_BYTES = 16n * 1024n * 1024n;
+/** How long the old primary may take to stop before the switchover is given up. */
+export const SWITCHOVER_DEMOTE_TIMEOUT_MS = 60_000;
 
 const reachable = (f: InstanceFacts) =>
   f.view?.reachable === true && !f.deleting ? f.view : undefined;
@@ -208,6 +230,7 @@ export function planInstances(input: PlanInput): Plan {
   let requeueAfterMs: number | undefined;
   let degraded: PlanHealth['degraded'];
   let progressing: PlanHealth['progressing'];
+  let switchoverHandled: boolean | undefined;
 
   const instruct = (f: InstanceFacts | undefined, instruction: string) => {
     if (f && !f.deleting && f.instruction !== instruction)
@@ -251,9 +274,23 @@ export function planInstances(input: PlanInput): Plan {
 
   // ---- The primary: serving, being promoted, or lost.
   const failover = decided?.failover ?? status.failover;
-  const promoting = failover?.phase === 'Promoting' && failover.to === primaryName;
   const serving =
     primary && pView && pView.systemIdentifier === systemIdentifier && !pView.inRecovery;
+  let switchover = status.switchover;
+  const transitionActive =
+    (failover !== undefined && failover.phase !== 'Completed') ||
+    (switchover !== undefined && switchover.phase !== 'Completed' && switchover.phase !== 'Failed');
+  if (input.switchover && serving && !transitionActive) requestSwitchover(input.switchover);
+  if (switchover?.phase === 'Demoting' && switchover.from === primaryName) {
+    demote(switchover);
+    return finish();
+  }
+  const promoting =
+    (failover?.phase === 'Promoting' && failover.to === primaryName) ||
+    (switchover?.phase === 'Promoting' && switchover.to === primaryName);
+  const demoted = (name: string) =>
+    (failover?.phase === 'Promoting' && failover.from === name) ||
+    (switchover?.phase === 'Promoting' && switchover.from === name);
   const lossReason = (): LossReason => {
     if (!primary) return 'PrimaryPodMissing';
     if (primary.deleting) return 'PrimaryPodDeleted';
@@ -284,21 +321,27 @@ export function planInstances(input: PlanInput): Plan {
     const names = synchronousStandbyNames(input.replication, standbys);
     if (pView.synchronousStandbyNames !== names)
       actions.push({ type: 'synchronousStandbyNames', pod: primaryName, value: names });
-    if (promoting) {
+    if (promoting && failover?.phase === 'Promoting' && failover.to === primaryName) {
       // Promoted: the others follow from here on.
       decided = {
         ...(decided ?? status),
         failover: { ...failover, phase: 'Repointing', newTimeline: pView.timeline },
       };
+    } else if (promoting && switchover) {
+      switchover = { ...switchover, phase: 'Repointing', newTimeline: pView.timeline };
+      decided = { ...(decided ?? status), switchover };
     }
   } else if (promoting && primary && pView && pView.systemIdentifier === systemIdentifier) {
     // Decided and not yet carried out (or this reconcile follows a crash): carry it out. Never
     // choose again; promoting an instance that already left recovery is a no-op.
     instruct(primary, 'primary');
     actions.push({ type: 'promote', pod: primaryName });
+    const switching = switchover?.phase === 'Promoting' && switchover.to === primaryName;
     progressing = {
-      reason: PlanReasons.FailingOver,
-      message: `promoting ${primaryName} (failover from ${failover.from})`,
+      reason: switching ? PlanReasons.SwitchingOver : PlanReasons.FailingOver,
+      message: switching
+        ? `promoting ${primaryName} (switchover from ${switchover!.from})`
+        : `promoting ${primaryName} (failover from ${failover!.from})`,
     };
   } else {
     lost();
@@ -329,7 +372,7 @@ export function planInstances(input: PlanInput): Plan {
       });
       continue;
     }
-    if (failover && failover.phase === 'Promoting' && failover.from === f.name) {
+    if (demoted(f.name)) {
       // The old primary stays fenced until the new primary serves.
       label(f, null);
       instruct(f, 'wait');
@@ -376,8 +419,215 @@ export function planInstances(input: PlanInput): Plan {
       message: `${primaryName} is the primary (timeline ${current.newTimeline ?? pView.timeline}); ${current.message}`,
     });
   }
+  if (serving && switchover?.phase === 'Repointing' && switchover.to === primaryName) {
+    switchover = {
+      ...switchover,
+      phase: 'Completed',
+      completedAt: now,
+      message: `switchover from ${switchover.from} to ${primaryName} (${switchover.reason}): ${switchover.from} stopped cleanly at or after ${switchover.primaryLastLsn ?? 'its last position'} and ${primaryName} had received all of it (${switchover.promotedLsn ?? '?'}) before its promotion to timeline ${switchover.newTimeline ?? pView.timeline}: nothing committed is lost`,
+    };
+    decided = { ...(decided ?? status), switchover };
+    switchoverHandled = true;
+    events.push({
+      type: 'Normal',
+      reason: PlanReasons.SwitchoverCompleted,
+      message: switchover.message,
+    });
+  }
 
   return finish();
+
+  /**
+   * A switchover asked for while the primary serves and nothing else is under way: to a standby
+   * of this cluster that stays (ordinal below spec.replicas), streaming and nearly caught up.
+   * A request that cannot be met is refused once (Failed, Event); one that must wait says why.
+   */
+  function requestSwitchover(request: NonNullable<PlanInput['switchover']>) {
+    const stays = new Set(desiredNames(input));
+    const standbyOk = (f: InstanceFacts) => {
+      const v = ours(f);
+      return v !== undefined && v.inRecovery && v.streaming && f.ready && stays.has(f.name);
+    };
+    const lagOf = (f: InstanceFacts) => {
+      const v = ours(f)!;
+      const got = maxLsn(v.receiveLsn, v.replayLsn) ?? 0n;
+      const has = pView!.currentLsn ?? got;
+      return has > got ? has - got : 0n;
+    };
+    let target: InstanceFacts | undefined;
+    if (request.to !== undefined) {
+      if (request.to === primaryName) {
+        switchoverHandled = true;
+        if (request.reason === 'Requested')
+          events.push({
+            type: 'Normal',
+            reason: PlanReasons.SwitchoverCompleted,
+            message: `switchover to ${request.to} asked for: it is the primary already`,
+          });
+        return;
+      }
+      if (!stays.has(request.to)) {
+        switchover = {
+          phase: 'Failed',
+          from: primaryName!,
+          to: request.to,
+          reason: request.reason,
+          startedAt: now,
+          completedAt: now,
+          message: `switchover to ${request.to} refused: it is not an instance of this cluster (the instances are ${[...stays].join(', ')}); ${primaryName} stays primary`,
+        };
+        decided = { ...(decided ?? status), switchover };
+        switchoverHandled = true;
+        events.push({
+          type: 'Warning',
+          reason: PlanReasons.SwitchoverFailed,
+          message: switchover.message,
+        });
+        return;
+      }
+      target = byName.get(request.to);
+      if (!target || !standbyOk(target)) {
+        progressing = {
+          reason: PlanReasons.SwitchoverWaiting,
+          message: `switchover to ${request.to} waits until it is a ready standby streaming from ${primaryName}`,
+        };
+        return;
+      }
+    } else {
+      target = live
+        .filter((f) => f.name !== primaryName && standbyOk(f))
+        .sort((a, b) => {
+          const la = lagOf(a);
+          const lb = lagOf(b);
+          return la === lb ? a.ordinal - b.ordinal : la < lb ? -1 : 1;
+        })[0];
+      if (!target) {
+        progressing = {
+          reason: PlanReasons.SwitchoverWaiting,
+          message: `${primaryName} is beyond spec.replicas ${input.replicas}: it is kept until a switchover to a ready standby can move the primary, and none is ready`,
+        };
+        return;
+      }
+    }
+    const lag = lagOf(target);
+    if (lag > SWITCHOVER_MAX_LAG_BYTES) {
+      progressing = {
+        reason: PlanReasons.SwitchoverWaiting,
+        message: `switchover to ${target.name} waits for it to catch up: ${lag} bytes behind ${primaryName}`,
+      };
+      return;
+    }
+    switchover = {
+      phase: 'Demoting',
+      from: primaryName!,
+      to: target.name,
+      reason: request.reason,
+      startedAt: now,
+      ...(pView!.currentLsn !== undefined ? { primaryLastLsn: formatLsn(pView!.currentLsn) } : {}),
+      message: `switchover from ${primaryName} to ${target.name} (${request.reason}): stopping ${primaryName}`,
+    };
+    decided = {
+      ...(decided ?? status),
+      switchover,
+      switchoverCount: (status.switchoverCount ?? 0) + 1,
+    };
+    events.push({ type: 'Normal', reason: PlanReasons.SwitchingOver, message: switchover.message });
+  }
+
+  /**
+   * The old primary is taken out of the read-write Service and stopped with a fast shutdown,
+   * which ends only once every streaming standby has flushed all of its WAL (the shutdown
+   * checkpoint included). Once PostgreSQL no longer runs there (the port refuses connections),
+   * the target — still in recovery, having received at least the newest position seen on the
+   * old primary — is promoted. A target that is lost meanwhile, or a shutdown that does not
+   * end in time, gives the switchover up: the old primary is told to run as primary again.
+   */
+  function demote(record: SwitchoverRecord) {
+    const target = byName.get(record.to);
+    const tView = target ? ours(target) : undefined;
+    if (serving) {
+      memory.lastSeen = {
+        pod: primaryName!,
+        lsn: pView.currentLsn ?? memory.lastSeen?.lsn ?? 0n,
+        at: observedAt,
+        syncStandbys: memory.lastSeen?.syncStandbys ?? [],
+      };
+    }
+    const giveUp = (why: string) => {
+      instruct(primary, 'primary');
+      if (serving) label(primary, Roles.primary);
+      switchover = {
+        ...record,
+        phase: 'Failed',
+        completedAt: now,
+        message: `switchover from ${record.from} to ${record.to} given up: ${why}; ${record.from} is told to run as primary again`,
+      };
+      decided = { ...(decided ?? status), switchover };
+      switchoverHandled = true;
+      events.push({
+        type: 'Warning',
+        reason: PlanReasons.SwitchoverFailed,
+        message: switchover.message,
+      });
+    };
+    if (!target || target.deleting || !tView || !tView.inRecovery) {
+      giveUp(`${record.to} is no longer a standby of this cluster that answers`);
+      return;
+    }
+    if (!primary || primary.deleting || !primary.view) {
+      // Not a clean stop the controller asked for: what it may have lost is for the failover
+      // rules to bound and publish.
+      giveUp(
+        `${record.from} was lost while it stopped (its pod or container is gone); if it does not return, the failover rules apply`,
+      );
+      return;
+    }
+    // The agent stopped PostgreSQL as told: nothing listens on the port any more.
+    const stopped =
+      primary.instruction === 'wait' &&
+      !primary.view.reachable &&
+      /ECONNREFUSED/.test(primary.view.error);
+    const lastSeen = memory.lastSeen;
+    const seen = lastSeen && lastSeen.pod === primaryName ? lastSeen.lsn : undefined;
+    const recorded = record.primaryLastLsn ? parseLsn(record.primaryLastLsn) : undefined;
+    const last = maxLsn(seen, recorded);
+    const received = maxLsn(tView.receiveLsn, tView.replayLsn) ?? 0n;
+    const elapsed = ms(now) - ms(record.startedAt);
+    if (!stopped || (last !== undefined && received < last)) {
+      if (elapsed > SWITCHOVER_DEMOTE_TIMEOUT_MS) {
+        giveUp(
+          !stopped
+            ? `${record.from} did not stop within ${SWITCHOVER_DEMOTE_TIMEOUT_MS / 1000}s`
+            : `${record.to} received WAL up to ${formatLsn(received)} only, short of ${formatLsn(last!)} seen on ${record.from}`,
+        );
+        return;
+      }
+      label(primary, null);
+      instruct(primary, 'wait');
+      requeueAfterMs = 500;
+      progressing = {
+        reason: PlanReasons.SwitchingOver,
+        message: !stopped
+          ? `switchover to ${record.to}: ${record.from} is out of the read-write Service and stopping`
+          : `switchover to ${record.to}: waiting for it to receive ${formatLsn(last!)} (has ${formatLsn(received)})`,
+      };
+      return;
+    }
+    // Stopped, and the target has it all: promote.
+    switchover = {
+      ...record,
+      phase: 'Promoting',
+      ...(last !== undefined ? { primaryLastLsn: formatLsn(last) } : {}),
+      promotedLsn: formatLsn(received),
+      message: `switchover from ${record.from} to ${record.to} (${record.reason}): promoting ${record.to} at ${formatLsn(received)}`,
+    };
+    decided = { ...(decided ?? status), currentPrimary: record.to, switchover };
+    label(primary, null);
+    instruct(primary, 'wait');
+    instruct(target, 'primary');
+    actions.push({ type: 'promote', pod: record.to });
+    progressing = { reason: PlanReasons.SwitchingOver, message: switchover.message };
+  }
 
   function lost() {
     const reason = lossReason();
@@ -518,6 +768,7 @@ export function planInstances(input: PlanInput): Plan {
       events,
       health,
       ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}),
+      ...(switchoverHandled ? { switchoverHandled } : {}),
     };
   }
 }
@@ -547,9 +798,11 @@ function healthOf(
       const v = f.view?.reachable ? f.view : undefined;
       const row = pView?.replication.find((r) => r.applicationName === f.name);
       const isPrimary = f.name === primaryName && v !== undefined && !v.inRecovery;
+      const sw = status.switchover;
       const fenced =
         f.name !== primaryName &&
         ((failover?.from === f.name && failover.phase !== 'Completed') ||
+          (sw?.from === f.name && (sw.phase === 'Promoting' || sw.phase === 'Repointing')) ||
           (v !== undefined && !v.inRecovery));
       const role: InstanceStatus['role'] = isPrimary
         ? 'primary'
@@ -597,6 +850,10 @@ function healthOf(
   const failingOver =
     (failover !== undefined && failover.phase !== 'Completed') ||
     (memory.lostSince !== undefined && input.failover.enabled && degraded === undefined);
+  const switchingOver =
+    status.switchover !== undefined &&
+    status.switchover.phase !== 'Completed' &&
+    status.switchover.phase !== 'Failed';
   const waiting = instances.filter((i) => !i.ready);
   return {
     ...(primaryName ? { primary: primaryName } : {}),
@@ -606,6 +863,7 @@ function healthOf(
     readyInstances,
     ...(serving ? { timeline: pView.timeline } : {}),
     failingOver,
+    switchingOver,
     ...(degraded ? { degraded } : {}),
     ...(progressing
       ? { progressing }

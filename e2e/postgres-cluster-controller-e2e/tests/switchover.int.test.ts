@@ -1,0 +1,238 @@
+/**
+ * PostgresCluster planned changes, the postgres-cluster-controller process (under its chart's
+ * RBAC) on the node tier, with a client committing numbered rows through the read-write Service:
+ *
+ * - a switchover asked for with the `postgres.steward.dev/switchover-to` annotation: refused (and
+ *   the request removed) for an instance the cluster does not have; carried out for a standby —
+ *   the old primary out of the Service and stopped cleanly, the standby promoted once it has all
+ *   of its WAL — and no acknowledged row is missing;
+ * - scale 3 → 2 with the primary on the ordinal removed: switched over first (ScaleDown), then
+ *   the instance goes; 2 → 3: it comes back from its kept volume and streams again; nothing lost;
+ * - storage growth on a StorageClass that cannot expand: the claims stay, and Degraded says why.
+ */
+import { findCondition } from '@steward/conditions';
+import { childNames } from '@steward/postgres-cluster';
+import { SwitchoverAnnotation, type PostgresClusterSpec } from '@steward/postgres-cluster-api';
+import {
+  KubeClient,
+  PersistentVolumeClaims,
+  Pods,
+  StatefulSets,
+  type KubeObject,
+} from '@steward/kube';
+import {
+  acquireNodeTier,
+  eventually,
+  installCRDs,
+  localImages,
+  repoRoot,
+  startChartedController,
+  type ChartedController,
+  type NodeTier,
+} from '@steward/testing';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Kind, long, lsnBytes, postgresHelpers, query, type SuiteContext } from './postgres.js';
+
+const app = 'postgres-cluster-controller';
+const chartDir = join(repoRoot(), 'charts', app);
+const releaseName = 'pgc-switchover-e2e';
+const name = 'moves';
+
+let tier: NodeTier;
+let admin: KubeClient;
+let harness: ChartedController | undefined;
+const ctx = {} as SuiteContext;
+const {
+  read,
+  ready,
+  superuserAt,
+  eventNamed,
+  readyWithLedger,
+  settledOn,
+  lostRows,
+  remove,
+  exists,
+} = postgresHelpers(ctx);
+
+beforeAll(async () => {
+  tier = await acquireNodeTier();
+  const images = await localImages('postgres-17');
+  for (const image of Object.values(images)) await tier.importImage(image);
+  await installCRDs(tier.kubeConfig, join(chartDir, 'crds'));
+  admin = new KubeClient(tier.kubeConfig, { fieldManager: 'e2e-admin' });
+  Object.assign(ctx, { admin, ns: await tier.createNamespace('pgc-switchover') });
+  harness = await startChartedController(tier, {
+    app,
+    kind: Kind,
+    releaseName,
+    releaseNamespace: await tier.createNamespace('pgc-switchover-sys'),
+    watchNamespace: ctx.ns,
+  });
+}, 600_000);
+
+afterAll(async () => {
+  if (admin) {
+    await remove(name).catch(() => undefined);
+    await harness?.cleanUp(admin);
+    await admin.close();
+  }
+  await tier?.release();
+}, 180_000);
+
+const spec: PostgresClusterSpec = {
+  version: '17',
+  replicas: 3,
+  resources: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '256Mi' } },
+  storage: { size: '1Gi' },
+  deletionPolicy: 'Delete',
+};
+
+const annotate = (value: string) =>
+  admin.mergePatch(Kind, name, ctx.ns, {
+    metadata: { annotations: { [SwitchoverAnnotation]: value } },
+  });
+
+/** The newest switchover finished (Completed or Failed) to `to`, its request removed. */
+const switched = (to: string, phase: 'Completed' | 'Failed') =>
+  eventually(
+    async () => {
+      const obj = await read(name);
+      const record = obj.status?.switchover;
+      return record?.to === to &&
+        record.phase === phase &&
+        obj.metadata.annotations?.[SwitchoverAnnotation] === undefined
+        ? obj
+        : undefined;
+    },
+    { description: `${name}: switchover to ${to} ${phase}, its request removed`, ...long },
+  );
+
+/** The longest time between two consecutive acknowledgements: how long writes were refused. */
+const longestGap = (acked: { at: number }[]) =>
+  acked.reduce((gap, r, i) => (i === 0 ? 0 : Math.max(gap, r.at - acked[i - 1]!.at)), 0);
+
+let writer: Awaited<ReturnType<typeof readyWithLedger>>['writer'];
+
+describe('PostgresCluster switchover and scaling, the postgres-cluster-controller process on the node tier', () => {
+  it('switches over on request under continuous commits: nothing lost, the old primary a standby, the request removed (and an unknown instance refused)', async ({
+    annotate: note,
+  }) => {
+    const started = await readyWithLedger(name, spec);
+    writer = started.writer;
+    const old = started.before.status!.currentPrimary!;
+    expect(old).toBe(`${name}-0`);
+
+    // An instance the cluster does not have: refused once, the request removed, nothing moved.
+    await annotate(`${name}-7`);
+    const refused = await switched(`${name}-7`, 'Failed');
+    expect(refused.status?.switchover?.message).toContain('not an instance of this cluster');
+    expect(refused.status?.currentPrimary).toBe(old);
+    await eventNamed(name, 'SwitchoverFailed', /moves-7 refused/);
+
+    const target = `${name}-2`;
+    const ackedBefore = writer.acked.length;
+    await annotate(target);
+    const done = await switched(target, 'Completed');
+    const record = done.status!.switchover!;
+    expect(record).toMatchObject({ from: old, to: target, reason: 'Requested', newTimeline: 2 });
+    expect(done.status?.currentPrimary).toBe(target);
+    expect(done.status?.switchoverCount).toBe(1);
+    expect(done.status?.failoverCount ?? 0).toBe(0);
+    // The standby had everything the old primary was last seen with when it was promoted.
+    expect(lsnBytes(record.promotedLsn!)).toBeGreaterThanOrEqual(lsnBytes(record.primaryLastLsn!));
+    await eventNamed(name, 'SwitchoverCompleted', /nothing committed is lost/);
+
+    const resumed = writer.acked.length;
+    await eventually(() => writer.acked.length >= resumed + 100, {
+      description: 'commits resume through moves-rw',
+      timeoutMs: 60_000,
+    });
+    await settledOn(name, target, 2);
+    const lost = await lostRows(name, writer.acked);
+    expect(lost).toEqual([]);
+    const during = writer.acked.slice(ackedBefore);
+    await note(
+      `switchover: ${writer.acked.length} acked, ${writer.uncertain.length} uncertain, 0 lost; writes refused for ${longestGap(during)} ms at most`,
+    );
+  }, 420_000);
+
+  it('scales 3 → 2 with the primary on the ordinal removed (switched over first, nothing lost), then 2 → 3 from the kept volume', async () => {
+    const old = (await read(name)).status!.currentPrimary!;
+    expect(old).toBe(`${name}-2`);
+    await admin.mergePatch(Kind, name, ctx.ns, { spec: { replicas: 2 } });
+    const moved = await eventually(
+      async () => {
+        const obj = await read(name);
+        const record = obj.status?.switchover;
+        return record?.reason === 'ScaleDown' && record.phase === 'Completed' ? obj : undefined;
+      },
+      { description: `${name}: the primary moved off ${old}`, ...long },
+    );
+    const primary = moved.status!.currentPrimary!;
+    expect([`${name}-0`, `${name}-1`]).toContain(primary);
+    const two = await ready(
+      name,
+      (o) => o.status?.instances?.length === 2 && o.status.instances.every((i) => i.ready),
+    );
+    expect(two.status?.replicas).toBe(2);
+    expect(await exists(Pods, old)).toBe(false);
+    const sts = await admin.get<KubeObject & { spec: { replicas: number } }>(
+      StatefulSets,
+      childNames(name).statefulSet,
+      ctx.ns,
+    );
+    expect(sts.spec.replicas).toBe(2);
+    // The volume of the instance scaled away is kept (data is never deleted by a scale-down).
+    expect(await exists(PersistentVolumeClaims, `data-${old}`)).toBe(true);
+    expect(await lostRows(name, writer.acked)).toEqual([]);
+
+    await admin.mergePatch(Kind, name, ctx.ns, { spec: { replicas: 3 } });
+    await settledOn(name, primary, 3);
+    const resumed = writer.acked.length;
+    await eventually(() => writer.acked.length >= resumed + 100, {
+      description: 'commits continue',
+      timeoutMs: 60_000,
+    });
+    await writer.stop();
+    expect(await lostRows(name, writer.acked)).toEqual([]);
+    // The instance that came back has every row too.
+    const last = writer.acked[writer.acked.length - 1]!.n;
+    await eventually(
+      async () => {
+        const rows = await query<{ n: number }>(
+          await superuserAt(name, old),
+          'SELECT max(n) AS n FROM ledger',
+          [],
+        ).catch(() => []);
+        return rows[0]?.n !== undefined && Number(rows[0].n) >= last;
+      },
+      { description: `${old} has replayed row ${last}`, timeoutMs: 60_000 },
+    );
+  }, 420_000);
+
+  it('says a volume cannot grow on a StorageClass without expansion, instead of doing nothing', async () => {
+    await admin.mergePatch(Kind, name, ctx.ns, { spec: { storage: { size: '2Gi' } } });
+    const degraded = await eventually(
+      async () => {
+        const obj = await read(name);
+        const cond = findCondition(obj.status?.conditions, 'Degraded');
+        return cond?.status === 'True' &&
+          cond.reason === 'VolumeExpansionFailed' &&
+          cond.observedGeneration === obj.metadata.generation
+          ? { obj, cond }
+          : undefined;
+      },
+      { description: `${name}: Degraded VolumeExpansionFailed`, ...long },
+    );
+    expect(degraded.cond.message).toMatch(
+      new RegExp(`PersistentVolumeClaim data-${name}-\\d cannot grow from 1Gi to 2Gi: .*`),
+    );
+    // The cluster still serves; the claims are as they were.
+    expect(findCondition(degraded.obj.status?.conditions, 'Ready')?.status).toBe('True');
+    const claim = await admin.get<
+      KubeObject & { spec: { resources: { requests: { storage: string } } } }
+    >(PersistentVolumeClaims, `data-${name}-0`, ctx.ns);
+    expect(claim.spec.resources.requests.storage).toBe('1Gi');
+  }, 300_000);
+});
