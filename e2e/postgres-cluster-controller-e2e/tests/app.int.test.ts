@@ -13,7 +13,7 @@
  * fixed; no API writes once converged; deletionPolicy Retain; a clean stop.
  */
 import { findCondition } from '@steward/conditions';
-import { childNames, Labels, type Pod } from '@steward/postgres-cluster';
+import { childNames, Labels, PostgresReasons, type Pod } from '@steward/postgres-cluster';
 import {
   Events,
   KubeClient,
@@ -382,6 +382,56 @@ describe('the postgres-cluster-controller process on the node tier', () => {
       description: 'the StatefulSet audit gone',
       ...long,
     });
+  });
+
+  it('holds a PostgresCluster to its profile’s production guardrails (sync replication required, the failover bound capped) before any child exists', async () => {
+    const production = `${ns}-production`;
+    await admin.create<ProviderProfile>(Profiles, {
+      apiVersion: ProviderProfile.apiVersion,
+      kind: 'ProviderProfile',
+      metadata: { name: production },
+      spec: {
+        provider: 'kubernetes',
+        kubernetes: {
+          sizeClasses: { small: { cpu: '100m', memory: '192Mi', storage: '1Gi' } },
+          images: [{ engine: 'postgres', version: '17', image: images['postgres-17']!.ref }],
+          requireSyncReplication: true,
+          maxFailoverLagBytes: 1048576,
+        },
+      },
+    } as ProviderProfile);
+    await create('payments', {
+      providerProfileRef: { name: production },
+      version: '17',
+      size: 'small',
+      replicas: 2,
+      deletionPolicy: 'Delete',
+    });
+    const asyncOne = await refused('payments', PostgresReasons.SyncReplicationRequired);
+    expect(findCondition(asyncOne.status?.conditions, 'Stalled')?.status).toBe('True');
+    expect(findCondition(asyncOne.status?.conditions, 'Ready')?.message).toContain(
+      'set spec.replication.mode: sync',
+    );
+    expect(await exists(StatefulSets, 'payments')).toBe(false);
+    await patchSpec('payments', { replication: { mode: 'sync' } });
+    const unbounded = await refused('payments', PostgresReasons.MaxLagBytesNotAllowed);
+    expect(findCondition(unbounded.status?.conditions, 'Ready')?.message).toContain(
+      'spec.failover.maxLagBytes 16777216 (the default) exceeds spec.kubernetes.maxFailoverLagBytes 1048576',
+    );
+    expect(await exists(StatefulSets, 'payments')).toBe(false);
+    await patchSpec('payments', { failover: { maxLagBytes: 1048576 } });
+    await eventually(() => exists(StatefulSets, 'payments'), {
+      description: 'the StatefulSet payments, once the spec keeps to the guardrails',
+      ...long,
+    });
+    const admitted = await read('payments');
+    expect(findCondition(admitted.status?.conditions, 'Stalled')).toBeUndefined();
+    await admin.delete(Kind, 'payments', ns);
+    await eventually(() => exists(Kind, 'payments').then((e) => !e), {
+      description: 'payments gone',
+      ...long,
+    });
+    await admin.delete(Profiles, production);
   });
 
   it('stops cleanly on SIGTERM, handing its Lease back', async () => {

@@ -1,4 +1,4 @@
-import { type PostgresCluster } from '@steward/postgres-cluster-api';
+import { DEFAULT_MAX_LAG_BYTES, type PostgresCluster } from '@steward/postgres-cluster-api';
 import { admitWorkload } from '@steward/provider-profile';
 import { type ProviderProfile } from '@steward/provider-profile-api';
 import { BuiltInImages } from './images.js';
@@ -58,6 +58,8 @@ export function resolvePostgres(
       },
     });
     if (!admission.allowed) return admission;
+    const guard = replicationGuardrails(obj, profile);
+    if (guard) return guard;
     const r = admission.resolved;
     image = r.image;
     if (!resources && r.resources)
@@ -95,4 +97,34 @@ export function resolvePostgres(
       },
     },
   };
+}
+
+/**
+ * A kubernetes profile's production guardrails for PostgreSQL: `requireSyncReplication` (the
+ * cluster must say `replication.mode: sync`) and `maxFailoverLagBytes` (its failover may not be
+ * allowed to lose more than that). Undefined when the cluster keeps to them.
+ */
+function replicationGuardrails(
+  obj: PostgresCluster,
+  profile: ProviderProfile,
+): (Resolution & { allowed: false }) | undefined {
+  const block = profile.spec.kubernetes;
+  const name = profile.metadata.name;
+  if (block?.requireSyncReplication && (obj.spec.replication?.mode ?? 'async') !== 'sync') {
+    return {
+      allowed: false,
+      reason: PostgresReasons.SyncReplicationRequired,
+      message: `ProviderProfile ${name} requires sync replication (spec.kubernetes.requireSyncReplication): set spec.replication.mode: sync (and spec.replicas of at least 2)`,
+    };
+  }
+  const bound = block?.maxFailoverLagBytes;
+  const allowed = obj.spec.failover?.maxLagBytes ?? DEFAULT_MAX_LAG_BYTES;
+  if (bound !== undefined && (obj.spec.failover?.enabled ?? true) && allowed > bound) {
+    return {
+      allowed: false,
+      reason: PostgresReasons.MaxLagBytesNotAllowed,
+      message: `spec.failover.maxLagBytes ${allowed}${obj.spec.failover?.maxLagBytes === undefined ? ' (the default)' : ''} exceeds spec.kubernetes.maxFailoverLagBytes ${bound} of ProviderProfile ${name}: set spec.failover.maxLagBytes to at most ${bound}`,
+    };
+  }
+  return undefined;
 }

@@ -14,7 +14,9 @@
  *   `sizeClasses` (name → `cpu` request, `memory` request = limit, optional `storage` and, for
  *   caches, `maxMemory` below `memory`), `images` (the catalogue: one image per `engine` +
  *   `version`, a list map on those keys), optional `storageClassNames`, `maxReplicas`,
- *   `maxStorage`, and `requirePersistence` (default false). Quantities follow `QUANTITY_PATTERN`
+ *   `maxStorage`, `requirePersistence` (default false), and PostgreSQL's production guardrails
+ *   `requireSyncReplication` (default false) and `maxFailoverLagBytes` (the largest
+ *   `failover.maxLagBytes` a PostgresCluster may set). Quantities follow `QUANTITY_PATTERN`
  *   and are compared by value at admission (a class's storage within `maxStorage`). A kubernetes
  *   profile has no credentials; the top-level `sizeClasses` and `requireFinalSnapshot: true` are
  *   refused on it.

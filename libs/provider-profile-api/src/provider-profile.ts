@@ -269,6 +269,21 @@ const kubernetes = withValidations(
             'When true, workloads must keep their data on PersistentVolumeClaims (e.g. a CacheCluster with persistence.enabled: true).',
         }),
       ),
+      requireSyncReplication: Type.Optional(
+        Type.Boolean({
+          default: false,
+          description:
+            'When true, PostgresClusters must set replication.mode: sync (a commit is acknowledged only once a standby has it, so a failover loses nothing committed) — a production guardrail.',
+        }),
+      ),
+      maxFailoverLagBytes: Type.Optional(
+        Type.Integer({
+          minimum: 0,
+          format: 'int64',
+          description:
+            'The most WAL (bytes) a PostgresCluster failover may be allowed to lose: a PostgresCluster whose failover.maxLagBytes (default 16 MiB) exceeds it is refused. Unset: no bound.',
+        }),
+      ),
     },
     {
       description:

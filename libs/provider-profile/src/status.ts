@@ -64,6 +64,10 @@ export function stateFromCatalogue(profile: ProviderProfile, usedBy: number): Pr
     ...(block.maxReplicas !== undefined ? [`at most ${block.maxReplicas} replicas`] : []),
     ...(block.maxStorage !== undefined ? [`volumes up to ${block.maxStorage}`] : []),
     ...(block.requirePersistence ? ['persistence required'] : []),
+    ...(block.requireSyncReplication ? ['sync replication required'] : []),
+    ...(block.maxFailoverLagBytes !== undefined
+      ? [`failovers may lose at most ${block.maxFailoverLagBytes} bytes of WAL`]
+      : []),
   ];
   return {
     ready: {
