@@ -10,7 +10,7 @@ const host = nodeTierLayout().hostAddress.replaceAll('.', '\\.');
 
 describe('npm start', () => {
   it(
-    'brings up the node tier, the backends, every controller as pods from its chart and the examples, every example DatabaseInstance reaches Ready, and everything stops',
+    'brings up the node tier, the backends, every controller as pods from its chart and the examples, every example resource reaches Ready (both PostgresClusters with their primary), and everything stops',
     async () => {
       const { stdout } = await run(
         process.execPath,
@@ -40,6 +40,14 @@ describe('npm start', () => {
       );
       expect(stdout).toMatch(
         new RegExp(`topics in Kafka \\(${host}:\\d+\\): orders-events, shop\\.customers\\.v1`),
+      );
+      // both example PostgresClusters: orders (17, a primary and two streaming standbys) and the
+      // small notes (15, one instance), each with its read-write endpoint
+      expect(stdout).toMatch(
+        /shop\/postgrescluster\/orders +in-cluster +True \w+ +Ready 3\/3 +primary orders-\d, orders-rw\.shop\.svc:5432, PostgreSQL 17/,
+      );
+      expect(stdout).toMatch(
+        /shop\/postgrescluster\/notes +in-cluster +True \w+ +Ready 1\/1 +primary notes-0, notes-rw\.shop\.svc:5432, PostgreSQL 15/,
       );
       expect(stdout).toContain('steward: every example resource is Ready.');
       expect(stdout).toContain('steward: stopped cleanly.');

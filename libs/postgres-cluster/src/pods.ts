@@ -22,7 +22,9 @@ export interface Pod extends KubeObject {
 /**
  * Every pod of the cluster as the plan sees it: Kubernetes facts (IP, readiness, role label,
  * instruction, the agent's last termination message) and one observation of its PostgreSQL for
- * each pod that runs and has an IP (observed concurrently; an observation never throws).
+ * each pod that runs, has an IP and has been given an instruction (observed concurrently; an
+ * observation never throws). A pod told `wait` is observed too: that its PostgreSQL refuses
+ * connections is how a switchover knows the old primary has stopped.
  */
 export async function instanceFacts(
   pods: Pod[],
@@ -53,9 +55,7 @@ export async function instanceFacts(
         ...(role ? { roleLabel: role } : {}),
         ...(instruction ? { instruction } : {}),
         ...(last ? { lastMessage: last } : {}),
-        ...(ip && running && !deleting && instruction && instruction !== 'wait'
-          ? { view: await observe(ip) }
-          : {}),
+        ...(ip && running && !deleting && instruction ? { view: await observe(ip) } : {}),
       };
     }),
   );

@@ -85,6 +85,7 @@ describe('a kubernetes ProviderProfile in a real API server', () => {
         storageClassNames: ['standard', 'fast-ssd'],
         maxReplicas: 5,
         maxStorage: '50Gi',
+        maxFailoverLagBytes: 1048576,
       }),
       guardrails: { allowedSizes: ['small', 'large'], allowedDeletionPolicies: ['Retain'] },
     });
@@ -93,7 +94,9 @@ describe('a kubernetes ProviderProfile in a real API server', () => {
       storageClassNames: ['standard', 'fast-ssd'],
       maxReplicas: 5,
       maxStorage: '50Gi',
+      maxFailoverLagBytes: 1048576,
       requirePersistence: false,
+      requireSyncReplication: false,
     });
     expect(accepted.spec.guardrails).toEqual({
       allowedSizes: ['small', 'large'],
@@ -249,6 +252,11 @@ describe('a kubernetes ProviderProfile in a real API server', () => {
       'maxReplicas 0',
       withBlock({ maxReplicas: 0 }),
       'spec.kubernetes.maxReplicas: Invalid value: 0: spec.kubernetes.maxReplicas in body should be greater than or equal to 1',
+    ],
+    [
+      'a negative maxFailoverLagBytes',
+      withBlock({ maxFailoverLagBytes: -1 }),
+      'spec.kubernetes.maxFailoverLagBytes: Invalid value: -1: spec.kubernetes.maxFailoverLagBytes in body should be greater than or equal to 0',
     ],
   ])('rejects %s', async (_case, spec, expected) => {
     expect(await rejection(create(spec))).toContain(expected);

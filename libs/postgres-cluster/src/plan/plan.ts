@@ -832,7 +832,9 @@ function healthOf(
               ? 'starting'
               : 'waiting for an instruction'
           : !f.view.reachable
-            ? f.view.error
+            ? f.instruction === 'wait'
+              ? 'stopped: told to wait'
+              : f.view.error
             : role === 'standby' && !f.view.streaming
               ? 'not streaming from the primary'
               : undefined;
