@@ -310,8 +310,13 @@ export function postgresHelpers(ctx: SuiteContext) {
     return after;
   }
 
-  /** Acknowledged rows missing on the serving primary. */
-  async function lostRows<R extends { n: number }>(name: string, acked: R[]): Promise<R[]> {
+  /**
+   * Acknowledged rows missing on the serving primary. Only the rows acknowledged before the read
+   * count: a writer still running acknowledges more while the SELECT is under way, and those are
+   * not in its snapshot without being lost.
+   */
+  async function lostRows<R extends { n: number }>(name: string, live: R[]): Promise<R[]> {
+    const acked = live.slice();
     // Through the read-write Service, once it routes to the serving primary (kube-proxy follows
     // the role label a moment after status says Ready).
     const rows = await eventually(

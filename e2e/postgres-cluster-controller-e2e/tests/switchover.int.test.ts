@@ -47,6 +47,7 @@ const ctx = {} as SuiteContext;
 const {
   read,
   ready,
+  appLogin,
   superuserAt,
   eventNamed,
   readyWithLedger,
@@ -205,12 +206,17 @@ describe('PostgresCluster switchover and scaling, the postgres-cluster-controlle
     const last = writer.acked[writer.acked.length - 1]!.n;
     await eventually(
       async () => {
-        const rows = await query<{ n: number }>(
-          await superuserAt(name, old),
+        // The ledger is in the application's database; the superuser reads it on that pod.
+        const { database } = await appLogin(name);
+        const rows = await query<{ n: number | null }>(
+          { ...(await superuserAt(name, old)), database },
           'SELECT max(n) AS n FROM ledger',
           [],
-        ).catch(() => []);
-        return rows[0]?.n !== undefined && Number(rows[0].n) >= last;
+        );
+        const seen = rows[0]?.n;
+        if (seen === null || seen === undefined || Number(seen) < last)
+          throw new Error(`${old} has replayed up to row ${seen ?? 'none'}`);
+        return true;
       },
       { description: `${old} has replayed row ${last}`, timeoutMs: 60_000 },
     );
