@@ -212,14 +212,11 @@ describe('the postgres-cluster-controller process on the node tier', () => {
     await query(login, 'CREATE TABLE ledger (n int PRIMARY KEY, at timestamptz DEFAULT now())');
     await query(login, 'INSERT INTO ledger (n) SELECT generate_series(-99, 0)');
     for (const standby of ['orders-1', 'orders-2']) {
-      const at = await superuserAt('orders', standby);
+      const at = await superuserAt('orders', standby, 'orders');
       await eventually(
         async () =>
           (
-            await query<{ c: number }>(
-              { ...at, database: 'orders' },
-              'SELECT count(*)::int AS c FROM ledger',
-            ).catch(() => [])
+            await query<{ c: number }>(at, 'SELECT count(*)::int AS c FROM ledger').catch(() => [])
           )[0]?.c === 100,
         { description: `${standby} has the rows`, timeoutMs: 30_000 },
       );

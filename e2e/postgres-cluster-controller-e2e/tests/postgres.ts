@@ -146,11 +146,12 @@ export function postgresHelpers(ctx: SuiteContext) {
       database: app['database']!,
     };
   }
-  const superuserAt = async (name: string, pod: string): Promise<Login> => ({
+  /** The superuser on one pod, in `database` (the application's tables are in its own). */
+  const superuserAt = async (name: string, pod: string, database = 'postgres'): Promise<Login> => ({
     host: await podIp(pod),
     user: 'postgres',
     password: (await secretOf(childNames(name).superuserSecret))['password']!,
-    database: 'postgres',
+    database,
   });
 
   const eventsOf = async (name: string, reason: string) =>

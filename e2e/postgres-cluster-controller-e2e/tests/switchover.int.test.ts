@@ -204,12 +204,12 @@ describe('PostgresCluster switchover and scaling, the postgres-cluster-controlle
     expect(await lostRows(name, writer.acked)).toEqual([]);
     // The instance that came back has every row too.
     const last = writer.acked[writer.acked.length - 1]!.n;
+    // The ledger is in the application's database; the superuser reads it on that pod.
+    const { database } = await appLogin(name);
     await eventually(
       async () => {
-        // The ledger is in the application's database; the superuser reads it on that pod.
-        const { database } = await appLogin(name);
         const rows = await query<{ n: number | null }>(
-          { ...(await superuserAt(name, old)), database },
+          await superuserAt(name, old, database),
           'SELECT max(n) AS n FROM ledger',
           [],
         );
