@@ -38,12 +38,17 @@ await installCRDs(tier.kubeConfig, join(repoRoot(), 'charts/postgres-cluster-con
 const admin = new KubeClient(tier.kubeConfig, { fieldManager: 'bench-admin' });
 const ns = await tier.createNamespace('pgc-bench');
 let writes = 0;
+/** The writes of the converged window, so a figure above zero names what wrote. */
+const converged: string[] = [];
+let inWindow = false;
 const manager = new Manager({
   kubeConfig: tier.kubeConfig,
   name: 'postgres-cluster-controller',
   client: {
     onRequest: (info) => {
-      if (!['get', 'list', 'watch'].includes(info.verb)) writes++;
+      if (['get', 'list', 'watch'].includes(info.verb)) return;
+      writes++;
+      if (inWindow) converged.push(`${info.verb} ${info.path} → ${info.code}`);
     },
   },
 });
@@ -199,14 +204,43 @@ for (let r = 0; r < runs; r++) {
     `run ${r + 1}/${runs}: 1 instance ${one[r]!.toFixed(1)} s, 3 instances ${three[r]!.toFixed(1)} s, delete → writable ${d.seconds.toFixed(1)} s, crash → writable ${c.seconds.toFixed(1)} s`,
   );
 }
+// Converged: Ready with every standby caught up (a rejoined old primary streams what it missed
+// first, and status follows its lag down to 0 — that is a change, not churn).
+const caughtUp = (name: string) =>
+  eventually(
+    async () => {
+      const obj = await ready(name);
+      return obj.status?.instances?.every((i) => (i.lagBytes ?? 0) === 0) ? obj : undefined;
+    },
+    { description: `${name} Ready with every standby caught up`, timeoutMs: 120_000 },
+  );
 for (let r = 0; r < runs; r++) {
-  await ready(`solo-${r}`);
-  await ready(`trio-${r}`);
+  await caughtUp(`solo-${r}`);
+  await caughtUp(`trio-${r}`);
 }
 await new Promise((r) => setTimeout(r, 10_000));
 const before = writes;
-await new Promise((r) => setTimeout(r, 60_000));
+inWindow = true;
+// Each status change of the window, named by what changed in it.
+const seen = new Map<string, string>();
+const windowEnd = Date.now() + 60_000;
+while (Date.now() < windowEnd) {
+  for (const name of [...Array(runs).keys()].flatMap((r) => [`solo-${r}`, `trio-${r}`])) {
+    const { conditions, ...fields } =
+      (await admin.get<PostgresCluster>(Kind, name, ns)).status ?? {};
+    const now = JSON.stringify({
+      fields,
+      conditions: conditions?.map(({ lastTransitionTime: _changed, ...c }) => c),
+    });
+    const was = seen.get(name);
+    if (was !== undefined && was !== now) console.error(`status of ${name}: ${was}\n   → ${now}`);
+    seen.set(name, now);
+  }
+  await new Promise((r) => setTimeout(r, 250));
+}
+inWindow = false;
 const perMinute = (writes - before) / (2 * runs);
+for (const write of converged) console.error(`converged write: ${write}`);
 
 console.log(`| measure (${runs} runs, median, min–max) | figure |`);
 console.log('| --- | --- |');
