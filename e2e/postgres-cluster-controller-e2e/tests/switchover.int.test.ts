@@ -9,7 +9,9 @@
  * - scale 3 → 2 with the primary on the ordinal removed: switched over first (ScaleDown), then
  *   the instance goes with its volume (a standby's copy: the primary is never on it); 2 → 3: it is
  *   cloned again and streams; nothing lost;
- * - storage growth on a StorageClass that cannot expand: the claims stay, and Degraded says why.
+ * - storage growth on a StorageClass that cannot expand: the claims stay, and Degraded says why;
+ * - storage growth on one that can (the node tier's expandable class, its provisioner the
+ *   resizer): every claim grows, an Event says so, the cluster stays Ready and loses nothing.
  */
 import { findCondition } from '@steward/conditions';
 import { childNames } from '@steward/postgres-cluster';
@@ -39,6 +41,7 @@ const app = 'postgres-cluster-controller';
 const chartDir = join(repoRoot(), 'charts', app);
 const releaseName = 'pgc-switchover-e2e';
 const name = 'moves';
+const grower = 'grows';
 
 let tier: NodeTier;
 let admin: KubeClient;
@@ -76,6 +79,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (admin) {
     await remove(name).catch(() => undefined);
+    await remove(grower).catch(() => undefined);
     await harness?.cleanUp(admin);
     await admin.close();
   }
@@ -245,5 +249,54 @@ describe('PostgresCluster switchover and scaling, the postgres-cluster-controlle
       KubeObject & { spec: { resources: { requests: { storage: string } } } }
     >(PersistentVolumeClaims, `data-${name}-0`, ctx.ns);
     expect(claim.spec.resources.requests.storage).toBe('1Gi');
+  }, 300_000);
+
+  it('grows every claim on a StorageClass that can expand, and stays Ready', async () => {
+    const { writer } = await readyWithLedger(grower, {
+      ...spec,
+      replicas: 2,
+      storage: { size: '1Gi', storageClassName: tier.expandableStorageClass },
+    });
+    await admin.mergePatch(Kind, grower, ctx.ns, { spec: { storage: { size: '2Gi' } } });
+    type Claim = KubeObject & {
+      spec: { resources: { requests: { storage: string } } };
+      status?: { capacity?: { storage?: string } };
+    };
+    const claims = await eventually(
+      async () => {
+        const all = await Promise.all(
+          [0, 1].map((i) =>
+            admin.get<Claim>(PersistentVolumeClaims, `data-${grower}-${i}`, ctx.ns),
+          ),
+        );
+        if (!all.every((c) => c.status?.capacity?.storage === '2Gi'))
+          throw new Error(
+            `capacities: ${all.map((c) => `${c.metadata.name} ${c.status?.capacity?.storage}`).join(', ')}`,
+          );
+        return all;
+      },
+      { description: `${grower}: every claim 2Gi`, ...long },
+    );
+    expect(claims.map((c) => c.spec.resources.requests.storage)).toEqual(['2Gi', '2Gi']);
+    await eventNamed(
+      grower,
+      'VolumeExpanding',
+      new RegExp(`data-${grower}-0 grows from 1Gi to 2Gi`),
+    );
+    const after = await ready(grower, (o) => {
+      const degraded = findCondition(o.status?.conditions, 'Degraded');
+      const progressing = findCondition(o.status?.conditions, 'Progressing');
+      return (
+        degraded?.status === 'False' &&
+        degraded.observedGeneration === o.metadata.generation &&
+        progressing?.status === 'False' &&
+        progressing.observedGeneration === o.metadata.generation
+      );
+    });
+    expect(after.status?.readyInstances).toBe(2);
+    expect(after.status?.observedGeneration).toBe(after.metadata.generation);
+    await writer.stop();
+    expect(writer.acked.length).toBeGreaterThan(100);
+    expect(await lostRows(grower, writer.acked)).toEqual([]);
   }, 300_000);
 });

@@ -14,8 +14,14 @@
 // the former creates and deletes directories through helper pods (an image, a pull, a pod per
 // volume) and is a large build; the latter (v11.0.1, the newest, is built against client-go 0.30)
 // adds leader election and Prometheus metrics for what is here three informers and a work queue.
-// Not supported: volume expansion (allowVolumeExpansion is ignored), block volumes, claim
-// selectors, data sources, capacity limits (a hostPath directory has none).
+// It is also the resizer of its volumes (the part of kubernetes-csi/external-resizer a hostPath
+// directory needs): when a bound claim of one of its PVs asks for more than its status capacity —
+// which the API server allows only on a StorageClass with allowVolumeExpansion — it raises the PV's
+// capacity, then records the new capacity in the claim's status (allocatedResources too, resize
+// statuses and conditions cleared). No filesystem grows: a hostPath directory has no size of its
+// own, so the figure is bookkeeping, as on any hostPath volume.
+// Not supported: block volumes, claim selectors, data sources, capacity limits, shrinking (the API
+// server refuses it anyway).
 //
 // The permissions it needs are in rbac.yaml; test.sh proves it against a real control plane.
 package main
@@ -200,10 +206,13 @@ func (p *provisioner) next(ctx context.Context) bool {
 func (p *provisioner) syncClaim(ctx context.Context, key string) error {
 	ns, name, _ := cache.SplitMetaNamespaceKey(key)
 	claim, err := p.pvcs.PersistentVolumeClaims(ns).Get(name)
-	if apierrors.IsNotFound(err) || err == nil && (claim.Spec.VolumeName != "" || claim.DeletionTimestamp != nil) {
+	if apierrors.IsNotFound(err) || err == nil && claim.DeletionTimestamp != nil {
 		return nil
 	} else if err != nil {
 		return err
+	}
+	if claim.Spec.VolumeName != "" {
+		return p.resizeClaim(ctx, claim)
 	}
 	className := claim.Annotations[annBetaClass]
 	if claim.Spec.StorageClassName != nil {
@@ -255,6 +264,50 @@ func (p *provisioner) syncClaim(ctx context.Context, key string) error {
 	}
 	p.recorder.Eventf(claim, corev1.EventTypeNormal, "ProvisioningSucceeded", "Successfully provisioned volume %s at %s", pvName, dir)
 	log.Printf("pvc %s: provisioned %s at %s", key, pvName, dir)
+	return nil
+}
+
+// resizeClaim grows the PV of a bound claim that asks for more than it has, then says so in the
+// claim's status. Each step is idempotent: a crash between the two redoes only the second.
+func (p *provisioner) resizeClaim(ctx context.Context, claim *corev1.PersistentVolumeClaim) error {
+	want, ok := claim.Spec.Resources.Requests[corev1.ResourceStorage]
+	if !ok || claim.Status.Phase != corev1.ClaimBound {
+		return nil
+	}
+	if has, ok := claim.Status.Capacity[corev1.ResourceStorage]; ok && has.Cmp(want) >= 0 {
+		return nil
+	}
+	pv, err := p.pvs.Get(claim.Spec.VolumeName)
+	if apierrors.IsNotFound(err) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	if pv.Annotations[annProvisionedBy] != p.name || pv.Spec.ClaimRef == nil || pv.Spec.ClaimRef.UID != claim.UID {
+		return nil
+	}
+	key := claim.Namespace + "/" + claim.Name
+	if capacity := pv.Spec.Capacity[corev1.ResourceStorage]; capacity.Cmp(want) < 0 {
+		grown := pv.DeepCopy()
+		grown.Spec.Capacity[corev1.ResourceStorage] = want
+		if _, err := p.client.CoreV1().PersistentVolumes().Update(ctx, grown, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("growing PV %s to %s: %w", pv.Name, want.String(), err)
+		}
+		log.Printf("pvc %s: PV %s grown from %s to %s", key, pv.Name, capacity.String(), want.String())
+	}
+	resized := claim.DeepCopy()
+	if resized.Status.Capacity == nil {
+		resized.Status.Capacity = corev1.ResourceList{}
+	}
+	resized.Status.Capacity[corev1.ResourceStorage] = want
+	resized.Status.AllocatedResources = corev1.ResourceList{corev1.ResourceStorage: want}
+	resized.Status.AllocatedResourceStatuses = nil
+	resized.Status.Conditions = nil
+	if _, err := p.client.CoreV1().PersistentVolumeClaims(claim.Namespace).UpdateStatus(ctx, resized, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("recording the new capacity %s: %w", want.String(), err)
+	}
+	p.recorder.Eventf(claim, corev1.EventTypeNormal, "VolumeResizeSuccessful", "volume %s grown to %s", pv.Name, want.String())
+	log.Printf("pvc %s: capacity is now %s", key, want.String())
 	return nil
 }
 

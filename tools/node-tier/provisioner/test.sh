@@ -164,6 +164,12 @@ kind: StorageClass
 metadata: {name: local-path-retain}
 provisioner: steward.dev/local-path
 reclaimPolicy: Retain
+---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: local-path-grow}
+provisioner: steward.dev/local-path
+allowVolumeExpansion: true
 EOF
 
 pvc() { # name, [storageClassName], [volumeMode]
@@ -250,6 +256,21 @@ pass "pvc created before its StorageClass Bound once the class exists"
 pvc raw local-path Block
 wait_for 30 "ProvisioningFailed event for a Block PVC" has_event raw ProvisioningFailed
 check "Block PVC: ProvisioningFailed event, stays Pending" test "$(jp pvc/raw '{.status.phase}')" == Pending
+
+# --- growth: refused on a class without allowVolumeExpansion; carried out on one with it
+grow() { k patch "pvc/$1" -n "$ns" --type=merge -p "{\"spec\":{\"resources\":{\"requests\":{\"storage\":\"$2\"}}}}"; }
+check "growth refused by the API server on a class without expansion" \
+  test -z "$(grow data 2Gi 2>/dev/null)"
+pvc big local-path-grow
+wait_for 60 "pvc big Bound" bound big
+pv4=$(jp pvc/big '{.spec.volumeName}')
+grow big 3Gi >/dev/null
+wait_for 60 "pvc big capacity 3Gi" test "$(jp pvc/big '{.status.capacity.storage}')" == 3Gi
+pass "growth on an expandable class: claim capacity 3Gi"
+check "grown: PV capacity 3Gi, claim allocatedResources 3Gi" test \
+  "$(k get "pv/$pv4" -o 'jsonpath={.spec.capacity.storage}') $(jp pvc/big '{.status.allocatedResources.storage}')" == "3Gi 3Gi"
+wait_for 30 "VolumeResizeSuccessful event" has_event big VolumeResizeSuccessful
+pass "VolumeResizeSuccessful event on the PVC"
 
 # --- figures and shutdown
 echo "INFO provisioner RSS: $(awk '/VmRSS/ {print $2, $3}' "/proc/$prov_pid/status")"

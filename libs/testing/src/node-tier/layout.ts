@@ -25,6 +25,8 @@ export interface NodeTierLayout {
   /** The `kubernetes` Service's ClusterIP (the service range's first address). */
   readonly apiServiceIp: string;
   readonly storageClass: string;
+  /** The same volumes on a class with `allowVolumeExpansion` (the provisioner resizes them). */
+  readonly expandableStorageClass: string;
   readonly provisionerName: string;
 }
 
@@ -44,6 +46,7 @@ export function nodeTierLayout(env: NodeJS.ProcessEnv = process.env): NodeTierLa
     serviceCidr: '10.0.0.0/24',
     apiServiceIp: '10.0.0.1',
     storageClass: 'steward-local',
+    expandableStorageClass: 'steward-local-expandable',
     provisionerName: 'steward.dev/local-path',
   };
 }

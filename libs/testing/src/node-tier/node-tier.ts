@@ -53,6 +53,8 @@ export interface NodeTier {
   readonly nodeName: string;
   /** The default StorageClass: dynamic local volumes, deleted with their claim. */
   readonly storageClass: string;
+  /** The same local volumes on a class that allows growth: a claim asking for more is resized. */
+  readonly expandableStorageClass: string;
   readonly layout: NodeTierLayout;
   readonly binaries: NodeTierBinaries;
   /** Imports an image into containerd unless it is there already (no registry: `imagePullPolicy: Never`). */
@@ -242,6 +244,7 @@ async function handle(
     hostAddress: layout.hostAddress,
     nodeName: layout.nodeName,
     storageClass: layout.storageClass,
+    expandableStorageClass: layout.expandableStorageClass,
     layout,
     binaries,
     containerTask: async (containerId, action) => {

@@ -372,7 +372,7 @@ async function startTier(config: SupervisorConfig): Promise<void> {
     });
   });
 
-  await step('creating the default StorageClass', async () => {
+  await step('creating the StorageClasses (default, expandable)', async () => {
     await client.create({
       apiVersion: 'storage.k8s.io/v1',
       kind: 'StorageClass',
@@ -383,6 +383,15 @@ async function startTier(config: SupervisorConfig): Promise<void> {
       provisioner: layout.provisionerName,
       volumeBindingMode: 'WaitForFirstConsumer',
       reclaimPolicy: 'Delete',
+    } as KubernetesObject);
+    await client.create({
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      metadata: { name: layout.expandableStorageClass },
+      provisioner: layout.provisionerName,
+      volumeBindingMode: 'WaitForFirstConsumer',
+      reclaimPolicy: 'Delete',
+      allowVolumeExpansion: true,
     } as KubernetesObject);
     // the default ServiceAccount of `default` appears once the controller-manager has started
     await waitFor(undefined, 'the default ServiceAccount', async () => {
