@@ -373,26 +373,25 @@ async function startTier(config: SupervisorConfig): Promise<void> {
   });
 
   await step('creating the StorageClasses (default, expandable)', async () => {
-    await client.create({
-      apiVersion: 'storage.k8s.io/v1',
-      kind: 'StorageClass',
-      metadata: {
-        name: layout.storageClass,
-        annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' },
-      },
-      provisioner: layout.provisionerName,
-      volumeBindingMode: 'WaitForFirstConsumer',
-      reclaimPolicy: 'Delete',
-    } as KubernetesObject);
-    await client.create({
-      apiVersion: 'storage.k8s.io/v1',
-      kind: 'StorageClass',
-      metadata: { name: layout.expandableStorageClass },
-      provisioner: layout.provisionerName,
-      volumeBindingMode: 'WaitForFirstConsumer',
-      reclaimPolicy: 'Delete',
-      allowVolumeExpansion: true,
-    } as KubernetesObject);
+    const classes = [
+      { name: layout.storageClass, isDefault: true, allowVolumeExpansion: false },
+      { name: layout.expandableStorageClass, isDefault: false, allowVolumeExpansion: true },
+    ];
+    for (const { name, isDefault, allowVolumeExpansion } of classes)
+      await client.create({
+        apiVersion: 'storage.k8s.io/v1',
+        kind: 'StorageClass',
+        metadata: {
+          name,
+          ...(isDefault
+            ? { annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } }
+            : {}),
+        },
+        provisioner: layout.provisionerName,
+        volumeBindingMode: 'WaitForFirstConsumer',
+        reclaimPolicy: 'Delete',
+        ...(allowVolumeExpansion ? { allowVolumeExpansion } : {}),
+      } as KubernetesObject);
     // the default ServiceAccount of `default` appears once the controller-manager has started
     await waitFor(undefined, 'the default ServiceAccount', async () => {
       await client.read({
