@@ -527,12 +527,17 @@ describe('CacheCluster failover, the cache-cluster-controller process on the nod
     expect(rejoined.uid).not.toBe(oldUid);
   }, 300_000);
 
-  it('fails over when the primary’s server process is killed: the restarted server is lost (PrimaryRestarted), it rejoins as a replica', async () => {
+  it('fails over when the primary’s server process is killed: the killed server is lost (restarted or unreachable), it rejoins as a replica', async () => {
     const name = Clusters.killed;
     const primary = (await ready(name)).status!.primary!;
     const restarts = (await podOf(primary)).status?.containerStatuses?.[0]?.restartCount ?? 0;
     const { failover, oldUid, rejoined } = await primaryLoss(name, sigkillServer);
-    expect(failover.reason).toBe('PrimaryRestarted');
+    // Which loss the failover names depends on the kubelet: a container restarted within
+    // failover.after (2s) is a new server, fenced (PrimaryRestarted); one still restarting when
+    // the 2s are up is unreachable (PrimaryUnreachable). Either way that server is lost and is
+    // never taken back as primary, which the rest of this test proves.
+    expect(failover.reason).toMatch(/^Primary(Restarted|Unreachable)$/);
+    if (failover.reason === 'PrimaryRestarted') expect(failover.message).toContain('restarted');
     // The same pod (same IP), its container restarted.
     expect(rejoined.uid).toBe(oldUid);
     const pod = await podOf(primary);
