@@ -13,7 +13,9 @@
  * - `replication.mode: sync` needs at least 2 replicas; requests ≤ limits.
  * - Defaults: `replicas: 1`, `replication.mode: async`, `failover.enabled: true`,
  *   `failover.after: 10s`, `failover.maxLagBytes: 16 MiB`, `bootstrap: app/app`,
- *   `deletionPolicy: Retain`.
+ *   `deletionPolicy: Retain`; with `backup`: `schedule: 0 3 * * *`, `retentionDays: 7`.
+ * - `backup.schedule` has five cron fields; `backup.destination` is a bucket, an optional prefix
+ *   and endpoint, and a credentials Secret.
  *
  * What only the controller can know (the image catalogue, a profile's size classes and
  * guardrails, settings PostgreSQL does not accept) is a condition with a reason
@@ -24,7 +26,8 @@
  * (the newest failover with both LSNs, the lag and `dataLossRisk`), `failoverCount`,
  * `lastFailover`, `switchover` (the newest planned switchover, asked for with the
  * `postgres.steward.dev/switchover-to` annotation or by a scale-down that would remove the
- * primary), `switchoverCount`, conditions `Ready`, `Progressing`, `Degraded` (+ `Stalled` for a spec the
+ * primary), `switchoverCount`, `backup` (the newest successful and failed base backups, the
+ * earliest recoverable moment, how many are kept), conditions `Ready`, `Progressing`, `Degraded` (+ `Stalled` for a spec the
  * controller refuses), `observedGeneration`.
  */
 export {
@@ -53,3 +56,12 @@ export {
   type PostgresPhase,
   type ReplicationMode,
 } from './postgres-cluster.js';
+export {
+  BackupDestination,
+  BackupRecord,
+  BackupSpec,
+  BackupStatus,
+  DEFAULT_RETENTION_DAYS,
+  DefaultCredentialKeys,
+  MAX_RETENTION_DAYS,
+} from './backup.js';

@@ -7,6 +7,7 @@ import {
   withValidations,
 } from '@steward/crd';
 import Type from 'typebox';
+import { BackupSpec, BackupStatus } from './backup.js';
 
 /**
  * What deleting a PostgresCluster does to what it manages: the two policies of every Steward
@@ -362,6 +363,7 @@ export const PostgresClusterSpec = withValidations(
         },
       ),
     ),
+    backup: Type.Optional(BackupSpec),
     deletionPolicy: Type.Optional(
       StringEnum(PostgresClusterDeletionPolicies, {
         default: 'Retain',
@@ -562,6 +564,7 @@ export const PostgresClusterStatus = Type.Object({
   ),
   switchover: Type.Optional(SwitchoverRecord),
   switchoverCount: Type.Optional(Type.Integer({ minimum: 0 })),
+  backup: Type.Optional(BackupStatus),
   conditions: Type.Optional(ConditionsSchema),
   observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
 });
@@ -592,6 +595,12 @@ export const PostgresCluster = defineKind({
     { name: 'Ready Instances', type: 'integer', jsonPath: '.status.readyInstances' },
     { name: 'Version', type: 'string', jsonPath: '.spec.version' },
     { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas', priority: 1 },
+    {
+      name: 'Last Backup',
+      type: 'date',
+      jsonPath: '.status.backup.lastSuccessful.completedAt',
+      priority: 1,
+    },
     {
       name: 'Reason',
       type: 'string',

@@ -25,6 +25,7 @@ import {
   isForbidden,
   isInvalid,
   isNotFound,
+  Jobs,
   NetworkPolicies,
   PersistentVolumeClaims,
   PodDisruptionBudgets,
@@ -51,6 +52,8 @@ import {
   standbyConninfo,
   Superuser,
 } from './children/index.js';
+import { Backups, type JobObject } from './backup/reconcile.js';
+import { s3BackupStore, type BackupStore, type Credentials } from './backup/store.js';
 import { pgAdmin, type PgAdmin, type PgEndpoint, type PgObservation } from './pg/index.js';
 import { instanceFacts, type Pod } from './pods.js';
 import {
@@ -87,6 +90,8 @@ export interface PostgresClusterControllerOptions {
   events?: EventRecorder;
   /** The PostgreSQL admin client (tests may pass one with other timeouts). */
   pg?: PgAdmin;
+  /** The bucket client of spec.backup (default: the S3 API, @aws-sdk/client-s3). */
+  backupStore?: (cluster: PostgresCluster, credentials: Credentials) => BackupStore;
   now?: () => Date;
 }
 
@@ -129,6 +134,7 @@ export function postgresClusterController(
   const profiles = manager.informers.informerFor<Profile>(ProviderProfile.resourceType);
   const pods = manager.informers.informerFor<Pod>(Pods, childSelection);
   const claims = manager.informers.informerFor<KubeObject>(PersistentVolumeClaims, childSelection);
+  const jobs = manager.informers.informerFor<JobObject>(Jobs, childSelection);
   try {
     clusters.store.addIndexers({
       [ByProfile]: (obj) => {
@@ -159,6 +165,7 @@ export function postgresClusterController(
     pg,
     pods: () => pods.store.list(),
     claims: () => claims.store.list(),
+    jobs: () => jobs.store.list(),
     profile: (name) => profiles.store.get(name),
     options,
   });
@@ -179,7 +186,8 @@ export function postgresClusterController(
     .watches(ProviderProfile.resourceType, byProfile)
     .watches(Pods, byClusterLabel, { selection: childSelection })
     .watches(PersistentVolumeClaims, byClusterLabel, { selection: childSelection });
-  for (const kind of childKinds) builder = builder.owns(kind, { selection: childSelection });
+  for (const kind of [...childKinds, Jobs])
+    builder = builder.owns(kind, { selection: childSelection });
   return builder
     .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 4 })
     .completeObjects(reconciler);
@@ -198,6 +206,7 @@ interface ReconcilerDeps {
   pg: PgAdmin;
   pods: () => Pod[];
   claims: () => KubeObject[];
+  jobs: () => JobObject[];
   profile: (name: string) => Profile | undefined;
   options: PostgresClusterControllerOptions;
 }
@@ -251,6 +260,15 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
 
   const emit = (obj: Cluster, type: 'Normal' | 'Warning', reason: string, message: string) =>
     events?.event(obj, type, reason, message);
+  const backups = new Backups({
+    client,
+    jobs: deps.jobs,
+    store:
+      options.backupStore ??
+      ((cluster, credentials) => s3BackupStore(cluster.spec.backup!.destination, credentials)),
+    now,
+    emit,
+  });
 
   function admission(obj: Cluster, version: string): Resolution {
     const profileName = obj.spec.providerProfileRef?.name ?? options.defaultProfile;
@@ -489,6 +507,19 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
       );
     }
 
+    // Backups (spec.backup): Jobs on the schedule, the bucket's catalogue, retention.
+    // The Job connects to the primary's pod IP: a ClusterIP is not reachable from every pod
+    // network, and a failover during a backup fails that backup (the next one runs as planned).
+    const primaryIp = facts.find((f) => f.name === obj.status?.currentPrimary)?.ip;
+    const backup = await backups.step({
+      cluster: obj,
+      image: resolved.image,
+      primaryHost: primaryIp,
+      primaryServing: plan.health.primaryServing,
+      signal: ctx.signal,
+    });
+    problems.push(...backup.problems);
+
     const version = obj.status?.version ?? running;
     const statusOf = (cluster: Cluster) =>
       postgresStatus({
@@ -515,7 +546,10 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
     await ctx.status.write((latest) => {
       before = latest.status?.phase;
       change = statusOf(latest);
-      return { conditions: change.conditions, fields: change.fields };
+      return {
+        conditions: change.conditions,
+        fields: backup.status ? { ...change.fields, backup: backup.status } : change.fields,
+      };
     });
     if (before && before !== change.phase && (change.phase === 'Scaling' || before === 'Scaling'))
       emit(
@@ -525,7 +559,8 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
         `${desired} instances desired, ${plan.health.readyInstances} ready`,
       );
     const settled = change.phase === 'Ready' && failed.length === 0;
-    return { requeueAfter: plan.requeueAfterMs ?? (settled ? pollMs : busyMs) };
+    const after = plan.requeueAfterMs ?? (settled ? pollMs : busyMs);
+    return { requeueAfter: Math.min(after, backup.requeueAfterMs ?? after) };
   }
 
   async function carryOut(
@@ -742,6 +777,7 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
         apply: (o) => converge(ctx, o),
         cleanup: async (o) => {
           memories.delete(o.metadata.uid ?? '');
+          backups.forget(o.metadata.uid ?? '');
           plannedRestarts.delete(o.metadata.uid ?? '');
           await cleanup(o);
         },

@@ -16,7 +16,8 @@
 # redis/valkey: started with ARGV (+ --appendonly yes), answers PING, SET/GET over TCP, reports SMOKE_VERSION, shuts
 #   down cleanly having written its append-only file to /data.
 # postgres: ARGV (the entrypoint) runs initdb into $PGDATA and starts postgres; it answers over the
-#   socket in /run/postgresql and over TCP, reports SMOKE_VERSION, has no JIT; stops cleanly.
+#   socket in /run/postgresql and over TCP, reports SMOKE_VERSION, has no JIT; stops cleanly;
+#   rclone (configured from the environment only) copies a file and gzip round-trips it.
 # node: node and npm report their pinned versions, node is an LTS release, npx runs, the CA bundle
 #   is there, the unprivileged user resolves.
 # For the servers, every binary and library they ship must resolve its shared libraries (ldd).
@@ -160,6 +161,15 @@ smoke_postgres() {
   stopped postgres
   grep -q 'database system is shut down' "$work/server.log" || fail "postgres did not log a clean shutdown"
   ok "postgres shut down cleanly"
+  # The backup tools: rclone configured from the environment alone (no config file: the root is
+  # read-only), through a remote, and gzip for WAL segments.
+  as_user sh -c 'printf steward >/tmp/rclone-in' || fail "cannot write /tmp"
+  got="$(as_user env RCLONE_CONFIG=/tmp/no-rclone.conf RCLONE_CONFIG_SMOKE_TYPE=local \
+    sh -c 'rclone copyto /tmp/rclone-in smoke:/tmp/rclone-out && rclone cat smoke:/tmp/rclone-out | gzip -c | gzip -dc' 2>"$work/rclone.err")" ||
+    fail "rclone through an environment-configured remote: $got $(cat "$work/rclone.err")"
+  [[ "$got" == steward ]] || fail "rclone copied '$got', expected steward"
+  [[ -s "$mnt/etc/ssl/certs/ca-certificates.crt" ]] || fail "no CA bundle for rclone's HTTPS"
+  ok "rclone $(as_user rclone version 2>/dev/null | head -n1 | cut -d' ' -f2) copies through a remote configured from the environment; gzip; CA bundle"
 }
 
 smoke_node() {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { POSTGRES_PORT } from '@steward/postgres-cluster-api';
+import { ArchiveScript, BackupScript } from '../backup/scripts.js';
 import { InstanceScript } from './instance-script.js';
 import { clusterName, ConfigDirectory, SocketDirectory, Superuser } from './names.js';
 import { type RenderInput } from './render-input.js';
@@ -9,6 +10,9 @@ export const ConfigFiles = {
   postgresql: 'postgresql.conf',
   hba: 'pg_hba.conf',
   agent: 'instance.sh',
+  /** With spec.backup: the archive_command and the backup Jobs' program. */
+  archive: 'archive.sh',
+  backup: 'backup.sh',
 } as const;
 
 /**
@@ -45,9 +49,19 @@ export function ownedSettings(input: RenderInput): Record<string, string> {
     synchronous_commit: 'on',
     logging_collector: 'off',
     log_destination: 'stderr',
-    archive_mode: 'off',
+    ...(input.cluster.spec.backup
+      ? {
+          archive_mode: 'on',
+          archive_command: `/bin/sh ${ConfigDirectory}/${ConfigFiles.archive} %p %f`,
+        }
+      : { archive_mode: 'off' }),
   };
 }
+
+/** Defaults with spec.backup: a WAL segment is archived at least every 5 minutes while written to. */
+export const BackupDefaultParameters: Readonly<Record<string, string>> = {
+  archive_timeout: '5min',
+};
 
 /** A postgresql.conf value as a quoted literal (quotes doubled; backslashes doubled). */
 export function confValue(value: string): string {
@@ -63,6 +77,7 @@ export function renderPostgresqlConf(input: RenderInput): string {
   const owned = ownedSettings(input);
   const tunable: Record<string, string> = {
     ...DefaultParameters,
+    ...(input.cluster.spec.backup ? BackupDefaultParameters : {}),
     ...input.cluster.spec.parameters,
   };
   const lines = [
@@ -94,12 +109,15 @@ export function renderHbaConf(): string {
   ].join('\n');
 }
 
-/** The ConfigMap's data: the two configuration files and the agent. */
+/** The ConfigMap's data: the two configuration files and the agent (with backups, their scripts). */
 export function renderConfigFiles(input: RenderInput): Record<string, string> {
   return {
     [ConfigFiles.postgresql]: renderPostgresqlConf(input),
     [ConfigFiles.hba]: renderHbaConf(),
     [ConfigFiles.agent]: InstanceScript,
+    ...(input.cluster.spec.backup
+      ? { [ConfigFiles.archive]: ArchiveScript, [ConfigFiles.backup]: BackupScript }
+      : {}),
   };
 }
 

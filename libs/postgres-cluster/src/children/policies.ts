@@ -6,6 +6,7 @@ import {
   clusterSelector,
   commonLabels,
 } from './names.js';
+import { BackupLabels } from '../backup/layout.js';
 import { type ChildObject, type RenderInput } from './render-input.js';
 
 /**
@@ -31,7 +32,7 @@ const NamespaceNameLabel = 'kubernetes.io/metadata.name';
 
 /**
  * The NetworkPolicy `<name>`: the instances accept connections on 5432 only from the cluster's own
- * instances (replication, cloning, rewinding), the controller's pods (`input.controller`) and
+ * instances (replication, cloning, rewinding), its backup Jobs' pods, the controller's pods (`input.controller`) and
  * `spec.clients` (pods matching podSelector — all when absent — in the namespaces matching
  * namespaceSelector, or in the cluster's namespace). Egress is not restricted.
  */
@@ -42,6 +43,9 @@ export function renderNetworkPolicy(input: RenderInput): ChildObject {
   const peers: Record<string, unknown>[] = [
     { podSelector: { matchLabels: clusterSelector(name) } },
   ];
+  // The backup Jobs' pods (pg_basebackup from the primary).
+  if (cluster.spec.backup)
+    peers.push({ podSelector: { matchLabels: { [BackupLabels.backupOf]: name } } });
   if (controller) {
     peers.push({
       namespaceSelector: { matchLabels: { [NamespaceNameLabel]: controller.namespace } },

@@ -1,4 +1,5 @@
 import { POSTGRES_PORT } from '@steward/postgres-cluster-api';
+import { backupPrefix, rcloneEnv } from '../backup/layout.js';
 import { ConfigFiles, configHash, renderConfigFiles } from './config.js';
 import {
   childNames,
@@ -58,6 +59,10 @@ export function renderStatefulSet(input: RenderInput): ChildObject {
           secretKeyRef: { name: names.superuserSecret, key: SecretKeys.password },
         },
       },
+      // WAL archiving (archive.sh) reaches the bucket through rclone's environment.
+      ...(cluster.spec.backup
+        ? rcloneEnv(cluster.spec.backup.destination, backupPrefix(cluster))
+        : []),
     ],
     ports: [{ name: 'postgresql', containerPort: POSTGRES_PORT, protocol: 'TCP' }],
     readinessProbe: {

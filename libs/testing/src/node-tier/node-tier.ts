@@ -253,8 +253,14 @@ async function handle(
       else await ctr('tasks', action, id);
     },
     importImage: async (image) => {
-      const present = (await ctr('images', 'ls', '-q')).split('\n');
-      if (!present.includes(image.ref)) await ctr('images', 'import', image.archive);
+      // By digest, not by name: a rebuilt image keeps its reference (e.g. postgres:17.12) and
+      // must replace the one containerd holds from an earlier build.
+      const want = await archiveDigest(image.archive);
+      const present = (await ctr('images', 'ls'))
+        .split('\n')
+        .map((line) => line.trim().split(/\s+/))
+        .find((cols) => cols[0] === image.ref);
+      if (present?.[2] !== want) await ctr('images', 'import', image.archive);
     },
     createNamespace: async (prefix) => {
       const name = `${prefix}-${process.pid}-${Math.random().toString(36).slice(2, 7)}`.slice(
@@ -291,4 +297,10 @@ export async function stopNodeTier(options: { onlyIfUnused?: boolean } = {}): Pr
     await sleep(250);
   }
   return true;
+}
+
+/** The manifest digest an OCI image archive's index.json names (what `ctr images ls` shows). */
+async function archiveDigest(archive: string): Promise<string | undefined> {
+  const index = await run('tar', ['-xOf', archive, '--occurrence=1', 'index.json']);
+  return (JSON.parse(index) as { manifests?: { digest?: string }[] }).manifests?.[0]?.digest;
 }

@@ -1,0 +1,287 @@
+/**
+ * PostgresCluster backups, the postgres-cluster-controller process (under its chart's RBAC) on the
+ * node tier, to the S3 API of a moto server the pods reach on the node tier's host address:
+ *
+ * - a first base backup as soon as the cluster is Ready (a Job: pg_basebackup from the primary,
+ *   uploaded with rclone), its objects in the bucket and backup.json last, status.backup stating
+ *   what the bucket holds;
+ * - WAL archived continuously from the primary (a switched segment lands in wal/);
+ * - backups on the schedule (every minute here), one Job each, deterministic names;
+ * - retention: a backup older than the window (an aged copy planted in the bucket) and the WAL
+ *   before the oldest backup kept are deleted, the newest backups never.
+ */
+import {
+  CopyObjectCommand,
+  CreateBucketCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import { type BackupRecord, type PostgresClusterSpec } from '@steward/postgres-cluster-api';
+import { Jobs, KubeClient, Secrets, type KubeObject } from '@steward/kube';
+import {
+  acquireNodeTier,
+  eventually,
+  installCRDs,
+  localImages,
+  repoRoot,
+  startChartedController,
+  startMoto,
+  type ChartedController,
+  type Moto,
+  type NodeTier,
+} from '@steward/testing';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Kind, long, postgresHelpers, query, type SuiteContext } from './postgres.js';
+
+const app = 'postgres-cluster-controller';
+const chartDir = join(repoRoot(), 'charts', app);
+const releaseName = 'pgc-backup-e2e';
+const name = 'keeps';
+const bucket = 'steward-backups';
+
+let tier: NodeTier;
+let admin: KubeClient;
+let moto: Moto;
+let s3: S3Client;
+let harness: ChartedController | undefined;
+const ctx = {} as SuiteContext;
+const { create, read, ready, appLogin, superuserAt, eventNamed, remove } = postgresHelpers(ctx);
+
+beforeAll(async () => {
+  tier = await acquireNodeTier();
+  moto = await startMoto({ host: tier.hostAddress });
+  s3 = new S3Client({
+    endpoint: moto.endpoint,
+    region: moto.region,
+    credentials: moto.credentials,
+    forcePathStyle: true,
+  });
+  await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+  const images = await localImages('postgres-17');
+  for (const image of Object.values(images)) await tier.importImage(image);
+  await installCRDs(tier.kubeConfig, join(chartDir, 'crds'));
+  admin = new KubeClient(tier.kubeConfig, { fieldManager: 'e2e-admin' });
+  Object.assign(ctx, { admin, ns: await tier.createNamespace('pgc-backup') });
+  await admin.create(Secrets, {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'backup-credentials', namespace: ctx.ns },
+    stringData: {
+      AWS_ACCESS_KEY_ID: moto.credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: moto.credentials.secretAccessKey,
+    },
+  } as KubeObject);
+  harness = await startChartedController(tier, {
+    app,
+    kind: Kind,
+    releaseName,
+    releaseNamespace: await tier.createNamespace('pgc-backup-sys'),
+    watchNamespace: ctx.ns,
+  });
+}, 600_000);
+
+afterAll(async () => {
+  if (admin) {
+    await remove(name).catch(() => undefined);
+    await harness?.cleanUp(admin);
+    await admin.close();
+  }
+  s3?.destroy();
+  await moto?.stop();
+  await tier?.release();
+}, 180_000);
+
+const keys = async (prefix: string) =>
+  ((await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }))).Contents ?? [])
+    .map((o) => o.Key!)
+    .sort();
+const text = async (key: string) =>
+  (await (
+    await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }))
+  ).Body!.transformToString('utf8')) as string;
+
+const spec = (): PostgresClusterSpec => ({
+  version: '17',
+  replicas: 1,
+  resources: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '256Mi' } },
+  storage: { size: '1Gi' },
+  deletionPolicy: 'Delete',
+  backup: {
+    destination: {
+      bucket,
+      endpoint: moto.endpoint,
+      credentialsSecretRef: { name: 'backup-credentials' },
+    },
+    schedule: '* * * * *',
+    retentionDays: 2,
+  },
+});
+
+describe('PostgresCluster backups, the postgres-cluster-controller process on the node tier', () => {
+  let root = '';
+  let first: BackupRecord;
+
+  it('takes a first base backup once Ready: a Job, its objects in the bucket, status.backup from the bucket', async () => {
+    await create(name, spec());
+    await ready(name);
+    const obj = await eventually(
+      async () => {
+        const o = await read(name);
+        if (o.status?.backup?.lastSuccessful) return o;
+        throw new Error(
+          `status.backup ${JSON.stringify(o.status?.backup)}, conditions ${JSON.stringify(o.status?.conditions?.map((c) => [c.type, c.status, c.reason, c.message]))}`,
+        );
+      },
+      { description: `${name}: a first backup in status.backup`, ...long },
+    );
+    const sysid = obj.status!.systemIdentifier!;
+    root = `${ctx.ns}/${name}/${sysid}/`;
+    const status = obj.status!.backup!;
+    first = status.lastSuccessful!;
+    expect(status.destination).toBe(`s3://${bucket}/${root}`);
+    expect(first.systemIdentifier).toBe(sysid);
+    expect(first.serverVersion).toBeGreaterThanOrEqual(170000);
+    expect(first.timeline).toBe(1);
+    expect(first.sizeBytes).toBeGreaterThan(1000);
+    expect(Date.parse(first.completedAt)).toBeGreaterThanOrEqual(Date.parse(first.startedAt));
+    expect(status.firstRecoverabilityPoint).toBe(first.completedAt);
+    expect(status.count).toBeGreaterThanOrEqual(1);
+
+    // What the bucket holds is what status says.
+    const base = `${root}base/${first.id}/`;
+    expect(await keys(base)).toEqual(
+      ['backup.json', 'backup_manifest', 'base.tar.gz'].map((f) => `${base}${f}`),
+    );
+    expect(JSON.parse(await text(`${base}backup.json`))).toEqual(first);
+    const manifest = JSON.parse(await text(`${base}backup_manifest`)) as {
+      'WAL-Ranges': { Timeline: number; 'Start-LSN': string; 'End-LSN': string }[];
+    };
+    expect(manifest['WAL-Ranges'][0]).toMatchObject({
+      Timeline: 1,
+      'Start-LSN': first.startLsn,
+      'End-LSN': first.stopLsn,
+    });
+
+    // The Job that took it: named from its due time, labelled with its id, succeeded.
+    const jobs = (
+      await admin.list<KubeObject & { status?: { succeeded?: number } }>(Jobs, {
+        namespace: ctx.ns,
+        labelSelector: `postgres.steward.dev/backup-id=${first.id}`,
+      })
+    ).items;
+    expect(jobs.map((j) => j.metadata.name)).toEqual([
+      `${name}-bk-${Math.floor(Date.parse(status.lastScheduleTime ?? first.startedAt) / 1000).toString(36)}`,
+    ]);
+    expect(jobs[0]!.status?.succeeded).toBe(1);
+    await eventNamed(name, 'BackupCompleted', new RegExp(`backup ${first.id}: \\d+ bytes`));
+  }, 300_000);
+
+  it('archives WAL from the primary continuously', async () => {
+    const login = await appLogin(name);
+    await query(login, 'create table if not exists marks (n int primary key)');
+    await query(login, 'insert into marks select generate_series(1, 1000)');
+    const primary = (await read(name)).status!.currentPrimary!;
+    const su = await superuserAt(name, primary);
+    const [switched] = await query<{ file: string }>(
+      su,
+      'select pg_walfile_name(pg_switch_wal()) as file',
+    );
+    await eventually(
+      async () => (await keys(`${root}wal/`)).includes(`${root}wal/${switched!.file}.gz`),
+      { description: `WAL ${switched!.file} archived to s3://${bucket}/${root}wal/`, ...long },
+    );
+  }, 300_000);
+
+  it('backs up on the schedule, and expires what is past retention but never the newest', async () => {
+    // Aged copies of the first backup planted in the bucket, five and three days old (retention
+    // is two), and a WAL file from before them. Retention keeps the three-day one (restoring to
+    // the start of the window replays WAL from it) and deletes the five-day one and the WAL older
+    // than every backup kept, once the next scheduled backup has listed the bucket.
+    const plant = async (daysOld: number, startLsn: string) => {
+      const at = new Date(Date.parse(first.completedAt) - daysOld * 86_400_000);
+      const id = at
+        .toISOString()
+        .replace(/\.\d{3}Z$/, 'Z')
+        .replace(/[-:]/g, '');
+      const dir = `${root}base/${id}/`;
+      for (const f of ['base.tar.gz', 'backup_manifest'])
+        await s3.send(
+          new CopyObjectCommand({
+            Bucket: bucket,
+            Key: `${dir}${f}`,
+            CopySource: `${bucket}/${root}base/${first.id}/${f}`,
+          }),
+        );
+      const record = {
+        ...first,
+        id,
+        startedAt: new Date(at.getTime() - 1000).toISOString(),
+        completedAt: at.toISOString(),
+        startLsn,
+        stopLsn: startLsn,
+      };
+      await s3.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: `${dir}backup.json`,
+          Body: JSON.stringify(record),
+        }),
+      );
+      return { id, dir, record };
+    };
+    const expired = await plant(5, '0/28');
+    const covering = await plant(3, '0/1000028');
+    const agedId = expired.id;
+    const aged = expired.dir;
+    const oldWal = `${root}wal/000000010000000000000000.gz`;
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: oldWal, Body: 'old' }));
+
+    const later = await eventually(
+      async () => {
+        const obj = await read(name);
+        const b = obj.status?.backup;
+        if (b?.lastSuccessful && b.lastSuccessful.id > first.id && !(await keys(aged)).length)
+          return obj;
+        throw new Error(
+          `status.backup ${JSON.stringify(b)}; ${aged}: ${(await keys(aged)).length} objects`,
+        );
+      },
+      {
+        description: `${name}: a scheduled backup after ${first.id}, and ${agedId} expired`,
+        ...long,
+      },
+    );
+    const status = later.status!.backup!;
+    expect(status.lastFailed).toBeUndefined();
+    // Both real backups are inside the window: kept; the aged one and the WAL before them gone.
+    const ids = (await keys(`${root}base/`))
+      .filter((k) => k.endsWith('/backup.json'))
+      .map((k) => k.split('/').at(-2));
+    expect(ids).toContain(first.id);
+    expect(ids).toContain(status.lastSuccessful!.id);
+    expect(ids).not.toContain(agedId);
+    expect(ids).toContain(covering.id);
+    expect(await keys(oldWal)).toEqual([]);
+    // The archive's real segments (from the first backup's on) stay.
+    expect((await keys(`${root}wal/`)).length).toBeGreaterThan(0);
+    expect(status.firstRecoverabilityPoint).toBe(covering.record.completedAt);
+    expect(status.count).toBe(ids.length);
+    await eventNamed(
+      name,
+      'BackupsExpired',
+      new RegExp(`backups ${agedId}.* and 1 WAL files deleted`),
+    );
+    // A Job per backup, one at a time.
+    const jobs = (
+      await admin.list<KubeObject & { status?: { active?: number } }>(Jobs, {
+        namespace: ctx.ns,
+        labelSelector: `postgres.steward.dev/backup-of=${name}`,
+      })
+    ).items;
+    expect(jobs.filter((j) => (j.status?.active ?? 0) > 0).length).toBeLessThanOrEqual(1);
+    expect(jobs.length).toBeGreaterThanOrEqual(2);
+  }, 360_000);
+});

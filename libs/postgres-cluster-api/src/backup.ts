@@ -1,0 +1,169 @@
+import { withValidations } from '@steward/crd';
+import Type, { type Static } from 'typebox';
+
+/** The longest `spec.backup.retentionDays` (ten years). */
+export const MAX_RETENTION_DAYS = 3650;
+/** `spec.backup.retentionDays` when absent. */
+export const DEFAULT_RETENTION_DAYS = 7;
+/** The default keys of the credentials Secret (the AWS SDKs' environment names). */
+export const DefaultCredentialKeys = {
+  accessKeyId: 'AWS_ACCESS_KEY_ID',
+  secretAccessKey: 'AWS_SECRET_ACCESS_KEY',
+} as const;
+
+const SECRET_KEY = '^[-._a-zA-Z0-9]+$';
+
+/** Where backups and archived WAL go: an S3 bucket (AWS, or any S3-compatible store). */
+export const BackupDestination = Type.Object(
+  {
+    bucket: Type.String({
+      minLength: 3,
+      maxLength: 63,
+      pattern: '^[a-z0-9][a-z0-9.-]*[a-z0-9]$',
+      description: 'The S3 bucket. It must exist: the controller never creates buckets.',
+    }),
+    prefix: Type.Optional(
+      Type.String({
+        maxLength: 256,
+        pattern: '^[A-Za-z0-9!_.*()-]+(/[A-Za-z0-9!_.*()-]+)*$',
+        description:
+          'The key prefix, without leading or trailing slash (default: <namespace>/<name>). Each database system (its identifier) gets a folder below it: base/ for base backups, wal/ for WAL.',
+      }),
+    ),
+    endpoint: Type.Optional(
+      Type.String({
+        maxLength: 256,
+        pattern: '^https?://[^\\s/]+(/.*)?$',
+        description:
+          'The S3 API endpoint of an S3-compatible store, e.g. https://minio.storage:9000 (default: AWS S3 of region). Path-style addressing.',
+      }),
+    ),
+    region: Type.Optional(
+      Type.String({
+        maxLength: 32,
+        pattern: '^[a-z0-9-]+$',
+        default: 'us-east-1',
+        description: 'The bucket’s region.',
+      }),
+    ),
+    credentialsSecretRef: Type.Object(
+      {
+        name: Type.String({
+          minLength: 1,
+          maxLength: 253,
+          pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
+        }),
+        accessKeyIdKey: Type.Optional(
+          Type.String({
+            maxLength: 253,
+            pattern: SECRET_KEY,
+            default: DefaultCredentialKeys.accessKeyId,
+          }),
+        ),
+        secretAccessKeyKey: Type.Optional(
+          Type.String({
+            maxLength: 253,
+            pattern: SECRET_KEY,
+            default: DefaultCredentialKeys.secretAccessKey,
+          }),
+        ),
+      },
+      {
+        additionalProperties: false,
+        description:
+          'A Secret in the PostgresCluster’s namespace with the access key id and secret access key. The instances (WAL archiving), the backup Jobs and the controller (the catalogue, retention) use it.',
+      },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** `spec.backup`. */
+export const BackupSpec = Type.Object(
+  {
+    destination: BackupDestination,
+    schedule: Type.Optional(
+      withValidations(
+        Type.String({
+          maxLength: 64,
+          default: '0 3 * * *',
+          description:
+            'When base backups run: a cron expression of five fields (minute hour day-of-month month day-of-week), in UTC. Default 03:00 every day. A first backup is taken as soon as the cluster is Ready, whatever the schedule.',
+        }),
+        [
+          {
+            rule: "self.matches('^\\\\s*\\\\S+(\\\\s+\\\\S+){4}\\\\s*$')",
+            message:
+              'spec.backup.schedule must be a cron expression of five fields, e.g. "0 3 * * *"',
+          },
+        ],
+      ),
+    ),
+    retentionDays: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_RETENTION_DAYS,
+        default: DEFAULT_RETENTION_DAYS,
+        description:
+          'Any moment of the last retentionDays days can be restored: base backups and WAL older than the newest backup that covers the start of that window are deleted by the controller. The newest backup is never deleted.',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'Base backups (pg_basebackup, run as Jobs) on a schedule and continuous WAL archiving from the primary, to S3. Point-in-time recovery to any moment of the retention window.',
+  },
+);
+
+/** One base backup, as recorded in its backup.json next to base.tar.gz and backup_manifest. */
+export const BackupRecord = Type.Object({
+  id: Type.String({
+    description: 'The backup’s id: when it was scheduled, e.g. 20261203T030000Z.',
+  }),
+  startedAt: Type.String({ format: 'date-time' }),
+  completedAt: Type.String({
+    format: 'date-time',
+    description: 'When it was consistent: the earliest moment it can restore to.',
+  }),
+  sizeBytes: Type.Integer({ minimum: 0, format: 'int64', description: 'base.tar.gz’s size.' }),
+  startLsn: Type.String(),
+  stopLsn: Type.String(),
+  timeline: Type.Integer({ minimum: 1 }),
+  systemIdentifier: Type.String(),
+  serverVersion: Type.Integer({ description: 'server_version_num of the server backed up.' }),
+});
+
+/** `status.backup`. */
+export const BackupStatus = Type.Object({
+  destination: Type.Optional(
+    Type.String({
+      description: 'Where this cluster’s backups are: s3://bucket/prefix/<system id>/.',
+    }),
+  ),
+  lastScheduleTime: Type.Optional(
+    Type.String({ format: 'date-time', description: 'The newest backup started (its due time).' }),
+  ),
+  lastSuccessful: Type.Optional(BackupRecord),
+  lastFailed: Type.Optional(
+    Type.Object({
+      id: Type.String(),
+      at: Type.String({ format: 'date-time' }),
+      job: Type.String(),
+      message: Type.String(),
+    }),
+  ),
+  firstRecoverabilityPoint: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description:
+        'The earliest moment a restore can reach: the oldest backup kept, when consistent.',
+    }),
+  ),
+  count: Type.Optional(Type.Integer({ minimum: 0, description: 'Base backups kept.' })),
+});
+
+export type BackupSpec = Static<typeof BackupSpec>;
+export type BackupDestination = Static<typeof BackupDestination>;
+export type BackupRecord = Static<typeof BackupRecord>;
+export type BackupStatus = Static<typeof BackupStatus>;

@@ -1,0 +1,399 @@
+import {
+  DEFAULT_RETENTION_DAYS,
+  DefaultCredentialKeys,
+  PostgresCluster,
+  type BackupStatus,
+} from '@steward/postgres-cluster-api';
+import {
+  isAlreadyExists,
+  isNotFound,
+  Jobs,
+  Pods,
+  Secrets,
+  type KubeClient,
+  type KubeObject,
+} from '@steward/kube';
+import { backupIdTime, backupPrefix, BackupLabels, systemPrefix } from './layout.js';
+import { renderBackupJob } from './job.js';
+import { dueBackup, expiredWal, parseSchedule, retention } from './plan.js';
+import { type BackupStore, type Catalogue, type Credentials } from './store.js';
+
+type Cluster = PostgresCluster;
+
+/** A Job as far as the backups read it. */
+export type JobObject = KubeObject & {
+  status?: {
+    active?: number;
+    succeeded?: number;
+    failed?: number;
+    completionTime?: string;
+    conditions?: { type: string; status: string; reason?: string; message?: string }[];
+  };
+};
+
+/** How often the bucket is listed when nothing happened (a finished Job lists it at once). */
+export const CATALOGUE_REFRESH_MS = 10 * 60_000;
+/** How long an incomplete backup (objects, no backup.json) stays before retention removes it. */
+const INCOMPLETE_GRACE_MS = 24 * 3600_000;
+
+export const BackupReasons = {
+  BackupFailed: 'BackupFailed',
+  BackupStoreUnavailable: 'BackupStoreUnavailable',
+  InvalidSchedule: 'InvalidSchedule',
+} as const;
+
+export interface BackupStepInput {
+  cluster: Cluster;
+  image: string;
+  /** The primary's pod IP, when known. */
+  primaryHost: string | undefined;
+  /** The primary serves: a backup may start. */
+  primaryServing: boolean;
+  signal?: AbortSignal;
+}
+
+export interface BackupStepOutcome {
+  /** status.backup to state (undefined: leave it). */
+  status?: BackupStatus;
+  problems: { reason: string; message: string }[];
+  /** When to look again for the schedule's sake. */
+  requeueAfterMs?: number;
+}
+
+export interface BackupsDeps {
+  client: KubeClient;
+  jobs: () => JobObject[];
+  store: (cluster: Cluster, credentials: Credentials) => BackupStore;
+  now: () => Date;
+  emit: (obj: Cluster, type: 'Normal' | 'Warning', reason: string, message: string) => void;
+}
+
+interface Cached {
+  at: number;
+  catalogue: Catalogue;
+  /** Finished Jobs the catalogue has seen. */
+  seen: Set<string>;
+  store: BackupStore;
+  storeKey: string;
+}
+
+const finished = (job: JobObject) =>
+  job.status?.conditions?.find(
+    (c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True',
+  )?.type as 'Complete' | 'Failed' | undefined;
+
+/**
+ * The backups of PostgresClusters with `spec.backup`: one base backup Job at a time — the first
+ * as soon as the primary serves, then on the schedule (a missed run is taken once, not caught up)
+ * — each Job's outcome recorded, the bucket's catalogue read back (the truth: status says what is
+ * in the bucket, not what a Job said), and retention applied to what the catalogue lists.
+ */
+export class Backups {
+  private readonly cache = new Map<string, Cached>();
+
+  constructor(private readonly deps: BackupsDeps) {}
+
+  forget(uid: string): void {
+    this.cache.get(uid)?.store.close();
+    this.cache.delete(uid);
+  }
+
+  close(): void {
+    for (const c of this.cache.values()) c.store.close();
+    this.cache.clear();
+  }
+
+  async step(input: BackupStepInput): Promise<BackupStepOutcome> {
+    const { cluster } = input;
+    const spec = cluster.spec.backup;
+    if (!spec) return { problems: [] };
+    const name = cluster.metadata.name!;
+    const namespace = cluster.metadata.namespace!;
+    const uid = cluster.metadata.uid ?? `${namespace}/${name}`;
+    const previous = cluster.status?.backup ?? {};
+    const problems: BackupStepOutcome['problems'] = [];
+    const now = this.deps.now();
+    const sysid = cluster.status?.systemIdentifier;
+    if (!sysid) return { problems, requeueAfterMs: 5000 };
+    const prefix = systemPrefix(backupPrefix(cluster), sysid);
+    const status: BackupStatus = {
+      ...previous,
+      destination: `s3://${spec.destination.bucket}/${prefix}`,
+    };
+
+    const cron = parseSchedule(spec.schedule ?? '0 3 * * *');
+    if ('error' in cron) {
+      problems.push({
+        reason: BackupReasons.InvalidSchedule,
+        message: `spec.backup.schedule "${spec.schedule}" is not a cron expression: ${cron.error}`,
+      });
+    }
+
+    const jobs = this.deps
+      .jobs()
+      .filter(
+        (j) =>
+          j.metadata.namespace === namespace && j.metadata.labels?.[BackupLabels.backupOf] === name,
+      )
+      .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+
+    // The bucket: listed when stale, or when a Job finished since it was last listed.
+    let cached = this.cache.get(uid);
+    const storeKey = JSON.stringify(spec.destination);
+    const unseen = jobs.filter((j) => finished(j) && !cached?.seen.has(j.metadata.name!));
+    if (
+      !cached ||
+      cached.storeKey !== storeKey ||
+      unseen.length ||
+      now.getTime() - cached.at > CATALOGUE_REFRESH_MS
+    ) {
+      try {
+        const credentials = await this.credentials(cluster);
+        const store =
+          cached && cached.storeKey === storeKey
+            ? cached.store
+            : this.deps.store(cluster, credentials);
+        if (cached && cached.store !== store) cached.store.close();
+        const catalogue = await store.catalogue(prefix, input.signal);
+        cached = {
+          at: now.getTime(),
+          catalogue,
+          seen: new Set(jobs.filter((j) => finished(j)).map((j) => j.metadata.name!)),
+          store,
+          storeKey,
+        };
+        this.cache.set(uid, cached);
+        await this.applyRetention(
+          cluster,
+          cached,
+          prefix,
+          jobs,
+          spec.retentionDays ?? DEFAULT_RETENTION_DAYS,
+          now,
+          input.signal,
+        );
+      } catch (error) {
+        problems.push({
+          reason: BackupReasons.BackupStoreUnavailable,
+          message: `cannot read the backups in s3://${spec.destination.bucket}/${prefix}: ${(error as Error).message}`,
+        });
+        return { status, problems, requeueAfterMs: 30_000 };
+      }
+    }
+    const catalogue = cached.catalogue;
+    const backups = catalogue.backups;
+    const newest = backups[backups.length - 1];
+    if (newest) status.lastSuccessful = newest;
+    else delete status.lastSuccessful;
+    status.count = backups.length;
+    if (backups[0]) status.firstRecoverabilityPoint = backups[0].completedAt;
+    else delete status.firstRecoverabilityPoint;
+
+    // Jobs that finished without a backup in the bucket: the newest such is lastFailed.
+    for (const job of unseen) {
+      const id = job.metadata.labels?.[BackupLabels.backupId] ?? '';
+      if (backups.some((b) => b.id === id)) {
+        this.deps.emit(
+          cluster,
+          'Normal',
+          'BackupCompleted',
+          this.describe(backups.find((b) => b.id === id)!),
+        );
+        continue;
+      }
+      const message = await this.failureOf(job, namespace);
+      if (!status.lastFailed || status.lastFailed.id <= id) {
+        status.lastFailed = {
+          id,
+          at: job.status?.completionTime ?? now.toISOString(),
+          job: job.metadata.name!,
+          message,
+        };
+      }
+      this.deps.emit(
+        cluster,
+        'Warning',
+        BackupReasons.BackupFailed,
+        `backup ${id} (Job ${job.metadata.name}) failed: ${message}`,
+      );
+    }
+    if (status.lastFailed && (!newest || newest.id < status.lastFailed.id)) {
+      problems.push({
+        reason: BackupReasons.BackupFailed,
+        message: `the newest backup ${status.lastFailed.id} failed (Job ${status.lastFailed.job}): ${status.lastFailed.message}`,
+      });
+    }
+
+    // The schedule: one Job at a time, deterministic names.
+    const active = jobs.find((j) => !finished(j));
+    let requeueAfterMs: number | undefined;
+    if (active) {
+      requeueAfterMs = 5000;
+    } else if (!('error' in cron) && input.primaryServing && input.primaryHost) {
+      const newestJob = jobs[jobs.length - 1];
+      const lastTimes = [
+        previous.lastScheduleTime ? Date.parse(previous.lastScheduleTime) : 0,
+        newestJob?.metadata.labels?.[BackupLabels.backupId]
+          ? backupIdTime(newestJob.metadata.labels[BackupLabels.backupId]!).getTime()
+          : 0,
+      ];
+      const last = Math.max(...lastTimes);
+      let due: Date | undefined;
+      let reason = 'Scheduled';
+      if (!last && !newest) {
+        due = new Date(Math.floor(now.getTime() / 1000) * 1000);
+        reason = 'Initial';
+      } else {
+        const since = last ? new Date(last) : new Date(cluster.metadata.creationTimestamp ?? now);
+        const next = dueBackup(cron, since, now);
+        due = next.due;
+        if (next.next) requeueAfterMs = Math.max(1000, next.next.getTime() - now.getTime());
+      }
+      if (due) {
+        await this.createJob(cluster, input, due, reason);
+        status.lastScheduleTime = due.toISOString();
+        requeueAfterMs = 5000;
+      }
+    }
+    return { status, problems, ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}) };
+  }
+
+  private describe(b: {
+    id: string;
+    sizeBytes: number;
+    startLsn: string;
+    stopLsn: string;
+    timeline: number;
+  }) {
+    return `backup ${b.id}: ${b.sizeBytes} bytes, WAL ${b.startLsn} to ${b.stopLsn} on timeline ${b.timeline}`;
+  }
+
+  private async createJob(cluster: Cluster, input: BackupStepInput, due: Date, reason: string) {
+    const job = renderBackupJob({
+      cluster,
+      image: input.image,
+      primaryHost: input.primaryHost!,
+      due,
+      reason,
+    });
+    const owned = {
+      ...job,
+      metadata: {
+        ...job.metadata,
+        ownerReferences: [
+          {
+            apiVersion: PostgresCluster.apiVersion,
+            kind: 'PostgresCluster',
+            name: cluster.metadata.name!,
+            uid: cluster.metadata.uid!,
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
+      },
+    };
+    try {
+      await this.deps.client.create(Jobs, owned as never);
+      this.deps.emit(
+        cluster,
+        'Normal',
+        'BackupStarted',
+        `backup ${job.metadata.labels[BackupLabels.backupId]} (${reason}): Job ${job.metadata.name}`,
+      );
+    } catch (error) {
+      if (!isAlreadyExists(error)) throw error;
+    }
+  }
+
+  private async applyRetention(
+    cluster: Cluster,
+    cached: Cached,
+    prefix: string,
+    jobs: JobObject[],
+    retentionDays: number,
+    now: Date,
+    signal?: AbortSignal,
+  ) {
+    const { keep, expire } = retention(cached.catalogue.backups, retentionDays, now);
+    const running = new Set(
+      jobs.filter((j) => !finished(j)).map((j) => j.metadata.labels?.[BackupLabels.backupId]),
+    );
+    const abandoned = cached.catalogue.incomplete.filter(
+      (id) => !running.has(id) && now.getTime() - backupIdTime(id).getTime() > INCOMPLETE_GRACE_MS,
+    );
+    const wal = expiredWal(cached.catalogue.wal, keep);
+    if (!expire.length && !abandoned.length && !wal.length) return;
+    const removed = await cached.store.remove(
+      prefix,
+      { backups: [...expire.map((b) => b.id), ...abandoned], wal },
+      signal,
+    );
+    const gone = new Set(expire.map((b) => b.id));
+    cached.catalogue = {
+      backups: cached.catalogue.backups.filter((b) => !gone.has(b.id)),
+      incomplete: cached.catalogue.incomplete.filter((id) => !abandoned.includes(id)),
+      wal: cached.catalogue.wal.filter((f) => !wal.includes(f)),
+    };
+    this.deps.emit(
+      cluster,
+      'Normal',
+      'BackupsExpired',
+      `retention ${retentionDays} days: ${expire.length ? `backups ${expire.map((b) => b.id).join(', ')}` : 'no backup'}${abandoned.length ? `, incomplete ${abandoned.join(', ')}` : ''} and ${wal.length} WAL files deleted (${removed} objects); the oldest backup kept is ${keep[0]?.id ?? 'none'}`,
+    );
+  }
+
+  private async credentials(cluster: Cluster): Promise<Credentials> {
+    const ref = cluster.spec.backup!.destination.credentialsSecretRef;
+    const secret = await this.deps.client
+      .get<KubeObject & { data?: Record<string, string> }>(
+        Secrets,
+        ref.name,
+        cluster.metadata.namespace,
+      )
+      .catch((error: unknown) => {
+        if (isNotFound(error))
+          throw new Error(
+            `the credentials Secret ${ref.name} does not exist in namespace ${cluster.metadata.namespace}`,
+          );
+        throw error;
+      });
+    const value = (key: string) => {
+      const raw = secret.data?.[key];
+      if (raw === undefined)
+        throw new Error(`the credentials Secret ${ref.name} has no key ${key}`);
+      return Buffer.from(raw, 'base64').toString('utf8');
+    };
+    return {
+      accessKeyId: value(ref.accessKeyIdKey ?? DefaultCredentialKeys.accessKeyId),
+      secretAccessKey: value(ref.secretAccessKeyKey ?? DefaultCredentialKeys.secretAccessKey),
+    };
+  }
+
+  /** Why a backup Job failed: its pod's termination message, else the Job's condition. */
+  private async failureOf(job: JobObject, namespace: string): Promise<string> {
+    const pods = await this.deps.client
+      .list<
+        KubeObject & {
+          status?: {
+            containerStatuses?: {
+              state?: { terminated?: { message?: string; reason?: string } };
+            }[];
+          };
+        }
+      >(Pods, {
+        namespace,
+        labelSelector: `batch.kubernetes.io/job-name=${job.metadata.name}`,
+      })
+      .catch(() => ({ items: [] }));
+    for (const pod of pods.items) {
+      const terminated = pod.status?.containerStatuses?.[0]?.state?.terminated;
+      const message = terminated?.message?.trim();
+      if (message) return message;
+    }
+    const condition = job.status?.conditions?.find(
+      (c) => c.type === 'Failed' && c.status === 'True',
+    );
+    if (condition) return `${condition.reason ?? 'Failed'}: ${condition.message ?? ''}`.trim();
+    return 'the Job completed but no backup.json is in the bucket';
+  }
+}
