@@ -48,16 +48,16 @@ the controller restarts one at a time (its StatefulSet rolls OnDelete).
 - apiGroups: ['']
   resources: [pods]
   verbs: [get, list, watch, patch, delete]
-# Base backups (spec.backup): one Job per backup, created by the controller (never updated), cached
-# by label, deleted only by their TTL or with the PostgresCluster (owner reference).
-- apiGroups: [batch]
-  resources: [jobs]
-  verbs: [get, list, watch, create]
 # The StatefulSet's volumes: grown by patch, detached on Retain, deleted with a PostgresCluster whose
 # deletionPolicy is Delete.
 - apiGroups: ['']
   resources: [persistentvolumeclaims]
   verbs: [get, list, watch, patch, delete]
+# Base backups (spec.backup): one Job per backup, created by the controller (never updated), cached
+# by label, deleted only by their TTL or with the PostgresCluster (owner reference).
+- apiGroups: [batch]
+  resources: [jobs]
+  verbs: [get, list, watch, create]
 {{- end }}
 
 {{/* The chart's selector labels as `k=v,k=v`, sorted by key: STEWARD_CONTROLLER_POD_LABELS. */}}

@@ -120,7 +120,8 @@ const childKinds: ResourceType[] = [
  * RBAC: postgresclusters get/list/watch/patch, postgresclusters/status patch,
  * postgresclusters/finalizers update; statefulsets, services, configmaps, secrets,
  * poddisruptionbudgets, networkpolicies get/list/watch/create/patch/delete; pods
- * get/list/watch/patch/delete; persistentvolumeclaims get/list/watch/patch/delete;
+ * get/list/watch/patch/delete; persistentvolumeclaims get/list/watch/patch/delete; jobs
+ * get/list/watch/create (base backups);
  * providerprofiles get/list/watch; events create/patch.
  */
 export function postgresClusterController(

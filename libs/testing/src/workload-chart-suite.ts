@@ -51,6 +51,8 @@ export interface WorkloadChartSpec {
   dashboardTags: string[];
   /** A line of NOTES.txt with the default values. */
   notes: string[];
+  /** Rules of this controller only, after the common watch rules (e.g. backup Jobs). */
+  extraWatchRules?: PolicyRule[];
 }
 
 const all = ['get', 'list', 'watch', 'create', 'patch', 'delete'];
@@ -163,6 +165,7 @@ export function describeWorkloadControllerChart(spec: WorkloadChartSpec): void {
       resources: ['persistentvolumeclaims'],
       verbs: ['get', 'list', 'watch', 'patch', 'delete'],
     },
+    ...(spec.extraWatchRules ?? []),
   ];
   const leaseRules: PolicyRule[] = [
     { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
