@@ -8,7 +8,9 @@
  * - WAL archived continuously from the primary (a switched segment lands in wal/);
  * - backups on the schedule (every minute here), one Job each, deterministic names;
  * - retention: a backup older than the window (an aged copy planted in the bucket) and the WAL
- *   before the oldest backup kept are deleted, the newest backups never.
+ *   before the oldest backup kept are deleted, the newest backups never;
+ * - point-in-time recovery: a new PostgresCluster bootstrapped from those backups up to a moment
+ *   between two batches of commits holds exactly the rows committed before it.
  */
 import {
   CopyObjectCommand,
@@ -33,6 +35,7 @@ import {
   type NodeTier,
 } from '@steward/testing';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kind, long, postgresHelpers, query, type SuiteContext } from './postgres.js';
 
@@ -40,6 +43,7 @@ const app = 'postgres-cluster-controller';
 const chartDir = join(repoRoot(), 'charts', app);
 const releaseName = 'pgc-backup-e2e';
 const name = 'keeps';
+const restored = 'recovers';
 const bucket = 'steward-backups';
 
 let tier: NodeTier;
@@ -85,6 +89,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (admin) {
+    await remove(restored).catch(() => undefined);
     await remove(name).catch(() => undefined);
     await harness?.cleanUp(admin);
     await admin.close();
@@ -284,4 +289,68 @@ describe('PostgresCluster backups, the postgres-cluster-controller process on th
     expect(jobs.filter((j) => (j.status?.active ?? 0) > 0).length).toBeLessThanOrEqual(1);
     expect(jobs.length).toBeGreaterThanOrEqual(2);
   }, 360_000);
+
+  it('restores into a new cluster up to a moment between two batches of commits: exactly the rows before it', async () => {
+    const login = await appLogin(name);
+    await query(login, 'create table pitr (n int primary key, at timestamptz not null)');
+    await query(
+      login,
+      'insert into pitr select n, clock_timestamp() from generate_series(1, 100) n',
+    );
+    await sleep(1500);
+    const [{ target }] = (await query<{ target: Date }>(
+      login,
+      'select clock_timestamp() as target',
+    )) as [{ target: Date }];
+    await sleep(1500);
+    await query(
+      login,
+      'insert into pitr select n, clock_timestamp() from generate_series(101, 200) n',
+    );
+    const primary = (await read(name)).status!.currentPrimary!;
+    const [switched] = await query<{ file: string }>(
+      await superuserAt(name, primary),
+      'select pg_walfile_name(pg_switch_wal()) as file',
+    );
+    await eventually(
+      async () => (await keys(`${root}wal/`)).includes(`${root}wal/${switched!.file}.gz`),
+      { description: `WAL ${switched!.file} archived`, ...long },
+    );
+
+    const targetTime = target.toISOString();
+    await create(restored, {
+      version: '17',
+      replicas: 1,
+      resources: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '256Mi' } },
+      storage: { size: '1Gi' },
+      deletionPolicy: 'Delete',
+      bootstrap: {
+        recovery: {
+          source: {
+            name,
+            destination: {
+              bucket,
+              endpoint: moto.endpoint,
+              credentialsSecretRef: { name: 'backup-credentials' },
+            },
+          },
+          targetTime,
+        },
+      },
+    });
+    const obj = await ready(restored, (o) => o.status?.restore?.completedAt !== undefined);
+    const restore = obj.status!.restore!;
+    expect(restore.systemIdentifier).toBe(first.systemIdentifier);
+    expect(restore.source).toBe(`s3://${bucket}/${root}`);
+    expect(restore.targetTime).toBe(targetTime);
+    expect(Date.parse(restore.backupCompletedAt)).toBeLessThanOrEqual(target.getTime());
+    // Promoted on a new timeline; the rows are exactly those committed before the target.
+    expect(obj.status!.timeline).toBeGreaterThan(1);
+    const rows = await query<{ count: string; max: number | null }>(
+      await appLogin(restored),
+      'select count(*) as count, max(n) as max from pitr',
+    );
+    expect(rows[0]).toEqual({ count: '100', max: 100 });
+    await eventNamed(restored, 'RestoreChosen', new RegExp(`restoring backup ${restore.backupId}`));
+  }, 420_000);
 });

@@ -116,6 +116,69 @@ export const BackupSpec = Type.Object(
   },
 );
 
+/**
+ * `spec.bootstrap.recovery`: the new cluster starts from a base backup of another one (the source
+ * may be deleted; its bucket is what counts) and replays its archived WAL up to `targetTime`.
+ */
+export const RecoverySpec = Type.Object(
+  {
+    source: Type.Object(
+      {
+        destination: BackupDestination,
+        name: Type.Optional(
+          Type.String({
+            maxLength: 52,
+            pattern: '^[a-z]([-a-z0-9]*[a-z0-9])?$',
+            description:
+              'The source PostgresCluster’s name: with destination naming no prefix, its backups are read from <this namespace>/<name> (default: this cluster’s name).',
+          }),
+        ),
+        systemIdentifier: Type.Optional(
+          Type.String({
+            maxLength: 20,
+            pattern: '^[0-9]+$',
+            description:
+              'Which database system below the prefix (default: the one with the newest backup that fits).',
+          }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    backupId: Type.Optional(
+      Type.String({
+        maxLength: 16,
+        pattern: '^[0-9]{8}T[0-9]{6}Z$',
+        description:
+          'The base backup to start from (default: the newest one completed before targetTime, or the newest).',
+      }),
+    ),
+    targetTime: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description:
+          'Replay archived WAL up to this moment (transactions committed after it are not restored); default: all of the archived WAL.',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'Bootstrap from a backup (point-in-time recovery) instead of initdb. The restored instance checks the backup against its manifest, replays WAL, then is promoted on a new timeline.',
+  },
+);
+
+/** `status.restore`: what a cluster bootstrapped from a backup was restored from (decided once). */
+export const RestoreStatus = Type.Object({
+  source: Type.String({ description: 's3://bucket/prefix/<system id>/ of the source.' }),
+  systemIdentifier: Type.String(),
+  backupId: Type.String(),
+  backupCompletedAt: Type.String({ format: 'date-time' }),
+  targetTime: Type.Optional(Type.String({ format: 'date-time' })),
+  completedAt: Type.Optional(
+    Type.String({ format: 'date-time', description: 'When the restored instance was promoted.' }),
+  ),
+});
+
 /** One base backup, as recorded in its backup.json next to base.tar.gz and backup_manifest. */
 export const BackupRecord = Type.Object({
   id: Type.String({
@@ -167,3 +230,5 @@ export type BackupSpec = Static<typeof BackupSpec>;
 export type BackupDestination = Static<typeof BackupDestination>;
 export type BackupRecord = Static<typeof BackupRecord>;
 export type BackupStatus = Static<typeof BackupStatus>;
+export type RecoverySpec = Static<typeof RecoverySpec>;
+export type RestoreStatus = Static<typeof RestoreStatus>;

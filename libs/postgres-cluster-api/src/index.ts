@@ -64,4 +64,6 @@ export {
   DEFAULT_RETENTION_DAYS,
   DefaultCredentialKeys,
   MAX_RETENTION_DAYS,
+  RecoverySpec,
+  RestoreStatus,
 } from './backup.js';

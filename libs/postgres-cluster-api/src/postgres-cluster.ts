@@ -7,7 +7,7 @@ import {
   withValidations,
 } from '@steward/crd';
 import Type from 'typebox';
-import { BackupSpec, BackupStatus } from './backup.js';
+import { BackupSpec, BackupStatus, RecoverySpec, RestoreStatus } from './backup.js';
 
 /**
  * What deleting a PostgresCluster does to what it manages: the two policies of every Steward
@@ -323,10 +323,12 @@ export const PostgresClusterSpec = withValidations(
                   'The role that owns it; its password is generated once into the Secret <name>-app.',
               }),
             ),
+            recovery: Type.Optional(RecoverySpec),
           },
           {
             additionalProperties: false,
-            description: 'What the first instance creates after initdb. Immutable.',
+            description:
+              'What the first instance starts from (initdb, or with recovery a backup) and creates then. Immutable.',
           },
         ),
         [
@@ -565,6 +567,7 @@ export const PostgresClusterStatus = Type.Object({
   switchover: Type.Optional(SwitchoverRecord),
   switchoverCount: Type.Optional(Type.Integer({ minimum: 0 })),
   backup: Type.Optional(BackupStatus),
+  restore: Type.Optional(RestoreStatus),
   conditions: Type.Optional(ConditionsSchema),
   observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
 });

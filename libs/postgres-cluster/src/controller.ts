@@ -3,6 +3,7 @@ import {
   PostgresCluster,
   DEFAULT_MAX_LAG_BYTES,
   SwitchoverAnnotation,
+  type BackupDestination,
 } from '@steward/postgres-cluster-api';
 import {
   controllerFor,
@@ -52,7 +53,8 @@ import {
   standbyConninfo,
   Superuser,
 } from './children/index.js';
-import { Backups, type JobObject } from './backup/reconcile.js';
+import { sourcePrefix } from './backup/layout.js';
+import { BackupReasons, Backups, RecoveryNotPossible, type JobObject } from './backup/reconcile.js';
 import { s3BackupStore, type BackupStore, type Credentials } from './backup/store.js';
 import { pgAdmin, type PgAdmin, type PgEndpoint, type PgObservation } from './pg/index.js';
 import { instanceFacts, type Pod } from './pods.js';
@@ -91,7 +93,7 @@ export interface PostgresClusterControllerOptions {
   /** The PostgreSQL admin client (tests may pass one with other timeouts). */
   pg?: PgAdmin;
   /** The bucket client of spec.backup (default: the S3 API, @aws-sdk/client-s3). */
-  backupStore?: (cluster: PostgresCluster, credentials: Credentials) => BackupStore;
+  backupStore?: (destination: BackupDestination, credentials: Credentials) => BackupStore;
   now?: () => Date;
 }
 
@@ -266,7 +268,7 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
     jobs: deps.jobs,
     store:
       options.backupStore ??
-      ((cluster, credentials) => s3BackupStore(cluster.spec.backup!.destination, credentials)),
+      ((destination, credentials) => s3BackupStore(destination, credentials)),
     now,
     emit,
   });
@@ -308,6 +310,30 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
     const resolution = admission(obj, running);
     if (!resolution.allowed) throw new TerminalError(resolution.reason, resolution.message);
     const resolved = resolution.resolved;
+
+    // Bootstrapped from a backup: which one is decided once, before any instance exists, and
+    // recorded (status.restore) — a newer backup appearing later never changes it.
+    const recovery = obj.spec.bootstrap?.recovery;
+    let restore = obj.status?.restore;
+    if (recovery && !restore && !obj.status?.systemIdentifier) {
+      try {
+        restore = await backups.chooseRestore(obj, ctx.signal);
+      } catch (error) {
+        if (error instanceof RecoveryNotPossible)
+          throw new TerminalError(BackupReasons.RecoveryBackupNotFound, error.message, {
+            recheckAfter: 5 * 60_000,
+          });
+        throw error;
+      }
+      const chosen = restore;
+      await ctx.status.write(() => ({ fields: { restore: chosen } }));
+      emit(
+        obj,
+        'Normal',
+        'RestoreChosen',
+        `restoring backup ${chosen.backupId} (completed ${chosen.backupCompletedAt}) from ${chosen.source}${chosen.targetTime ? ` up to ${chosen.targetTime}` : ' to the end of its archived WAL'}`,
+      );
+    }
 
     const podList = deps
       .pods()
@@ -351,6 +377,16 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
       storage: resolved.storage,
       ...(templateStorage ? { existingTemplateStorage: templateStorage } : {}),
       ...(options.controllerIdentity ? { controller: options.controllerIdentity } : {}),
+      ...(recovery && restore
+        ? {
+            restore: {
+              destination: recovery.source.destination,
+              systemPrefix: `${sourcePrefix(obj)!}/${restore.systemIdentifier}`,
+              backupId: restore.backupId,
+              ...(restore.targetTime ? { targetTime: restore.targetTime } : {}),
+            },
+          }
+        : {}),
     });
     const want: DesiredChild[] = [
       {
@@ -413,6 +449,7 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
       holdFailover,
       ...(switchover ? { switchover } : {}),
       replication: obj.spec.replication?.mode ?? 'async',
+      bootstrap: recovery ? 'restore' : 'initdb',
       status: {
         ...(obj.status?.currentPrimary ? { currentPrimary: obj.status.currentPrimary } : {}),
         ...(obj.status?.systemIdentifier ? { systemIdentifier: obj.status.systemIdentifier } : {}),
@@ -549,7 +586,14 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
       change = statusOf(latest);
       return {
         conditions: change.conditions,
-        fields: backup.status ? { ...change.fields, backup: backup.status } : change.fields,
+        fields: {
+          ...change.fields,
+          ...(backup.status ? { backup: backup.status } : {}),
+          // A restored cluster's first primary serving: the restore is complete.
+          ...(restore && !restore.completedAt && plan.health.primaryServing
+            ? { restore: { ...restore, completedAt: now().toISOString() } }
+            : {}),
+        },
       };
     });
     if (before && before !== change.phase && (change.phase === 'Scaling' || before === 'Scaling'))

@@ -66,20 +66,40 @@ export const BackupLabels = {
 
 /** The rclone remote the scripts name (configured from the environment). */
 export const RcloneRemote = 'backup';
+/** The remote of a restore's source (spec.bootstrap.recovery). */
+export const SourceRemote = 'source';
+
+/** The key prefix of a recovery source's backups (no leading or trailing slash). */
+export function sourcePrefix(cluster: PostgresCluster): string | undefined {
+  const source = cluster.spec.bootstrap?.recovery?.source;
+  if (!source) return undefined;
+  return (
+    source.destination.prefix ??
+    `${cluster.metadata.namespace}/${source.name ?? cluster.metadata.name}`
+  );
+}
 
 /** A container environment variable (the shapes a pod template takes). */
 export type EnvVar =
   | { name: string; value: string }
-  | { name: string; valueFrom: { secretKeyRef: { name: string; key: string } } };
+  | {
+      name: string;
+      valueFrom: { secretKeyRef: { name: string; key: string; optional?: boolean } };
+    };
 
 /**
  * The environment that configures rclone's `backup:` remote for `destination` (no config file:
  * the root filesystem is read-only) and tells the scripts where to write: STEWARD_BACKUP_PATH is
  * `<bucket>/<prefix>`. The keys come from the credentials Secret, never from a command line.
  */
-export function rcloneEnv(destination: BackupDestination, prefix: string): EnvVar[] {
-  const remote = `RCLONE_CONFIG_${RcloneRemote.toUpperCase()}_`;
+export function rcloneEnv(
+  destination: BackupDestination,
+  prefix: string,
+  options: { remote?: string; pathVariable?: string; optionalSecret?: boolean } = {},
+): EnvVar[] {
+  const remote = `RCLONE_CONFIG_${(options.remote ?? RcloneRemote).toUpperCase()}_`;
   const secret = destination.credentialsSecretRef;
+  const optional = options.optionalSecret ? { optional: true } : {};
   return [
     { name: 'RCLONE_CONFIG', value: '/tmp/rclone.conf' },
     { name: `${remote}TYPE`, value: 's3' },
@@ -94,6 +114,7 @@ export function rcloneEnv(destination: BackupDestination, prefix: string): EnvVa
         secretKeyRef: {
           name: secret.name,
           key: secret.accessKeyIdKey ?? DefaultCredentialKeys.accessKeyId,
+          ...optional,
         },
       },
     },
@@ -103,10 +124,14 @@ export function rcloneEnv(destination: BackupDestination, prefix: string): EnvVa
         secretKeyRef: {
           name: secret.name,
           key: secret.secretAccessKeyKey ?? DefaultCredentialKeys.secretAccessKey,
+          ...optional,
         },
       },
     },
-    { name: 'STEWARD_BACKUP_PATH', value: `${destination.bucket}/${prefix}` },
+    {
+      name: options.pathVariable ?? 'STEWARD_BACKUP_PATH',
+      value: `${destination.bucket}/${prefix}`,
+    },
   ];
 }
 

@@ -2,7 +2,10 @@ import {
   DEFAULT_RETENTION_DAYS,
   DefaultCredentialKeys,
   PostgresCluster,
+  type BackupDestination,
+  type BackupRecord,
   type BackupStatus,
+  type RestoreStatus,
 } from '@steward/postgres-cluster-api';
 import {
   isAlreadyExists,
@@ -13,7 +16,7 @@ import {
   type KubeClient,
   type KubeObject,
 } from '@steward/kube';
-import { backupIdTime, backupPrefix, BackupLabels, systemPrefix } from './layout.js';
+import { backupIdTime, backupPrefix, BackupLabels, sourcePrefix, systemPrefix } from './layout.js';
 import { renderBackupJob } from './job.js';
 import { dueBackup, expiredWal, parseSchedule, retention } from './plan.js';
 import { type BackupStore, type Catalogue, type Credentials } from './store.js';
@@ -40,7 +43,13 @@ export const BackupReasons = {
   BackupFailed: 'BackupFailed',
   BackupStoreUnavailable: 'BackupStoreUnavailable',
   InvalidSchedule: 'InvalidSchedule',
+  RecoveryBackupNotFound: 'RecoveryBackupNotFound',
 } as const;
+
+/** No backup of the recovery source fits: the user must change spec.bootstrap.recovery. */
+export class RecoveryNotPossible extends Error {
+  override readonly name = 'RecoveryNotPossible';
+}
 
 export interface BackupStepInput {
   cluster: Cluster;
@@ -63,7 +72,7 @@ export interface BackupStepOutcome {
 export interface BackupsDeps {
   client: KubeClient;
   jobs: () => JobObject[];
-  store: (cluster: Cluster, credentials: Credentials) => BackupStore;
+  store: (destination: BackupDestination, credentials: Credentials) => BackupStore;
   now: () => Date;
   emit: (obj: Cluster, type: 'Normal' | 'Warning', reason: string, message: string) => void;
 }
@@ -148,11 +157,11 @@ export class Backups {
       now.getTime() - cached.at > CATALOGUE_REFRESH_MS
     ) {
       try {
-        const credentials = await this.credentials(cluster);
+        const credentials = await this.credentials(namespace, spec.destination);
         const store =
           cached && cached.storeKey === storeKey
             ? cached.store
-            : this.deps.store(cluster, credentials);
+            : this.deps.store(spec.destination, credentials);
         if (cached && cached.store !== store) cached.store.close();
         const catalogue = await store.catalogue(prefix, input.signal);
         cached = {
@@ -258,6 +267,56 @@ export class Backups {
     return { status, problems, ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}) };
   }
 
+  /**
+   * The backup a cluster bootstrapped from spec.bootstrap.recovery starts from: the one named,
+   * else the newest completed at or before targetTime (else the newest), among the source's
+   * database systems (or the one named). Throws RecoveryNotPossible when none fits.
+   */
+  async chooseRestore(cluster: Cluster, signal?: AbortSignal): Promise<RestoreStatus> {
+    const recovery = cluster.spec.bootstrap!.recovery!;
+    const destination: BackupDestination = recovery.source.destination;
+    const prefix = sourcePrefix(cluster)!;
+    const where = `s3://${destination.bucket}/${prefix}/`;
+    const credentials = await this.credentials(cluster.metadata.namespace!, destination);
+    const store = this.deps.store(destination, credentials);
+    try {
+      const systems = recovery.source.systemIdentifier
+        ? [recovery.source.systemIdentifier]
+        : await store.systems(prefix, signal);
+      const target = recovery.targetTime ? Date.parse(recovery.targetTime) : undefined;
+      let best: { system: string; backup: BackupRecord } | undefined;
+      let seen = 0;
+      for (const system of systems) {
+        const { backups } = await store.catalogue(systemPrefix(prefix, system), signal);
+        seen += backups.length;
+        for (const backup of backups) {
+          if (recovery.backupId ? backup.id !== recovery.backupId : false) continue;
+          if (target !== undefined && Date.parse(backup.completedAt) > target) continue;
+          if (!best || backup.completedAt > best.backup.completedAt) best = { system, backup };
+        }
+      }
+      if (!best) {
+        const why = recovery.backupId
+          ? `no complete backup ${recovery.backupId}`
+          : target !== undefined
+            ? `no backup completed at or before spec.bootstrap.recovery.targetTime ${recovery.targetTime}`
+            : 'no complete backup';
+        throw new RecoveryNotPossible(
+          `${why} in ${where} (${systems.length} database systems, ${seen} backups there): correct spec.bootstrap.recovery, or delete this PostgresCluster and create it again`,
+        );
+      }
+      return {
+        source: `s3://${destination.bucket}/${systemPrefix(prefix, best.system)}`,
+        systemIdentifier: best.system,
+        backupId: best.backup.id,
+        backupCompletedAt: best.backup.completedAt,
+        ...(recovery.targetTime ? { targetTime: recovery.targetTime } : {}),
+      };
+    } finally {
+      store.close();
+    }
+  }
+
   private describe(b: {
     id: string;
     sizeBytes: number;
@@ -342,18 +401,17 @@ export class Backups {
     );
   }
 
-  private async credentials(cluster: Cluster): Promise<Credentials> {
-    const ref = cluster.spec.backup!.destination.credentialsSecretRef;
+  private async credentials(
+    namespace: string,
+    destination: BackupDestination,
+  ): Promise<Credentials> {
+    const ref = destination.credentialsSecretRef;
     const secret = await this.deps.client
-      .get<KubeObject & { data?: Record<string, string> }>(
-        Secrets,
-        ref.name,
-        cluster.metadata.namespace,
-      )
+      .get<KubeObject & { data?: Record<string, string> }>(Secrets, ref.name, namespace)
       .catch((error: unknown) => {
         if (isNotFound(error))
           throw new Error(
-            `the credentials Secret ${ref.name} does not exist in namespace ${cluster.metadata.namespace}`,
+            `the credentials Secret ${ref.name} does not exist in namespace ${namespace}`,
           );
         throw error;
       });

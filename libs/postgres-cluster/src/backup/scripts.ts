@@ -97,3 +97,45 @@ upload "$work/backup.json" "$dest/backup.json"
 log "backup $id complete: $size bytes, WAL $start_lsn to $stop_lsn on timeline $timeline"
 rm -rf "$work"
 `;
+
+/**
+ * `restore_command` of an instance bootstrapped from a backup (`/bin/sh restore-wal.sh %f %p`):
+ * the segment (or history file) from the source's archive (`source:$STEWARD_RESTORE_PATH/wal/`),
+ * un-gzip'ed into place. Not in the archive (rclone copies nothing, or exits 3 or 4) is exit 1, which PostgreSQL
+ * reads as the end of the archive; any other failure — the bucket unreachable — is exit 255,
+ * which stops the recovery (the agent restarts and tries again) instead of ending it early and
+ * silently restoring less than asked.
+ */
+export const RestoreWalScript = String.raw`#!/bin/sh
+file="$1"
+path="$2"
+log() { echo "steward-restore: $*" >&2; }
+[ -n "$file" ] && [ -n "$path" ] || { log "usage: restore-wal.sh <file> <path>"; exit 255; }
+src="source:$STEWARD_RESTORE_PATH/wal/$file.gz"
+staging=/data/.steward-restore
+mkdir -p "$staging" || { log "cannot create $staging"; exit 255; }
+tmp="$staging/$file.gz"
+rclone copyto "$src" "$tmp" 2>"$staging/rclone.err"
+status=$?
+case "$status" in
+  0)
+    # rclone copies nothing, successfully, from a key that does not exist.
+    [ -f "$tmp" ] || exit 1
+    ;;
+  3 | 4)
+    rm -f "$tmp"
+    exit 1
+    ;;
+  *)
+    rm -f "$tmp"
+    log "cannot fetch $file from $src (rclone exit $status): $(tail -n 1 "$staging/rclone.err")"
+    exit 255
+    ;;
+esac
+if ! gzip -dc "$tmp" >"$path.steward-tmp"; then
+  rm -f "$tmp" "$path.steward-tmp"
+  log "$file in the archive is not a gzip file"
+  exit 255
+fi
+mv "$path.steward-tmp" "$path" && rm -f "$tmp"
+`;

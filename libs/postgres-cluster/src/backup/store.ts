@@ -19,6 +19,8 @@ export interface Catalogue {
 
 /** The bucket, as the controller reads and prunes it (the pods write with rclone). */
 export interface BackupStore {
+  /** The database systems (identifiers) with a folder below `prefix` (no trailing slash). */
+  systems(prefix: string, signal?: AbortSignal): Promise<string[]>;
   /** Lists the folder `systemPrefix` (ends with `/`). */
   catalogue(systemPrefix: string, signal?: AbortSignal): Promise<Catalogue>;
   /** Deletes whole backups (every object below base/<id>/) and WAL files. */
@@ -83,6 +85,28 @@ export function s3BackupStore(
   }
 
   return {
+    async systems(prefix, signal) {
+      const out: string[] = [];
+      let token: string | undefined;
+      do {
+        const page = await s3.send(
+          new ListObjectsV2Command({
+            Bucket,
+            Prefix: `${prefix}/`,
+            Delimiter: '/',
+            ContinuationToken: token,
+          }),
+          { abortSignal: signal },
+        );
+        for (const p of page.CommonPrefixes ?? []) {
+          const id = p.Prefix?.slice(prefix.length + 1).replace(/\/$/, '');
+          if (id && /^[0-9]+$/.test(id)) out.push(id);
+        }
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+      return out.sort();
+    },
+
     async catalogue(systemPrefix, signal) {
       const base = `${systemPrefix}base/`;
       const ids = new Map<string, boolean>();

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { POSTGRES_PORT } from '@steward/postgres-cluster-api';
-import { ArchiveScript, BackupScript } from '../backup/scripts.js';
+import { ArchiveScript, BackupScript, RestoreWalScript } from '../backup/scripts.js';
 import { InstanceScript } from './instance-script.js';
 import { clusterName, ConfigDirectory, SocketDirectory, Superuser } from './names.js';
 import { type RenderInput } from './render-input.js';
@@ -13,6 +13,8 @@ export const ConfigFiles = {
   /** With spec.backup: the archive_command and the backup Jobs' program. */
   archive: 'archive.sh',
   backup: 'backup.sh',
+  /** With spec.bootstrap.recovery: the restore_command. */
+  restoreWal: 'restore-wal.sh',
 } as const;
 
 /**
@@ -117,6 +119,9 @@ export function renderConfigFiles(input: RenderInput): Record<string, string> {
     [ConfigFiles.agent]: InstanceScript,
     ...(input.cluster.spec.backup
       ? { [ConfigFiles.archive]: ArchiveScript, [ConfigFiles.backup]: BackupScript }
+      : {}),
+    ...(input.cluster.spec.bootstrap?.recovery
+      ? { [ConfigFiles.restoreWal]: RestoreWalScript }
       : {}),
   };
 }

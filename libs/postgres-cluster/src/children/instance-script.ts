@@ -16,6 +16,14 @@
  *                        forked off the new primary's)
  *   reclone <host>       as standby from a fresh pg_basebackup (the old PGDATA is moved aside
  *                        to PGDATA.old, replacing an earlier one)
+ *   restore              given instead of initdb to the first instance of a cluster bootstrapped
+ *                        from a backup: when PGDATA holds no cluster, the base backup
+ *                        STEWARD_RESTORE_BACKUP is fetched from the source bucket
+ *                        (source:$STEWARD_RESTORE_PATH), checked against its manifest
+ *                        (pg_verifybackup) and unpacked; PostgreSQL then replays the archived WAL
+ *                        (restore-wal.sh) up to STEWARD_RESTORE_TARGET_TIME, if set, and is
+ *                        promoted. Once it is, the superuser's password becomes this cluster's
+ *                        (the restored data has the source's), over the socket (peer).
  *
  * While PostgreSQL runs, a change of the instruction that needs a restart (primary → anything
  * else; standby → wait, rewind or reclone) stops it with a fast shutdown and carries the new one
@@ -95,6 +103,64 @@ check_config() {
   fi
 }
 
+# start_recovering: PostgreSQL replays the source's archive (PGDATA has recovery.signal).
+start_recovering() {
+  check_config
+  set -- -c "restore_command=/bin/sh $conf/restore-wal.sh %f %p" -c recovery_target_action=promote
+  if [ -n "$STEWARD_RESTORE_TARGET_TIME" ]; then
+    set -- "$@" -c "recovery_target_time=$STEWARD_RESTORE_TARGET_TIME"
+  fi
+  target="$STEWARD_RESTORE_TARGET_TIME"
+  [ -n "$target" ] || target="the end of the archive"
+  log "starting PostgreSQL to recover backup $STEWARD_RESTORE_BACKUP up to $target"
+  postgres -D "$PGDATA" -c config_file="$conf/postgresql.conf" "$@" &
+  pg_pid=$!
+  running=recovering
+}
+
+# restore_base: PGDATA from the base backup STEWARD_RESTORE_BACKUP, checked, set to recover.
+restore_base() {
+  [ -n "$STEWARD_RESTORE_PATH" ] && [ -n "$STEWARD_RESTORE_BACKUP" ] ||
+    fail "told to restore, but no backup is named (STEWARD_RESTORE_PATH, STEWARD_RESTORE_BACKUP)"
+  src="source:$STEWARD_RESTORE_PATH/base/$STEWARD_RESTORE_BACKUP"
+  tmp="$PGDATA.restore"
+  rm -rf "$tmp"
+  mkdir -p "$tmp" && chmod 700 "$tmp" || fail "cannot create $tmp"
+  log "restoring base backup $STEWARD_RESTORE_BACKUP from $src"
+  rclone cat "$src/base.tar.gz" 2>"$run/rclone.err" | tar -xzf - -C "$tmp" 2>"$run/tar.err" ||
+    fail "cannot fetch and unpack $src/base.tar.gz: $(tail -n 1 "$run/rclone.err") $(tail -n 1 "$run/tar.err")"
+  rclone copyto "$src/backup_manifest" "$tmp/backup_manifest" 2>"$run/rclone.err" ||
+    fail "cannot fetch $src/backup_manifest: $(tail -n 1 "$run/rclone.err")"
+  pg_verifybackup --no-parse-wal --quiet "$tmp" 2>"$run/verify.log" ||
+    fail "backup $STEWARD_RESTORE_BACKUP does not match its manifest: $(tail -n 2 "$run/verify.log" | tr '
+' ' ')"
+  # The source's ALTER SYSTEM settings name its standbys: not this cluster's.
+  auto="$tmp/postgresql.auto.conf"
+  if [ -f "$auto" ]; then
+    grep -v -e '^[[:space:]]*primary_conninfo[[:space:]]*=' -e '^[[:space:]]*synchronous_standby_names[[:space:]]*=' "$auto" >"$auto.tmp" || true
+    mv "$auto.tmp" "$auto"
+  fi
+  rm -f "$tmp/standby.signal" "$tmp/postmaster.pid"
+  touch "$tmp/recovery.signal" "$tmp/steward.restored"
+  mv "$tmp" "$PGDATA" || fail "cannot move the restored backup into $PGDATA"
+  log "backup $STEWARD_RESTORE_BACKUP verified and unpacked"
+}
+
+# finish_restore: once the restored instance is promoted, the superuser's password is this
+# cluster's (over the socket: peer authentication needs none). Sent on stdin, never argv.
+finish_restore() {
+  [ -f "$PGDATA/steward.restored" ] || return 0
+  [ "$(psql -h /run/postgresql -U postgres -d postgres -XAtc 'select pg_is_in_recovery()' 2>/dev/null)" = f ] || return 0
+  printf "ALTER ROLE postgres PASSWORD '%s';
+" "$(sed "s/'/''/g" "$pwfile")" |
+    psql -h /run/postgresql -U postgres -d postgres -X -q -v ON_ERROR_STOP=1 >/dev/null 2>"$run/psql.err" || {
+    log "cannot set the superuser's password yet: $(tail -n 1 "$run/psql.err")"
+    return 0
+  }
+  rm -f "$PGDATA/steward.restored"
+  log "restored from backup $STEWARD_RESTORE_BACKUP and promoted; the superuser's password is this cluster's"
+}
+
 start_postgres() {
   check_config
   log "starting PostgreSQL as $1"
@@ -147,6 +213,12 @@ carry_out() {
       clear_conninfo
       start_postgres primary
       ;;
+    restore)
+      [ -s "$PGDATA/PG_VERSION" ] || restore_base
+      rm -f "$PGDATA/standby.signal"
+      clear_conninfo
+      if [ -f "$PGDATA/recovery.signal" ]; then start_recovering; else start_postgres primary; fi
+      ;;
     primary)
       [ -s "$PGDATA/PG_VERSION" ] ||
         fail "told to run as primary but $PGDATA holds no cluster: this instance's data is gone, and a cluster is never initialised twice"
@@ -176,7 +248,8 @@ carry_out() {
 # needs_restart <running role> <new verb>
 needs_restart() {
   case "$1:$2" in
-    primary:primary | primary:initdb) return 1 ;;
+    primary:primary | primary:initdb | primary:restore) return 1 ;;
+    recovering:primary | recovering:restore) return 1 ;;
     primary:*) return 0 ;;
     standby:standby | standby:primary | standby:initdb) return 1 ;;
     *) return 0 ;;
@@ -196,6 +269,7 @@ while :; do
       wait "$pg_pid"
       fail "PostgreSQL exited (status $?) while running as $running"
     fi
+    finish_restore
     if [ "$now" != "$last" ]; then
       if needs_restart "$running" "$(verb_of "$now")"; then
         stop_postgres

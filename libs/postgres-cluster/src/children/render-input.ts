@@ -1,4 +1,4 @@
-import { type PostgresCluster } from '@steward/postgres-cluster-api';
+import { type BackupDestination, type PostgresCluster } from '@steward/postgres-cluster-api';
 
 /** A quantity pair as a container's `resources` takes it. */
 export interface CpuMemory {
@@ -23,6 +23,17 @@ export interface RenderInput {
    * exists: templates are immutable, so the template keeps it (the claims are grown separately).
    */
   existingTemplateStorage?: string;
+  /**
+   * With spec.bootstrap.recovery, once the controller has chosen (status.restore): the source
+   * bucket, the key prefix of its database system (`<prefix>/<system id>`), the backup and the
+   * target time the first instance restores.
+   */
+  restore?: {
+    destination: BackupDestination;
+    systemPrefix: string;
+    backupId: string;
+    targetTime?: string;
+  };
   /** The controller's pods, which must reach every instance (NetworkPolicy); absent: no such rule. */
   controller?: { namespace: string; podLabels: Record<string, string> };
 }

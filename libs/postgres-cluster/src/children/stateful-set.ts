@@ -1,5 +1,5 @@
 import { POSTGRES_PORT } from '@steward/postgres-cluster-api';
-import { backupPrefix, rcloneEnv } from '../backup/layout.js';
+import { backupPrefix, rcloneEnv, SourceRemote } from '../backup/layout.js';
 import { ConfigFiles, configHash, renderConfigFiles } from './config.js';
 import {
   childNames,
@@ -62,6 +62,26 @@ export function renderStatefulSet(input: RenderInput): ChildObject {
       // WAL archiving (archive.sh) reaches the bucket through rclone's environment.
       ...(cluster.spec.backup
         ? rcloneEnv(cluster.spec.backup.destination, backupPrefix(cluster))
+        : []),
+      // A restore (spec.bootstrap.recovery): the source bucket through the remote `source:`;
+      // its Secret optional, so that pods still start once it is gone after the restore.
+      ...(input.restore
+        ? [
+            ...rcloneEnv(input.restore.destination, input.restore.systemPrefix, {
+              remote: SourceRemote,
+              pathVariable: 'STEWARD_RESTORE_PATH',
+              optionalSecret: true,
+            }).filter((e) => !(cluster.spec.backup && e.name === 'RCLONE_CONFIG')),
+            { name: 'STEWARD_RESTORE_BACKUP', value: input.restore.backupId },
+            ...(input.restore.targetTime
+              ? [
+                  {
+                    name: 'STEWARD_RESTORE_TARGET_TIME',
+                    value: recoveryTargetTime(input.restore.targetTime),
+                  },
+                ]
+              : []),
+          ]
         : []),
     ],
     ports: [{ name: 'postgresql', containerPort: POSTGRES_PORT, protocol: 'TCP' }],
@@ -169,4 +189,15 @@ function compactResources(resources: NonNullable<RenderInput['resources']>) {
   const requests = compact(resources.requests);
   const limits = compact(resources.limits);
   return { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) };
+}
+
+/**
+ * An RFC 3339 time as recovery_target_time takes it: PostgreSQL checks that setting before it
+ * knows time-zone abbreviations, so `Z` is refused; a numeric offset is not
+ * (2026-12-03T14:30:07.495Z → 2026-12-03 14:30:07.495+00).
+ */
+export function recoveryTargetTime(rfc3339: string): string {
+  const at = new Date(rfc3339);
+  if (Number.isNaN(at.getTime())) throw new Error(`not a time: ${rfc3339}`);
+  return at.toISOString().replace('T', ' ').replace('Z', '+00');
 }

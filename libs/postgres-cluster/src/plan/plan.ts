@@ -112,6 +112,11 @@ export interface PlanInput {
   replicas: number;
   failover: { enabled: boolean; afterMs: number; maxLagBytes: bigint };
   replication: ReplicationMode;
+  /**
+   * How the first instance starts a new cluster: `initdb`, or `restore` (from a backup,
+   * spec.bootstrap.recovery). Default initdb.
+   */
+  bootstrap?: 'initdb' | 'restore';
   /** The primary is restarting on the controller's own roll: its absence is no failover (yet). */
   holdFailover?: boolean;
   /**
@@ -250,7 +255,8 @@ export function planInstances(input: PlanInput): Plan {
   const primary = byName.get(primaryName);
   const pView = primary ? reachable(primary) : undefined;
   if (!status.systemIdentifier) {
-    instruct(primary, 'initdb');
+    const how = input.bootstrap ?? 'initdb';
+    instruct(primary, how);
     if (pView && !pView.inRecovery) {
       decided = { ...(decided ?? status), systemIdentifier: pView.systemIdentifier };
       events.push({
@@ -261,7 +267,10 @@ export function planInstances(input: PlanInput): Plan {
     } else {
       progressing = {
         reason: PlanReasons.Initialising,
-        message: `${primaryName} is initialising the cluster (initdb)`,
+        message:
+          how === 'restore'
+            ? `${primaryName} is restoring the cluster from a backup (fetching it, replaying WAL, then promoted)`
+            : `${primaryName} is initialising the cluster (initdb)`,
       };
       return finish();
     }
