@@ -291,11 +291,23 @@ describe('PostgresCluster backups, the postgres-cluster-controller process on th
   }, 360_000);
 
   it('restores into a new cluster up to a moment between two batches of commits: exactly the rows before it', async () => {
+    await ready(name);
     const login = await appLogin(name);
-    await query(login, 'create table pitr (n int primary key, at timestamptz not null)');
-    await query(
-      login,
-      'insert into pitr select n, clock_timestamp() from generate_series(1, 100) n',
+    await eventually(
+      () =>
+        query(
+          login,
+          'create table if not exists pitr (n int primary key, at timestamptz not null)',
+        ),
+      { description: `${name} accepts writes through its read-write Service` },
+    );
+    await eventually(
+      () =>
+        query(
+          login,
+          'insert into pitr select n, clock_timestamp() from generate_series(1, 100) n on conflict do nothing',
+        ),
+      { description: 'the first batch committed' },
     );
     await sleep(1500);
     const [{ target }] = (await query<{ target: Date }>(
@@ -303,9 +315,13 @@ describe('PostgresCluster backups, the postgres-cluster-controller process on th
       'select clock_timestamp() as target',
     )) as [{ target: Date }];
     await sleep(1500);
-    await query(
-      login,
-      'insert into pitr select n, clock_timestamp() from generate_series(101, 200) n',
+    await eventually(
+      () =>
+        query(
+          login,
+          'insert into pitr select n, clock_timestamp() from generate_series(101, 200) n on conflict do nothing',
+        ),
+      { description: 'the second batch committed' },
     );
     const primary = (await read(name)).status!.currentPrimary!;
     const [switched] = await query<{ file: string }>(

@@ -6,6 +6,7 @@ import {
   clusterNamespace,
   commonLabels,
   ConfigDirectory,
+  Labels,
   SecretKeys,
   Superuser,
 } from '../children/names.js';
@@ -43,14 +44,14 @@ export function renderBackupJob(input: BackupJobInput) {
   const names = childNames(name);
   const destination = cluster.spec.backup!.destination;
   const id = backupId(input.due);
-  const labels = {
+  const labels: Record<string, string> = {
     ...commonLabels(cluster),
     'app.kubernetes.io/component': 'backup',
     [BackupLabels.backupOf]: name,
     [BackupLabels.backupId]: id,
   };
   const podLabels = { ...labels };
-  delete (podLabels as Record<string, string>)['postgres.steward.dev/cluster'];
+  delete podLabels[Labels.cluster];
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',

@@ -291,7 +291,7 @@ export class Backups {
         seen += backups.length;
         for (const backup of backups) {
           if (recovery.backupId ? backup.id !== recovery.backupId : false) continue;
-          if (target !== undefined && Date.parse(backup.completedAt) > target) continue;
+          if (target !== undefined && Date.parse(backup.completedAt) >= target) continue;
           if (!best || backup.completedAt > best.backup.completedAt) best = { system, backup };
         }
       }

@@ -57,7 +57,8 @@ fail() {
   printf '%s\n' "$*" >/dev/termination-log 2>/dev/null
   exit 1
 }
-now() { date -u +%Y-%m-%dT%H:%M:%SZ; }
+# Milliseconds: a restore to a target time picks a backup by when it was consistent.
+now() { date -u +%Y-%m-%dT%H:%M:%S.%3NZ; }
 last_lines() { grep -v '^[[:space:]]*$' "$1" | tail -n 2 | tr '\n' ' '; }
 [ -n "$id" ] || fail "STEWARD_BACKUP_ID is not set"
 [ -n "$STEWARD_BACKUP_PATH" ] || fail "STEWARD_BACKUP_PATH is not set"

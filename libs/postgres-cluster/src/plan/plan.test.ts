@@ -75,6 +75,43 @@ describe('planInstances: initialisation', () => {
     expect(plan.health).toMatchObject({ initialised: false, primaryServing: false });
   });
 
+  it('tells the first instance restore instead when the cluster starts from a backup, and waits while it recovers', () => {
+    const first = planInstances(
+      base({ bootstrap: 'restore', status: {}, memory: {}, instances: [pod(0), pod(1), pod(2)] }),
+    );
+    expect(first.actions).toEqual([{ type: 'instruct', pod: 'pg-0', instruction: 'restore' }]);
+    // Recovering: in recovery (or not yet answering with this cluster's password) — nobody else
+    // is told anything, and nothing is recorded until it is promoted.
+    const recovering = planInstances(
+      base({
+        bootstrap: 'restore',
+        status: { currentPrimary: 'pg-0' },
+        memory: {},
+        instances: [
+          pod(0, {
+            instruction: 'restore',
+            view: { ...standbyView(100n), streaming: false } as InstanceView,
+          }),
+          pod(1),
+          pod(2),
+        ],
+      }),
+    );
+    expect(recovering.actions).toEqual([]);
+    expect(recovering.status).toBeUndefined();
+    expect(recovering.health.progressing?.message).toMatch(/restoring the cluster from a backup/);
+    const promoted = planInstances(
+      base({
+        bootstrap: 'restore',
+        status: { currentPrimary: 'pg-0' },
+        memory: {},
+        instances: [pod(0, { instruction: 'restore', view: primaryView(100n) }), pod(1), pod(2)],
+      }),
+    );
+    expect(promoted.status).toEqual({ currentPrimary: 'pg-0', systemIdentifier: sysid });
+    expect(promoted.actions[0]).toEqual({ type: 'instruct', pod: 'pg-0', instruction: 'primary' });
+  });
+
   it('records the system identifier once the first instance serves, then clones the others from it', () => {
     const plan = planInstances(
       base({

@@ -1,0 +1,131 @@
+import { type PostgresCluster } from '@steward/postgres-cluster-api';
+import { describe, expect, it } from 'vitest';
+import { ConfigFiles, renderChildren } from '../children/index.js';
+import { recoveryTargetTime } from '../children/stateful-set.js';
+import { renderBackupJob } from './job.js';
+
+const destination = {
+  bucket: 'backups',
+  endpoint: 'http://10.88.77.1:5000',
+  credentialsSecretRef: { name: 's3-keys' },
+};
+const cluster = (spec: Partial<PostgresCluster['spec']> = {}): PostgresCluster =>
+  ({
+    apiVersion: 'postgres.steward.dev/v1alpha1',
+    kind: 'PostgresCluster',
+    metadata: { name: 'orders', namespace: 'shop', uid: 'u-1' },
+    spec: { version: '17', replicas: 1, ...spec },
+  }) as PostgresCluster;
+const render = (c: PostgresCluster, extra = {}) =>
+  renderChildren({
+    cluster: c,
+    image: 'localhost/steward/postgres:17.12',
+    storage: { size: '1Gi' },
+    ...extra,
+  });
+type Env = { name: string; value?: string; valueFrom?: { secretKeyRef: Record<string, unknown> } };
+const envOf = (sts: object): Env[] =>
+  (sts as unknown as { spec: { template: { spec: { containers: { env: Env[] }[] } } } }).spec
+    .template.spec.containers[0]!.env;
+
+describe('children with spec.backup', () => {
+  it('archive WAL through archive.sh, ship the scripts, and name the keys only by Secret reference', () => {
+    const plain = render(cluster());
+    const backed = render(cluster({ backup: { destination } }));
+    const conf = (c: typeof plain) =>
+      (c.configMap as unknown as { data: Record<string, string> }).data[ConfigFiles.postgresql]!;
+    expect(conf(plain)).toContain("archive_mode = 'off'");
+    expect(conf(plain)).not.toContain('archive_command');
+    expect(conf(backed)).toContain("archive_mode = 'on'");
+    expect(conf(backed)).toContain(
+      "archive_command = '/bin/sh /etc/steward/config/archive.sh %p %f'",
+    );
+    expect(conf(backed)).toContain("archive_timeout = '5min'");
+    const files = Object.keys(
+      (backed.configMap as unknown as { data: Record<string, string> }).data,
+    ).sort();
+    expect(files).toEqual([
+      'archive.sh',
+      'backup.sh',
+      'instance.sh',
+      'pg_hba.conf',
+      'postgresql.conf',
+    ]);
+
+    const env = envOf(backed.statefulSet);
+    expect(env.find((e) => e.name === 'STEWARD_BACKUP_PATH')?.value).toBe('backups/shop/orders');
+    expect(env.find((e) => e.name === 'RCLONE_CONFIG_BACKUP_ENDPOINT')?.value).toBe(
+      destination.endpoint,
+    );
+    expect(env.find((e) => e.name === 'RCLONE_CONFIG_BACKUP_SECRET_ACCESS_KEY')).toEqual({
+      name: 'RCLONE_CONFIG_BACKUP_SECRET_ACCESS_KEY',
+      valueFrom: { secretKeyRef: { name: 's3-keys', key: 'AWS_SECRET_ACCESS_KEY' } },
+    });
+    expect(envOf(plain.statefulSet).some((e) => e.name.startsWith('RCLONE_'))).toBe(false);
+    // The backup Jobs' pods reach the instances.
+    const from = (backed.networkPolicy as unknown as { spec: { ingress: { from: unknown[] }[] } })
+      .spec.ingress[0]!.from;
+    expect(from).toContainEqual({
+      podSelector: { matchLabels: { 'postgres.steward.dev/backup-of': 'orders' } },
+    });
+  });
+
+  it('give a restore the source bucket (its Secret optional) and a target time PostgreSQL accepts', () => {
+    const c = cluster({
+      bootstrap: { recovery: { source: { destination }, targetTime: '2026-12-03T14:30:07.495Z' } },
+    });
+    const rendered = render(c, {
+      restore: {
+        destination,
+        systemPrefix: 'shop/orders/7715084825864298526',
+        backupId: '20261203T143000Z',
+        targetTime: '2026-12-03T14:30:07.495Z',
+      },
+    });
+    const env = envOf(rendered.statefulSet);
+    const value = (n: string) => env.find((e) => e.name === n)?.value;
+    expect(value('STEWARD_RESTORE_PATH')).toBe('backups/shop/orders/7715084825864298526');
+    expect(value('STEWARD_RESTORE_BACKUP')).toBe('20261203T143000Z');
+    expect(value('STEWARD_RESTORE_TARGET_TIME')).toBe('2026-12-03 14:30:07.495+00');
+    expect(env.find((e) => e.name === 'RCLONE_CONFIG_SOURCE_ACCESS_KEY_ID')?.valueFrom).toEqual({
+      secretKeyRef: { name: 's3-keys', key: 'AWS_ACCESS_KEY_ID', optional: true },
+    });
+    expect(env.filter((e) => e.name === 'RCLONE_CONFIG').length).toBe(1);
+    expect(Object.keys((rendered.configMap as unknown as { data: object }).data)).toContain(
+      'restore-wal.sh',
+    );
+    expect(() => recoveryTargetTime('yesterday')).toThrow(/not a time/);
+  });
+});
+
+describe('the backup Job', () => {
+  it('runs once, unprivileged, from the ConfigMap, without the cluster label on its pod', () => {
+    const job = renderBackupJob({
+      cluster: cluster({ backup: { destination } }),
+      image: 'localhost/steward/postgres:17.12',
+      primaryHost: '10.88.77.12',
+      due: new Date('2026-12-03T03:00:00Z'),
+      reason: 'Scheduled',
+    });
+    expect(job.metadata.name).toBe(
+      `orders-bk-${(Date.parse('2026-12-03T03:00:00Z') / 1000).toString(36)}`,
+    );
+    expect(job.metadata.labels['postgres.steward.dev/backup-id']).toBe('20261203T030000Z');
+    expect(job.metadata.labels['postgres.steward.dev/cluster']).toBe('orders');
+    expect(job.spec.template.metadata.labels).not.toHaveProperty('postgres.steward.dev/cluster');
+    expect(job.spec.backoffLimit).toBe(0);
+    const container = job.spec.template.spec.containers[0]!;
+    expect(container.command).toEqual(['/bin/sh', '/etc/steward/config/backup.sh']);
+    expect(container.securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    });
+    const env = container.env as Env[];
+    expect(env.find((e) => e.name === 'PGHOST')?.value).toBe('10.88.77.12');
+    expect(env.find((e) => e.name === 'PGPASSWORD')?.valueFrom).toEqual({
+      secretKeyRef: { name: 'orders-superuser', key: 'password' },
+    });
+    expect(env.every((e) => e.name !== 'PGPASSWORD' || e.value === undefined)).toBe(true);
+  });
+});
