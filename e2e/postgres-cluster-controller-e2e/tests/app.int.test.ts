@@ -421,8 +421,12 @@ describe('the postgres-cluster-controller process on the node tier', () => {
       description: 'the StatefulSet payments, once the spec keeps to the guardrails',
       ...long,
     });
-    const admitted = await read('payments');
-    expect(findCondition(admitted.status?.conditions, 'Stalled')).toBeUndefined();
+    // The reconcile that created it states the status next: Stalled goes.
+    await eventually(
+      async () =>
+        findCondition((await read('payments')).status?.conditions, 'Stalled') === undefined,
+      { description: 'payments no longer Stalled' },
+    );
     await admin.delete(Kind, 'payments', ns);
     await eventually(() => exists(Kind, 'payments').then((e) => !e), {
       description: 'payments gone',
