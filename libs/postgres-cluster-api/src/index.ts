@@ -15,7 +15,8 @@
  *   `failover.after: 10s`, `failover.maxLagBytes: 16 MiB`, `bootstrap: app/app`,
  *   `deletionPolicy: Retain`; with `backup`: `schedule: 0 3 * * *`, `retentionDays: 7`.
  * - `backup.schedule` has five cron fields; `backup.destination` is a bucket, an optional prefix
- *   and endpoint, and a credentials Secret.
+ *   and endpoint, and a credentials Secret; `bootstrap.recovery` (immutable with the rest of
+ *   bootstrap) names a source destination and optionally a backup id and a target time.
  *
  * What only the controller can know (the image catalogue, a profile's size classes and
  * guardrails, settings PostgreSQL does not accept) is a condition with a reason
@@ -27,7 +28,8 @@
  * `lastFailover`, `switchover` (the newest planned switchover, asked for with the
  * `postgres.steward.dev/switchover-to` annotation or by a scale-down that would remove the
  * primary), `switchoverCount`, `backup` (the newest successful and failed base backups, the
- * earliest recoverable moment, how many are kept), conditions `Ready`, `Progressing`, `Degraded` (+ `Stalled` for a spec the
+ * earliest recoverable moment, how many are kept), `restore` (the backup a recovered cluster
+ * started from, decided once), conditions `Ready`, `Progressing`, `Degraded` (+ `Stalled` for a spec the
  * controller refuses), `observedGeneration`.
  */
 export {

@@ -1,8 +1,11 @@
 import { type PostgresCluster } from '@steward/postgres-cluster-api';
+import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { InstanceScript } from '../children/instance-script.js';
 import { ConfigFiles, renderChildren } from '../children/index.js';
 import { recoveryTargetTime } from '../children/stateful-set.js';
 import { renderBackupJob } from './job.js';
+import { ArchiveScript, BackupScript, RestoreWalScript } from './scripts.js';
 
 const destination = {
   bucket: 'backups',
@@ -127,5 +130,18 @@ describe('the backup Job', () => {
       secretKeyRef: { name: 'orders-superuser', key: 'password' },
     });
     expect(env.every((e) => e.name !== 'PGPASSWORD' || e.value === undefined)).toBe(true);
+  });
+});
+
+describe('the shipped shell programs', () => {
+  it.each([
+    ['instance.sh', InstanceScript],
+    ['archive.sh', ArchiveScript],
+    ['backup.sh', BackupScript],
+    ['restore-wal.sh', RestoreWalScript],
+  ])('%s parses as POSIX sh (dash, as in the images)', (_, script) => {
+    expect(() =>
+      execFileSync('sh', ['-n'], { input: script, stdio: ['pipe', 'pipe', 'pipe'] }),
+    ).not.toThrow();
   });
 });

@@ -24,7 +24,14 @@ dest="backup:$STEWARD_BACKUP_PATH/$sysid/wal/$file.gz"
 staging=/data/.steward-archive
 mkdir -p "$staging" || { log "cannot create $staging"; exit 1; }
 tmp="$staging/$file.gz"
-existing="$(rclone lsf "$dest" 2>/dev/null)"
+# Listing fails only when the bucket cannot be read (a missing key lists nothing, or exits 3):
+# then nothing is uploaded, so that a segment there is never overwritten unseen.
+existing="$(rclone lsf "$dest" 2>"$staging/rclone.err")"
+status=$?
+if [ "$status" != 0 ] && [ "$status" != 3 ]; then
+  log "cannot look for $file in the archive (rclone exit $status): $(tail -n 1 "$staging/rclone.err")"
+  exit 1
+fi
 if [ -n "$existing" ]; then
   if rclone cat "$dest" 2>/dev/null | gzip -dc 2>/dev/null | cmp -s - "$path"; then
     log "$file is in the archive already"
@@ -34,9 +41,9 @@ if [ -n "$existing" ]; then
   exit 1
 fi
 gzip -c -1 "$path" >"$tmp" || { rm -f "$tmp"; log "cannot compress $file"; exit 1; }
-if ! rclone copyto "$tmp" "$dest"; then
+if ! rclone copyto "$tmp" "$dest" 2>"$staging/rclone.err"; then
   rm -f "$tmp"
-  log "uploading $file to $dest failed"
+  log "uploading $file to $dest failed: $(tail -n 1 "$staging/rclone.err")"
   exit 1
 fi
 rm -f "$tmp"
