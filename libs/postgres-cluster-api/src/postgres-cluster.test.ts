@@ -38,7 +38,7 @@ describe('the PostgresCluster CRD', () => {
     expect(version.subresources).toEqual({ status: {} });
   });
 
-  it('shows Ready, phase, primary, ready instances, version and Age in kubectl get; replicas and the reason with -o wide', () => {
+  it('shows Ready, phase, primary, ready instances, version and Age in kubectl get; replicas, the last backup and the reason with -o wide', () => {
     const columns = version.additionalPrinterColumns;
     expect(columns.filter((c) => c.priority === undefined).map((c) => c.name)).toEqual([
       'Ready',
@@ -50,6 +50,7 @@ describe('the PostgresCluster CRD', () => {
     ]);
     expect(columns.filter((c) => c.priority === 1).map((c) => c.name)).toEqual([
       'Replicas',
+      'Last Backup',
       'Reason',
     ]);
   });
