@@ -10,7 +10,10 @@
  * - retention: a backup older than the window (an aged copy planted in the bucket) and the WAL
  *   before the oldest backup kept are deleted, the newest backups never;
  * - point-in-time recovery: a new PostgresCluster bootstrapped from those backups up to a moment
- *   between two batches of commits holds exactly the rows committed before it.
+ *   between two batches of commits holds exactly the rows committed before it;
+ * - restore rehearsals: the newest backup restored in a throwaway Job, checked (manifest,
+ *   recovery, pg_amcheck, a row count) and recorded; a corrupted backup object fails the next one
+ *   loudly (Degraded VerificationFailed, a Warning Event).
  */
 import {
   CopyObjectCommand,
@@ -20,6 +23,7 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
+import { findCondition } from '@steward/conditions';
 import { type BackupRecord, type PostgresClusterSpec } from '@steward/postgres-cluster-api';
 import { Jobs, KubeClient, Secrets, type KubeObject } from '@steward/kube';
 import {
@@ -44,6 +48,7 @@ const chartDir = join(repoRoot(), 'charts', app);
 const releaseName = 'pgc-backup-e2e';
 const name = 'keeps';
 const restored = 'recovers';
+const rehearsed = 'rehearses';
 const bucket = 'steward-backups';
 
 let tier: NodeTier;
@@ -90,6 +95,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (admin) {
     await remove(restored).catch(() => undefined);
+    await remove(rehearsed).catch(() => undefined);
     await remove(name).catch(() => undefined);
     await harness?.cleanUp(admin);
     await admin.close();
@@ -362,11 +368,82 @@ describe('PostgresCluster backups, the postgres-cluster-controller process on th
     expect(Date.parse(restore.backupCompletedAt)).toBeLessThanOrEqual(target.getTime());
     // Promoted on a new timeline; the rows are exactly those committed before the target.
     expect(obj.status!.timeline).toBeGreaterThan(1);
-    const rows = await query<{ count: string; max: number | null }>(
-      await appLogin(restored),
-      'select count(*) as count, max(n) as max from pitr',
+    // Through the read-write Service, once its endpoints (and kube-proxy) follow the new primary.
+    const restoredLogin = await appLogin(restored);
+    const rows = await eventually(
+      () =>
+        query<{ count: string; max: number | null }>(
+          restoredLogin,
+          'select count(*) as count, max(n) as max from pitr',
+        ),
+      { description: `${restored} answers through its read-write Service` },
     );
     expect(rows[0]).toEqual({ count: '100', max: 100 });
     await eventNamed(restored, 'RestoreChosen', new RegExp(`restoring backup ${restore.backupId}`));
+  }, 420_000);
+
+  it('rehearses restores of the newest backup, and fails loudly on a corrupted backup object', async () => {
+    // Backups once a year (the first at once), rehearsals every minute: the same backup each time.
+    await create(rehearsed, {
+      ...spec(),
+      backup: {
+        ...spec().backup!,
+        schedule: '0 0 1 1 *',
+        verify: {
+          schedule: '* * * * *',
+          rowCounts: [{ database: 'postgres', table: 'pg_catalog.pg_class', atLeast: 100 }],
+        },
+      },
+    });
+    const passed = await eventually(
+      async () => {
+        const o = await read(rehearsed);
+        if (o.status?.backup?.lastVerification) return o;
+        throw new Error(`status.backup ${JSON.stringify(o.status?.backup)}`);
+      },
+      { description: `${rehearsed}: a first restore rehearsal recorded`, ...long },
+    );
+    const backup = passed.status!.backup!;
+    const verification = backup.lastVerification!;
+    expect(verification).toMatchObject({ result: 'Passed', backupId: backup.lastSuccessful!.id });
+    expect(verification.recoveryPoint).toBe(backup.lastSuccessful!.completedAt);
+    expect(verification.durationSeconds).toBeGreaterThanOrEqual(0);
+    expect(verification.checks).toEqual([
+      expect.stringMatching(/^pg_verifybackup: \d+ files match the manifest/),
+      'recovered to the consistent point and promoted',
+      expect.stringMatching(
+        /^pg_amcheck: \d+ databases, every table and B-tree index, no corruption$/,
+      ),
+      expect.stringMatching(/^postgres\.pg_catalog\.pg_class: \d+ rows \(at least 100\)$/),
+    ]);
+    await eventNamed(rehearsed, 'VerificationPassed', /restores: it matches its manifest/);
+
+    // Corrupt the backup in the bucket (bytes overwritten in the middle of base.tar.gz): the next
+    // rehearsal fails, saying so in status, a condition and an Event.
+    const sysid = passed.status!.systemIdentifier!;
+    const key = `${ctx.ns}/${rehearsed}/${sysid}/base/${backup.lastSuccessful!.id}/base.tar.gz`;
+    const original = Buffer.from(
+      await (
+        await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }))
+      ).Body!.transformToByteArray(),
+    );
+    const corrupted = Buffer.from(original);
+    corrupted.fill(0x5a, Math.floor(corrupted.length / 3), Math.floor(corrupted.length / 3) + 4096);
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: corrupted }));
+    const failed = await eventually(
+      async () => {
+        const o = await read(rehearsed);
+        const v = o.status?.backup?.lastVerification;
+        return v && v.job !== verification.job && v.result === 'Failed' ? o : undefined;
+      },
+      { description: `${rehearsed}: a failed rehearsal of the corrupted backup`, ...long },
+    );
+    const why = failed.status!.backup!.lastVerification!;
+    expect(why.backupId).toBe(backup.lastSuccessful!.id);
+    expect(why.message).toMatch(/cannot be fetched and unpacked|does not match its manifest/);
+    const degraded = findCondition(failed.status?.conditions, 'Degraded');
+    expect(degraded).toMatchObject({ status: 'True', reason: 'VerificationFailed' });
+    expect(degraded?.message).toContain(why.job);
+    await eventNamed(rehearsed, 'VerificationFailed', new RegExp(`backup ${why.backupId}`));
   }, 420_000);
 });

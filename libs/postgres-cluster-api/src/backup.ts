@@ -1,4 +1,4 @@
-import { withValidations } from '@steward/crd';
+import { StringEnum, withValidations } from '@steward/crd';
 import Type, { type Static } from 'typebox';
 
 /** The longest `spec.backup.retentionDays` (ten years). */
@@ -97,6 +97,59 @@ export const BackupSpec = Type.Object(
               'spec.backup.schedule must be a cron expression of five fields, e.g. "0 3 * * *"',
           },
         ],
+      ),
+    ),
+    verify: Type.Optional(
+      Type.Object(
+        {
+          schedule: Type.Optional(
+            withValidations(
+              Type.String({
+                maxLength: 64,
+                default: '0 5 * * *',
+                description:
+                  'When the newest backup is restored into a throwaway pod and checked: five cron fields, UTC. Default 05:00 every day.',
+              }),
+              [
+                {
+                  rule: "self.matches('^\\\\s*\\\\S+(\\\\s+\\\\S+){4}\\\\s*$')",
+                  message:
+                    'spec.backup.verify.schedule must be a cron expression of five fields, e.g. "0 5 * * *"',
+                },
+              ],
+            ),
+          ),
+          rowCounts: Type.Optional(
+            Type.Array(
+              Type.Object(
+                {
+                  database: Type.Optional(
+                    Type.String({
+                      pattern: '^[a-z_][a-z0-9_]{0,62}$',
+                      description: 'Default: spec.bootstrap.database.',
+                    }),
+                  ),
+                  table: Type.String({
+                    pattern: '^[a-z_][a-z0-9_]{0,62}(\\.[a-z_][a-z0-9_]{0,62})?$',
+                    description: 'A table, optionally schema-qualified: public.orders.',
+                  }),
+                  atLeast: Type.Integer({
+                    minimum: 0,
+                    format: 'int64',
+                    description: 'The restored table must have at least this many rows.',
+                  }),
+                },
+                { additionalProperties: false },
+              ),
+              { maxItems: 16 },
+            ),
+          ),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'Restore rehearsals: on a schedule, the newest backup is fetched into a throwaway pod, checked against its manifest (pg_verifybackup), recovered to its consistent point, and checked with pg_amcheck (every table and B-tree index of every database) and the row counts named here. The outcome is status.backup.lastVerification; a failure is Degraded (VerificationFailed) with an Event.',
+        },
       ),
     ),
     retentionDays: Type.Optional(
@@ -213,6 +266,34 @@ export const BackupStatus = Type.Object({
       id: Type.String(),
       at: Type.String({ format: 'date-time' }),
       job: Type.String(),
+      message: Type.String(),
+    }),
+  ),
+  lastVerificationScheduleTime: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description: 'The newest rehearsal started (its due time).',
+    }),
+  ),
+  lastVerification: Type.Optional(
+    Type.Object({
+      at: Type.String({ format: 'date-time', description: 'When it finished.' }),
+      backupId: Type.String({ description: 'The backup restored.' }),
+      job: Type.String(),
+      result: StringEnum(['Passed', 'Failed'] as const),
+      durationSeconds: Type.Optional(Type.Number({ minimum: 0 })),
+      recoveryPoint: Type.Optional(
+        Type.String({
+          format: 'date-time',
+          description: 'The moment the restored copy reached (the backup’s consistent point).',
+        }),
+      ),
+      checks: Type.Optional(
+        Type.Array(Type.String(), {
+          description:
+            'What was checked, e.g. "pg_amcheck: 12 relations", "public.orders: 1200 rows ≥ 1".',
+        }),
+      ),
       message: Type.String(),
     }),
   ),

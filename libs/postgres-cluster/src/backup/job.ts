@@ -10,12 +10,23 @@ import {
   SecretKeys,
   Superuser,
 } from '../children/names.js';
+import { bootstrapOf } from '../children/secrets.js';
 import { ServerGid, ServerUid } from '../children/stateful-set.js';
-import { backupId, backupJobName, backupPrefix, BackupLabels, rcloneEnv } from './layout.js';
+import {
+  backupId,
+  backupJobName,
+  backupPrefix,
+  BackupLabels,
+  rcloneEnv,
+  SourceRemote,
+  systemPrefix,
+  verifyJobName,
+  type EnvVar,
+} from './layout.js';
 
-/** How long a base backup may run before its Job is failed (6 h). */
+/** How long a base backup or a rehearsal may run before its Job is failed (6 h). */
 export const BACKUP_DEADLINE_SECONDS = 6 * 3600;
-/** How long a finished backup Job stays for `kubectl logs` (its outcome is in status by then). */
+/** How long a finished Job stays for `kubectl logs` (its outcome is in status by then). */
 export const BACKUP_JOB_TTL_SECONDS = 24 * 3600;
 
 export interface BackupJobInput {
@@ -30,25 +41,33 @@ export interface BackupJobInput {
   reason: string;
 }
 
+interface JobShape {
+  cluster: PostgresCluster;
+  name: string;
+  component: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  image: string;
+  script: string;
+  env: EnvVar[];
+  /** Where the scratch emptyDir is mounted. */
+  scratch: string;
+}
+
 /**
- * The Job of one base backup: BackupScript (from the ConfigMap) in the cluster's own image, as
- * the image's unprivileged user, read-only root, no capabilities, no service-account token; the
- * superuser's password and the bucket's keys from their Secrets (environment, never argv);
- * scratch space an emptyDir. Never retried by the Job controller (backoffLimit 0): the controller
- * reports the failure and the schedule takes the next one. Labelled `backup-of`, not with the
- * cluster label — its pod is not an instance — and admitted by the cluster's NetworkPolicy.
+ * A Job of the cluster's own image running one script of the ConfigMap as the image's
+ * unprivileged user: read-only root, no capabilities, no service-account token, Secrets through
+ * the environment (never argv), scratch space an emptyDir. Never retried by the Job controller
+ * (backoffLimit 0): the controller reports the failure and its schedule takes the next one. Its
+ * pod carries the Job's labels but not the cluster label: it is not an instance.
  */
-export function renderBackupJob(input: BackupJobInput) {
-  const { cluster } = input;
-  const name = clusterName(cluster);
-  const names = childNames(name);
-  const destination = cluster.spec.backup!.destination;
-  const id = backupId(input.due);
+function renderJob(shape: JobShape) {
+  const { cluster } = shape;
+  const names = childNames(clusterName(cluster));
   const labels: Record<string, string> = {
     ...commonLabels(cluster),
-    'app.kubernetes.io/component': 'backup',
-    [BackupLabels.backupOf]: name,
-    [BackupLabels.backupId]: id,
+    'app.kubernetes.io/component': shape.component,
+    ...shape.labels,
   };
   const podLabels = { ...labels };
   delete podLabels[Labels.cluster];
@@ -56,10 +75,10 @@ export function renderBackupJob(input: BackupJobInput) {
     apiVersion: 'batch/v1',
     kind: 'Job',
     metadata: {
-      name: backupJobName(name, input.due),
+      name: shape.name,
       namespace: clusterNamespace(cluster),
       labels,
-      annotations: { 'postgres.steward.dev/backup-reason': input.reason },
+      annotations: shape.annotations,
     },
     spec: {
       backoffLimit: 0,
@@ -80,23 +99,11 @@ export function renderBackupJob(input: BackupJobInput) {
           },
           containers: [
             {
-              name: 'backup',
-              image: input.image,
+              name: shape.component,
+              image: shape.image,
               imagePullPolicy: 'Never',
-              command: ['/bin/sh', `${ConfigDirectory}/${ConfigFiles.backup}`],
-              env: [
-                { name: 'STEWARD_BACKUP_ID', value: id },
-                { name: 'PGHOST', value: input.primaryHost },
-                { name: 'PGPORT', value: String(POSTGRES_PORT) },
-                { name: 'PGUSER', value: Superuser },
-                {
-                  name: 'PGPASSWORD',
-                  valueFrom: {
-                    secretKeyRef: { name: names.superuserSecret, key: SecretKeys.password },
-                  },
-                },
-                ...rcloneEnv(destination, backupPrefix(cluster)),
-              ],
+              command: ['/bin/sh', `${ConfigDirectory}/${shape.script}`],
+              env: shape.env,
               securityContext: {
                 allowPrivilegeEscalation: false,
                 readOnlyRootFilesystem: true,
@@ -106,7 +113,7 @@ export function renderBackupJob(input: BackupJobInput) {
               volumeMounts: [
                 { name: 'config', mountPath: ConfigDirectory, readOnly: true },
                 { name: 'tmp', mountPath: '/tmp' },
-                { name: 'scratch', mountPath: '/scratch' },
+                { name: 'scratch', mountPath: shape.scratch },
               ],
             },
           ],
@@ -119,4 +126,81 @@ export function renderBackupJob(input: BackupJobInput) {
       },
     },
   };
+}
+
+/**
+ * The Job of one base backup: BackupScript, pg_basebackup from the primary with the superuser's
+ * password from its Secret. Labelled `backup-of` (and admitted by the cluster's NetworkPolicy).
+ */
+export function renderBackupJob(input: BackupJobInput) {
+  const { cluster } = input;
+  const name = clusterName(cluster);
+  const id = backupId(input.due);
+  return renderJob({
+    cluster,
+    name: backupJobName(name, input.due),
+    component: 'backup',
+    labels: { [BackupLabels.backupOf]: name, [BackupLabels.backupId]: id },
+    annotations: { 'postgres.steward.dev/backup-reason': input.reason },
+    image: input.image,
+    script: ConfigFiles.backup,
+    scratch: '/scratch',
+    env: [
+      { name: 'STEWARD_BACKUP_ID', value: id },
+      { name: 'PGHOST', value: input.primaryHost },
+      { name: 'PGPORT', value: String(POSTGRES_PORT) },
+      { name: 'PGUSER', value: Superuser },
+      {
+        name: 'PGPASSWORD',
+        valueFrom: {
+          secretKeyRef: { name: childNames(name).superuserSecret, key: SecretKeys.password },
+        },
+      },
+      ...rcloneEnv(cluster.spec.backup!.destination, backupPrefix(cluster)),
+    ],
+  });
+}
+
+export interface VerifyJobInput {
+  cluster: PostgresCluster;
+  image: string;
+  /** The cluster's database system (its backups' folder). */
+  systemIdentifier: string;
+  /** The backup rehearsed, and when it was consistent. */
+  backup: { id: string; completedAt: string };
+  due: Date;
+}
+
+/**
+ * The Job of one restore rehearsal: VerifyScript, the backup fetched through the remote `source:`
+ * (the cluster's own bucket), recovered with restore-wal.sh in the scratch volume mounted at
+ * /data. It connects to no instance. Labelled `verify-of`.
+ */
+export function renderVerifyJob(input: VerifyJobInput) {
+  const { cluster } = input;
+  const name = clusterName(cluster);
+  const destination = cluster.spec.backup!.destination;
+  const counts = (cluster.spec.backup?.verify?.rowCounts ?? []).map(
+    (c) => `${c.database ?? bootstrapOf({ cluster }).database}|${c.table}|${c.atLeast}`,
+  );
+  return renderJob({
+    cluster,
+    name: verifyJobName(name, input.due),
+    component: 'verify',
+    labels: { [BackupLabels.verifyOf]: name, [BackupLabels.backupId]: input.backup.id },
+    annotations: {},
+    image: input.image,
+    script: ConfigFiles.verify,
+    scratch: '/data',
+    env: [
+      { name: 'STEWARD_VERIFY_BACKUP', value: input.backup.id },
+      { name: 'STEWARD_VERIFY_RECOVERY_POINT', value: input.backup.completedAt },
+      { name: 'STEWARD_VERIFY_ROW_COUNTS', value: counts.join('\n') },
+      ...rcloneEnv(
+        destination,
+        systemPrefix(backupPrefix(cluster), input.systemIdentifier).replace(/\/$/, ''),
+        { remote: SourceRemote, pathVariable: 'STEWARD_RESTORE_PATH' },
+      ),
+    ],
+  });
 }

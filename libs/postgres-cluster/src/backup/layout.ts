@@ -58,9 +58,15 @@ export function backupJobName(cluster: string, at: Date): string {
   return `${cluster}-bk-${Math.floor(at.getTime() / 1000).toString(36)}`;
 }
 
+/** The Job of the restore rehearsal due at `at`: `<name>-vf-<base36 seconds>` (≤ 63). */
+export function verifyJobName(cluster: string, at: Date): string {
+  return `${cluster}-vf-${Math.floor(at.getTime() / 1000).toString(36)}`;
+}
+
 /** Labels of a backup Job and its pod (not the cluster label: the pod is not an instance). */
 export const BackupLabels = {
   backupOf: 'postgres.steward.dev/backup-of',
+  verifyOf: 'postgres.steward.dev/verify-of',
   backupId: 'postgres.steward.dev/backup-id',
 } as const;
 

@@ -17,7 +17,7 @@ import {
   type KubeObject,
 } from '@steward/kube';
 import { backupIdTime, backupPrefix, BackupLabels, sourcePrefix, systemPrefix } from './layout.js';
-import { renderBackupJob } from './job.js';
+import { renderBackupJob, renderVerifyJob } from './job.js';
 import { dueBackup, expiredWal, parseSchedule, retention } from './plan.js';
 import { type BackupStore, type Catalogue, type Credentials } from './store.js';
 
@@ -30,7 +30,13 @@ export type JobObject = KubeObject & {
     succeeded?: number;
     failed?: number;
     completionTime?: string;
-    conditions?: { type: string; status: string; reason?: string; message?: string }[];
+    conditions?: {
+      type: string;
+      status: string;
+      reason?: string;
+      message?: string;
+      lastTransitionTime?: string;
+    }[];
   };
 };
 
@@ -44,6 +50,7 @@ export const BackupReasons = {
   BackupStoreUnavailable: 'BackupStoreUnavailable',
   InvalidSchedule: 'InvalidSchedule',
   RecoveryBackupNotFound: 'RecoveryBackupNotFound',
+  VerificationFailed: 'VerificationFailed',
 } as const;
 
 /** No backup of the recovery source fits: the user must change spec.bootstrap.recovery. */
@@ -264,7 +271,104 @@ export class Backups {
         requeueAfterMs = 5000;
       }
     }
+    const rehearsal = await this.rehearse(cluster, input, status, previous, now, problems);
+    if (rehearsal !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? rehearsal, rehearsal);
     return { status, problems, ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}) };
+  }
+
+  /**
+   * Restore rehearsals (spec.backup.verify): the newest backup restored by a Job — the first as
+   * soon as there is a backup, then on the schedule, one at a time — and its outcome (the Job's
+   * JSON termination message) recorded as status.backup.lastVerification. Returns when to look
+   * again, if there is a reason to.
+   */
+  private async rehearse(
+    cluster: Cluster,
+    input: BackupStepInput,
+    status: BackupStatus,
+    previous: BackupStatus,
+    now: Date,
+    problems: BackupStepOutcome['problems'],
+  ): Promise<number | undefined> {
+    const verify = cluster.spec.backup?.verify;
+    const name = cluster.metadata.name!;
+    const namespace = cluster.metadata.namespace!;
+    if (!verify) {
+      delete status.lastVerification;
+      delete status.lastVerificationScheduleTime;
+      return undefined;
+    }
+    const jobs = this.deps
+      .jobs()
+      .filter(
+        (j) =>
+          j.metadata.namespace === namespace && j.metadata.labels?.[BackupLabels.verifyOf] === name,
+      )
+      .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+    const done = jobs.filter((j) => finished(j));
+    const latest = done[done.length - 1];
+    if (latest && previous.lastVerification?.job !== latest.metadata.name) {
+      const outcome = await this.verificationOf(latest, namespace);
+      status.lastVerification = outcome;
+      if (outcome.result === 'Passed')
+        this.deps.emit(
+          cluster,
+          'Normal',
+          'VerificationPassed',
+          `${outcome.message} (${(outcome.checks ?? []).join('; ')})`,
+        );
+      else
+        this.deps.emit(
+          cluster,
+          'Warning',
+          BackupReasons.VerificationFailed,
+          `restore rehearsal of backup ${outcome.backupId} (Job ${outcome.job}) failed: ${outcome.message}`,
+        );
+    }
+    if (status.lastVerification?.result === 'Failed')
+      problems.push({
+        reason: BackupReasons.VerificationFailed,
+        message: `the newest restore rehearsal (backup ${status.lastVerification.backupId}, Job ${status.lastVerification.job}) failed: ${status.lastVerification.message}`,
+      });
+
+    const cron = parseSchedule(verify.schedule ?? '0 5 * * *');
+    if ('error' in cron) {
+      problems.push({
+        reason: BackupReasons.InvalidSchedule,
+        message: `spec.backup.verify.schedule "${verify.schedule}" is not a cron expression: ${cron.error}`,
+      });
+      return undefined;
+    }
+    if (jobs.some((j) => !finished(j))) return 5000;
+    const backup = status.lastSuccessful;
+    const sysid = cluster.status?.systemIdentifier;
+    if (!backup || !sysid) return undefined;
+    let due: Date | undefined;
+    let next: number | undefined;
+    const last = previous.lastVerificationScheduleTime;
+    if (!last) due = new Date(Math.floor(now.getTime() / 1000) * 1000);
+    else {
+      const planned = dueBackup(cron, new Date(last), now);
+      due = planned.due;
+      if (planned.next) next = Math.max(1000, planned.next.getTime() - now.getTime());
+    }
+    if (!due) return next;
+    const job = renderVerifyJob({
+      cluster,
+      image: input.image,
+      systemIdentifier: sysid,
+      backup,
+      due,
+    });
+    await this.createOwned(cluster, job);
+    this.deps.emit(
+      cluster,
+      'Normal',
+      'VerificationStarted',
+      `restore rehearsal of backup ${backup.id}: Job ${job.metadata.name}`,
+    );
+    status.lastVerificationScheduleTime = due.toISOString();
+    return 5000;
   }
 
   /**
@@ -335,6 +439,20 @@ export class Backups {
       due,
       reason,
     });
+    if (await this.createOwned(cluster, job))
+      this.deps.emit(
+        cluster,
+        'Normal',
+        'BackupStarted',
+        `backup ${job.metadata.labels[BackupLabels.backupId]} (${reason}): Job ${job.metadata.name}`,
+      );
+  }
+
+  /** Creates a Job owned by the cluster; false when it exists already (decided before). */
+  private async createOwned(
+    cluster: Cluster,
+    job: { metadata: { name: string } & Record<string, unknown> } & Record<string, unknown>,
+  ): Promise<boolean> {
     const owned = {
       ...job,
       metadata: {
@@ -353,14 +471,10 @@ export class Backups {
     };
     try {
       await this.deps.client.create(Jobs, owned as never);
-      this.deps.emit(
-        cluster,
-        'Normal',
-        'BackupStarted',
-        `backup ${job.metadata.labels[BackupLabels.backupId]} (${reason}): Job ${job.metadata.name}`,
-      );
+      return true;
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;
+      return false;
     }
   }
 
@@ -425,6 +539,80 @@ export class Backups {
       accessKeyId: value(ref.accessKeyIdKey ?? DefaultCredentialKeys.accessKeyId),
       secretAccessKey: value(ref.secretAccessKeyKey ?? DefaultCredentialKeys.secretAccessKey),
     };
+  }
+
+  /** A rehearsal Job's outcome: the JSON its pod left as termination message. */
+  private async verificationOf(
+    job: JobObject,
+    namespace: string,
+  ): Promise<NonNullable<BackupStatus['lastVerification']>> {
+    const text = await this.terminationMessage(job, namespace);
+    const at =
+      job.status?.completionTime ??
+      job.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True')
+        ?.lastTransitionTime ??
+      this.deps.now().toISOString();
+    const base = {
+      at,
+      job: job.metadata.name!,
+      backupId: job.metadata.labels?.[BackupLabels.backupId] ?? '',
+    };
+    try {
+      const parsed = JSON.parse(text ?? '') as {
+        result?: string;
+        durationSeconds?: number;
+        recoveryPoint?: string;
+        checks?: string[];
+        message?: string;
+      };
+      const passed = parsed.result === 'Passed' && finished(job) === 'Complete';
+      return {
+        ...base,
+        result: passed ? 'Passed' : 'Failed',
+        ...(typeof parsed.durationSeconds === 'number'
+          ? { durationSeconds: parsed.durationSeconds }
+          : {}),
+        ...(parsed.recoveryPoint ? { recoveryPoint: parsed.recoveryPoint } : {}),
+        ...(Array.isArray(parsed.checks) ? { checks: parsed.checks.map(String) } : {}),
+        message: parsed.message ?? (passed ? 'passed' : 'failed'),
+      };
+    } catch {
+      const condition = job.status?.conditions?.find(
+        (c) => c.type === 'Failed' && c.status === 'True',
+      );
+      return {
+        ...base,
+        result: 'Failed',
+        message:
+          text ??
+          (condition
+            ? `${condition.reason ?? 'Failed'}: ${condition.message ?? ''}`.trim()
+            : 'the rehearsal left no outcome'),
+      };
+    }
+  }
+
+  /** The termination message of a Job's pod, if it left one. */
+  private async terminationMessage(job: JobObject, namespace: string): Promise<string | undefined> {
+    const pods = await this.deps.client
+      .list<
+        KubeObject & {
+          status?: {
+            containerStatuses?: {
+              state?: { terminated?: { message?: string; reason?: string } };
+            }[];
+          };
+        }
+      >(Pods, {
+        namespace,
+        labelSelector: `batch.kubernetes.io/job-name=${job.metadata.name}`,
+      })
+      .catch(() => ({ items: [] }));
+    for (const pod of pods.items) {
+      const message = pod.status?.containerStatuses?.[0]?.state?.terminated?.message?.trim();
+      if (message) return message;
+    }
+    return undefined;
   }
 
   /** Why a backup Job failed: its pod's termination message, else the Job's condition. */

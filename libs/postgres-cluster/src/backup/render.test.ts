@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { InstanceScript } from '../children/instance-script.js';
 import { ConfigFiles, renderChildren } from '../children/index.js';
 import { recoveryTargetTime } from '../children/stateful-set.js';
-import { renderBackupJob } from './job.js';
-import { ArchiveScript, BackupScript, RestoreWalScript } from './scripts.js';
+import { renderBackupJob, renderVerifyJob } from './job.js';
+import { ArchiveScript, BackupScript, RestoreWalScript, VerifyScript } from './scripts.js';
 
 const destination = {
   bucket: 'backups',
@@ -53,6 +53,8 @@ describe('children with spec.backup', () => {
       'instance.sh',
       'pg_hba.conf',
       'postgresql.conf',
+      'restore-wal.sh',
+      'verify.sh',
     ]);
 
     const env = envOf(backed.statefulSet);
@@ -139,9 +141,39 @@ describe('the shipped shell programs', () => {
     ['archive.sh', ArchiveScript],
     ['backup.sh', BackupScript],
     ['restore-wal.sh', RestoreWalScript],
+    ['verify.sh', VerifyScript],
   ])('%s parses as POSIX sh (dash, as in the images)', (_, script) => {
     expect(() =>
       execFileSync('sh', ['-n'], { input: script, stdio: ['pipe', 'pipe', 'pipe'] }),
     ).not.toThrow();
+  });
+});
+
+describe('the restore rehearsal Job', () => {
+  it('reads the cluster’s own backups through the source remote, with the row counts asked for', () => {
+    const job = renderVerifyJob({
+      cluster: cluster({
+        backup: {
+          destination,
+          verify: { rowCounts: [{ table: 'public.orders', atLeast: 10 }] },
+        },
+      }),
+      image: 'localhost/steward/postgres:17.12',
+      systemIdentifier: '7715084825864298526',
+      backup: { id: '20261203T030000Z', completedAt: '2026-12-03T03:00:04.120Z' },
+      due: new Date('2026-12-03T05:00:00Z'),
+    });
+    expect(job.metadata.name).toMatch(/^orders-vf-[0-9a-z]+$/);
+    expect(job.metadata.labels['postgres.steward.dev/verify-of']).toBe('orders');
+    expect(job.metadata.labels).not.toHaveProperty('postgres.steward.dev/backup-of');
+    const container = job.spec.template.spec.containers[0]!;
+    expect(container.command).toEqual(['/bin/sh', '/etc/steward/config/verify.sh']);
+    expect(container.volumeMounts).toContainEqual({ name: 'scratch', mountPath: '/data' });
+    const env = container.env as Env[];
+    const value = (n: string) => env.find((e) => e.name === n)?.value;
+    expect(value('STEWARD_RESTORE_PATH')).toBe('backups/shop/orders/7715084825864298526');
+    expect(value('STEWARD_VERIFY_BACKUP')).toBe('20261203T030000Z');
+    expect(value('STEWARD_VERIFY_ROW_COUNTS')).toBe('app|public.orders|10');
+    expect(env.some((e) => e.name === 'PGPASSWORD')).toBe(false);
   });
 });

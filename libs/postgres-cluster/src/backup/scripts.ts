@@ -147,3 +147,112 @@ if ! gzip -dc "$tmp" >"$path.steward-tmp"; then
 fi
 mv "$path.steward-tmp" "$path" && rm -f "$tmp"
 `;
+
+/**
+ * A restore rehearsal Job's program (spec.backup.verify): the backup STEWARD_VERIFY_BACKUP of
+ * `source:$STEWARD_RESTORE_PATH` fetched into the scratch volume (/data), checked against its
+ * manifest with pg_verifybackup, recovered to its consistent point with restore-wal.sh
+ * (recovery_target immediate) by a PostgreSQL that listens on no address — only on a socket in
+ * the scratch volume — and takes no connection before it is promoted (hot_standby off: a copy
+ * needs none of the primary's connection settings to recover), then pg_amcheck over every database (heap and B-tree indexes, amcheck
+ * installed in the copy) and each `database|table|atLeast` line of STEWARD_VERIFY_ROW_COUNTS.
+ * The outcome, one JSON object, is the termination message (success and failure alike) and the
+ * last line of the log.
+ */
+export const VerifyScript = String.raw`#!/bin/sh
+id="$STEWARD_VERIFY_BACKUP"
+work=/data/verify
+PGDATA="$work/pgdata"
+export PGDATA
+sock="$work/socket"
+checks=
+pg_pid=
+log() { echo "steward-verify: $*" >&2; }
+ms() { date -u +%s%3N; }
+started="$(ms)"
+json_escape() { printf '%s' "$1" | tr '\n\t' '  ' | sed 's/\\/\\\\/g; s/"/\\"/g'; }
+# outcome <Passed|Failed> <message>
+outcome() {
+  [ -n "$pg_pid" ] && kill -INT "$pg_pid" 2>/dev/null && wait "$pg_pid" 2>/dev/null
+  seconds="$(( ($(ms) - started) / 1000 ))"
+  list=
+  old_ifs="$IFS"
+  IFS='
+'
+  for c in $checks; do list="$list$([ -n "$list" ] && printf ,)\"$(json_escape "$c")\""; done
+  IFS="$old_ifs"
+  result="$(printf '{"result":"%s","backupId":"%s","durationSeconds":%s,"recoveryPoint":"%s","checks":[%s],"message":"%s"}' \
+    "$1" "$id" "$seconds" "$STEWARD_VERIFY_RECOVERY_POINT" "$list" "$(json_escape "$2")")"
+  printf '%s\n' "$result" | cut -c1-4000 >/dev/termination-log 2>/dev/null
+  printf '%s\n' "$result"
+  rm -rf "$work"
+  [ "$1" = Passed ]
+  exit $?
+}
+fail() { log "$*"; outcome Failed "$*"; }
+[ -n "$id" ] && [ -n "$STEWARD_RESTORE_PATH" ] || fail "STEWARD_VERIFY_BACKUP and STEWARD_RESTORE_PATH must be set"
+rm -rf "$work"
+mkdir -p "$PGDATA" "$sock" && chmod 700 "$PGDATA" || fail "cannot create $work"
+src="source:$STEWARD_RESTORE_PATH/base/$id"
+log "fetching backup $id from $src"
+rclone cat "$src/base.tar.gz" 2>"$work/rclone.err" | tar -xzf - -C "$PGDATA" 2>"$work/tar.err" ||
+  fail "backup $id cannot be fetched and unpacked: $(tail -n 1 "$work/tar.err") $(tail -n 1 "$work/rclone.err")"
+rclone copyto "$src/backup_manifest" "$PGDATA/backup_manifest" 2>"$work/rclone.err" ||
+  fail "the manifest of backup $id cannot be fetched: $(tail -n 1 "$work/rclone.err")"
+pg_verifybackup --no-parse-wal --quiet "$PGDATA" 2>"$work/verify.log" ||
+  fail "backup $id does not match its manifest: $(grep -v '^[[:space:]]*$' "$work/verify.log" | tail -n 2 | tr '\n' ' ')"
+files="$(grep -c '"Path"' "$PGDATA/backup_manifest")"
+checks="pg_verifybackup: $files files match the manifest (SHA-256)"
+auto="$PGDATA/postgresql.auto.conf"
+if [ -f "$auto" ]; then
+  grep -v -e '^[[:space:]]*primary_conninfo[[:space:]]*=' -e '^[[:space:]]*synchronous_standby_names[[:space:]]*=' "$auto" >"$auto.tmp" || true
+  mv "$auto.tmp" "$auto"
+fi
+rm -f "$PGDATA/standby.signal" "$PGDATA/postmaster.pid"
+touch "$PGDATA/recovery.signal"
+printf 'local all all trust\n' >"$work/hba.conf"
+postgres -D "$PGDATA" -c listen_addresses= -c "unix_socket_directories=$sock" -c port=5432 \
+  -c "hba_file=$work/hba.conf" -c archive_mode=off -c shared_buffers=32MB \
+  -c hot_standby=off -c logging_collector=off \
+  -c "restore_command=/bin/sh /etc/steward/config/restore-wal.sh %f %p" \
+  -c recovery_target=immediate -c recovery_target_action=promote 2>"$work/postgres.log" &
+pg_pid=$!
+q() { psql -h "$sock" -U postgres -X -A -t -q -d "$1" -c "$2" 2>"$work/psql.err"; }
+waited=0
+until [ "$(q postgres 'select pg_is_in_recovery()')" = f ]; do
+  if ! kill -0 "$pg_pid" 2>/dev/null; then
+    pg_pid=
+    fail "PostgreSQL could not recover backup $id: $(grep -E 'FATAL|PANIC|ERROR' "$work/postgres.log" | tail -n 2 | tr '\n' ' ')"
+  fi
+  waited=$((waited + 1))
+  [ "$waited" -lt 1800 ] || fail "backup $id did not reach its consistent point within 30 minutes"
+  sleep 1
+done
+checks="$checks
+recovered to the consistent point and promoted"
+pg_amcheck -h "$sock" -U postgres --all --install-missing --no-strict-names >"$work/amcheck.log" 2>&1 ||
+  fail "pg_amcheck found corruption in backup $id: $(grep -v '^[[:space:]]*$' "$work/amcheck.log" | head -n 3 | tr '\n' ' ')"
+databases="$(q postgres 'select count(*) from pg_database where datallowconn')"
+checks="$checks
+pg_amcheck: $databases databases, every table and B-tree index, no corruption"
+old_ifs="$IFS"
+IFS='
+'
+for line in $STEWARD_VERIFY_ROW_COUNTS; do
+  IFS="$old_ifs"
+  db="$(printf '%s' "$line" | cut -d'|' -f1)"
+  table="$(printf '%s' "$line" | cut -d'|' -f2)"
+  least="$(printf '%s' "$line" | cut -d'|' -f3)"
+  count="$(q "$db" "select count(*) from $table")" ||
+    fail "counting $db.$table failed: $(tail -n 1 "$work/psql.err")"
+  [ "$count" -ge "$least" ] ||
+    fail "$db.$table has $count rows in backup $id, fewer than the $least spec.backup.verify.rowCounts asks for"
+  checks="$checks
+$db.$table: $count rows (at least $least)"
+  IFS='
+'
+done
+IFS="$old_ifs"
+log "backup $id restored and checked"
+outcome Passed "backup $id restores: it matches its manifest, recovers, and passes every check"
+`;

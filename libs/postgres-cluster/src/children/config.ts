@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { POSTGRES_PORT } from '@steward/postgres-cluster-api';
-import { ArchiveScript, BackupScript, RestoreWalScript } from '../backup/scripts.js';
+import { ArchiveScript, BackupScript, RestoreWalScript, VerifyScript } from '../backup/scripts.js';
 import { InstanceScript } from './instance-script.js';
 import { clusterName, ConfigDirectory, SocketDirectory, Superuser } from './names.js';
 import { type RenderInput } from './render-input.js';
@@ -13,8 +13,10 @@ export const ConfigFiles = {
   /** With spec.backup: the archive_command and the backup Jobs' program. */
   archive: 'archive.sh',
   backup: 'backup.sh',
-  /** With spec.bootstrap.recovery: the restore_command. */
+  /** With spec.bootstrap.recovery or spec.backup: the restore_command (restores, rehearsals). */
   restoreWal: 'restore-wal.sh',
+  /** With spec.backup: the restore rehearsals' program. */
+  verify: 'verify.sh',
 } as const;
 
 /**
@@ -118,9 +120,13 @@ export function renderConfigFiles(input: RenderInput): Record<string, string> {
     [ConfigFiles.hba]: renderHbaConf(),
     [ConfigFiles.agent]: InstanceScript,
     ...(input.cluster.spec.backup
-      ? { [ConfigFiles.archive]: ArchiveScript, [ConfigFiles.backup]: BackupScript }
+      ? {
+          [ConfigFiles.archive]: ArchiveScript,
+          [ConfigFiles.backup]: BackupScript,
+          [ConfigFiles.verify]: VerifyScript,
+        }
       : {}),
-    ...(input.cluster.spec.bootstrap?.recovery
+    ...(input.cluster.spec.bootstrap?.recovery || input.cluster.spec.backup
       ? { [ConfigFiles.restoreWal]: RestoreWalScript }
       : {}),
   };
