@@ -617,25 +617,8 @@ export class Backups {
 
   /** Why a backup Job failed: its pod's termination message, else the Job's condition. */
   private async failureOf(job: JobObject, namespace: string): Promise<string> {
-    const pods = await this.deps.client
-      .list<
-        KubeObject & {
-          status?: {
-            containerStatuses?: {
-              state?: { terminated?: { message?: string; reason?: string } };
-            }[];
-          };
-        }
-      >(Pods, {
-        namespace,
-        labelSelector: `batch.kubernetes.io/job-name=${job.metadata.name}`,
-      })
-      .catch(() => ({ items: [] }));
-    for (const pod of pods.items) {
-      const terminated = pod.status?.containerStatuses?.[0]?.state?.terminated;
-      const message = terminated?.message?.trim();
-      if (message) return message;
-    }
+    const message = await this.terminationMessage(job, namespace);
+    if (message) return message;
     const condition = job.status?.conditions?.find(
       (c) => c.type === 'Failed' && c.status === 'True',
     );
