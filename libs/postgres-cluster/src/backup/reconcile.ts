@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   DEFAULT_RETENTION_DAYS,
   DefaultCredentialKeys,
@@ -91,6 +92,8 @@ interface Cached {
   seen: Set<string>;
   store: BackupStore;
   storeKey: string;
+  /** A hash of the keys the store was made with: rotated keys make a new store. */
+  credentialsKey: string;
 }
 
 const finished = (job: JobObject) =>
@@ -165,8 +168,11 @@ export class Backups {
     ) {
       try {
         const credentials = await this.credentials(namespace, spec.destination);
+        const credentialsKey = createHash('sha256')
+          .update(`${credentials.accessKeyId}\0${credentials.secretAccessKey}`)
+          .digest('hex');
         const store =
-          cached && cached.storeKey === storeKey
+          cached && cached.storeKey === storeKey && cached.credentialsKey === credentialsKey
             ? cached.store
             : this.deps.store(spec.destination, credentials);
         if (cached && cached.store !== store) cached.store.close();
@@ -177,6 +183,7 @@ export class Backups {
           seen: new Set(jobs.filter((j) => finished(j)).map((j) => j.metadata.name!)),
           store,
           storeKey,
+          credentialsKey,
         };
         this.cache.set(uid, cached);
         await this.applyRetention(
