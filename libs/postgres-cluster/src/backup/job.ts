@@ -11,7 +11,7 @@ import {
   Superuser,
 } from '../children/names.js';
 import { bootstrapOf } from '../children/secrets.js';
-import { ServerGid, ServerUid } from '../children/stateful-set.js';
+import { ContainerSecurityContext, PodSecurityContext } from '../children/stateful-set.js';
 import {
   backupId,
   backupJobName,
@@ -90,13 +90,7 @@ function renderJob(shape: JobShape) {
           restartPolicy: 'Never',
           enableServiceLinks: false,
           automountServiceAccountToken: false,
-          securityContext: {
-            runAsNonRoot: true,
-            runAsUser: ServerUid,
-            runAsGroup: ServerGid,
-            fsGroup: ServerGid,
-            seccompProfile: { type: 'RuntimeDefault' },
-          },
+          securityContext: PodSecurityContext,
           containers: [
             {
               name: shape.component,
@@ -104,11 +98,7 @@ function renderJob(shape: JobShape) {
               imagePullPolicy: 'Never',
               command: ['/bin/sh', `${ConfigDirectory}/${shape.script}`],
               env: shape.env,
-              securityContext: {
-                allowPrivilegeEscalation: false,
-                readOnlyRootFilesystem: true,
-                capabilities: { drop: ['ALL'] },
-              },
+              securityContext: ContainerSecurityContext,
               terminationMessagePolicy: 'File',
               volumeMounts: [
                 { name: 'config', mountPath: ConfigDirectory, readOnly: true },

@@ -148,13 +148,7 @@ export class Backups {
       });
     }
 
-    const jobs = this.deps
-      .jobs()
-      .filter(
-        (j) =>
-          j.metadata.namespace === namespace && j.metadata.labels?.[BackupLabels.backupOf] === name,
-      )
-      .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+    const jobs = this.jobsOf(cluster, BackupLabels.backupOf);
 
     // The bucket: listed when stale, or when a Job finished since it was last listed.
     let cached = this.cache.get(uid);
@@ -298,20 +292,13 @@ export class Backups {
     problems: BackupStepOutcome['problems'],
   ): Promise<number | undefined> {
     const verify = cluster.spec.backup?.verify;
-    const name = cluster.metadata.name!;
     const namespace = cluster.metadata.namespace!;
     if (!verify) {
       delete status.lastVerification;
       delete status.lastVerificationScheduleTime;
       return undefined;
     }
-    const jobs = this.deps
-      .jobs()
-      .filter(
-        (j) =>
-          j.metadata.namespace === namespace && j.metadata.labels?.[BackupLabels.verifyOf] === name,
-      )
-      .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+    const jobs = this.jobsOf(cluster, BackupLabels.verifyOf);
     const done = jobs.filter((j) => finished(j));
     const latest = done[done.length - 1];
     if (latest && previous.lastVerification?.job !== latest.metadata.name) {
@@ -546,6 +533,18 @@ export class Backups {
       accessKeyId: value(ref.accessKeyIdKey ?? DefaultCredentialKeys.accessKeyId),
       secretAccessKey: value(ref.secretAccessKeyKey ?? DefaultCredentialKeys.secretAccessKey),
     };
+  }
+
+  /** The cluster's Jobs labelled `label` (backup-of or verify-of), oldest name first. */
+  private jobsOf(cluster: Cluster, label: string): JobObject[] {
+    return this.deps
+      .jobs()
+      .filter(
+        (j) =>
+          j.metadata.namespace === cluster.metadata.namespace &&
+          j.metadata.labels?.[label] === cluster.metadata.name,
+      )
+      .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
   }
 
   /** A rehearsal Job's outcome: the JSON its pod left as termination message. */

@@ -25,6 +25,22 @@ export const ServerUid = 999;
 export const ServerGid = 999;
 /** The instance container's name in every pod. */
 export const InstanceContainerName = 'postgres';
+/** Every container of a PostgresCluster's pods (instances, backup and rehearsal Jobs). */
+export const ContainerSecurityContext = {
+  allowPrivilegeEscalation: false,
+  readOnlyRootFilesystem: true,
+  capabilities: { drop: ['ALL'] },
+} as const;
+
+/** Every pod of a PostgresCluster: the images' unprivileged user, RuntimeDefault seccomp. */
+export const PodSecurityContext = {
+  runAsNonRoot: true,
+  runAsUser: ServerUid,
+  runAsGroup: ServerGid,
+  fsGroup: ServerGid,
+  seccompProfile: { type: 'RuntimeDefault' },
+} as const;
+
 /** The file in PodInfoDirectory that holds the instruction (the downward API). */
 export const InstructionFile = 'instruction';
 
@@ -92,11 +108,7 @@ export function renderStatefulSet(input: RenderInput): ChildObject {
       failureThreshold: 3,
     },
     ...(input.resources ? { resources: compactResources(input.resources) } : {}),
-    securityContext: {
-      allowPrivilegeEscalation: false,
-      readOnlyRootFilesystem: true,
-      capabilities: { drop: ['ALL'] },
-    },
+    securityContext: ContainerSecurityContext,
     terminationMessagePolicy: 'File',
     volumeMounts: [
       { name: 'config', mountPath: ConfigDirectory, readOnly: true },
@@ -130,14 +142,7 @@ export function renderStatefulSet(input: RenderInput): ChildObject {
           terminationGracePeriodSeconds: 30,
           enableServiceLinks: false,
           automountServiceAccountToken: false,
-          securityContext: {
-            runAsNonRoot: true,
-            runAsUser: ServerUid,
-            runAsGroup: ServerGid,
-            fsGroup: ServerGid,
-            fsGroupChangePolicy: 'OnRootMismatch',
-            seccompProfile: { type: 'RuntimeDefault' },
-          },
+          securityContext: { ...PodSecurityContext, fsGroupChangePolicy: 'OnRootMismatch' },
           containers: [container],
           volumes: [
             { name: 'config', configMap: { name: names.configMap, defaultMode: 0o444 } },
