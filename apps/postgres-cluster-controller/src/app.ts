@@ -7,7 +7,11 @@ import {
   type ProcessEvents,
   workloadControllerOptions,
 } from '@steward/controller-process';
-import { postgresClusterController, postgresClusterUsers } from '@steward/postgres-cluster';
+import {
+  postgresBackupController,
+  postgresClusterController,
+  postgresClusterUsers,
+} from '@steward/postgres-cluster';
 import { providerProfileController } from '@steward/provider-profile';
 import { inject, injectable } from 'tsyringe';
 
@@ -15,7 +19,7 @@ import { inject, injectable } from 'tsyringe';
 export const APP_NAME = 'postgres-cluster-controller';
 
 /**
- * The postgres-cluster-controller process: the PostgresCluster controller (and, when it manages
+ * The postgres-cluster-controller process: the PostgresCluster and PostgresBackup controllers (and, when it manages
  * profiles, the ProviderProfile controller for kubernetes profiles) on one manager. `run()`
  * resolves with the exit code once the manager has stopped. Its own settings (default profile,
  * its pods' labels for the NetworkPolicies it renders) come from `workloadControllerOptions` (`workloadSettings(process.env)`).
@@ -32,6 +36,10 @@ export class PostgresClusterControllerApp {
     const { config, manager } = this;
     const { settings, options } = workloadControllerOptions(config, this.events, APP_NAME);
     postgresClusterController(manager, options);
+    postgresBackupController(manager, {
+      ...(options.selection ? { selection: options.selection } : {}),
+      events: this.events,
+    });
     if (config.manageProviderProfiles) {
       providerProfileController(manager, {
         providers: ['kubernetes'],

@@ -53,11 +53,20 @@ the controller restarts one at a time (its StatefulSet rolls OnDelete).
 - apiGroups: ['']
   resources: [persistentvolumeclaims]
   verbs: [get, list, watch, patch, delete]
-# Base backups (spec.backup): one Job per backup, created by the controller (never updated), cached
-# by label, deleted only by their TTL or with the PostgresCluster (owner reference).
+# Base backups (spec.backup, PostgresBackups, the final backup of a deletion) and restore rehearsals:
+# one Job each, created by the controller (never updated), cached by label, deleted only by their TTL
+# or with the PostgresCluster (owner reference).
 - apiGroups: [batch]
   resources: [jobs]
   verbs: [get, list, watch, create]
+# PostgresBackups (on-demand backups): cached (the PostgresCluster controller starts their Jobs), their
+# finalizer added and removed by patch, status by merge patch.
+- apiGroups: [postgres.steward.dev]
+  resources: [postgresbackups]
+  verbs: [get, list, watch, patch]
+- apiGroups: [postgres.steward.dev]
+  resources: [postgresbackups/status]
+  verbs: [patch]
 {{- end }}
 
 {{/* The chart's selector labels as `k=v,k=v`, sorted by key: STEWARD_CONTROLLER_POD_LABELS. */}}

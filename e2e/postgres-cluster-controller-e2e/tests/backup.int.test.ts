@@ -13,7 +13,12 @@
  *   between two batches of commits holds exactly the rows committed before it;
  * - restore rehearsals: the newest backup restored in a throwaway Job, checked (manifest,
  *   recovery, pg_amcheck, a row count) and recorded; a corrupted backup object fails the next one
- *   loudly (Degraded VerificationFailed, a Warning Event).
+ *   loudly (Degraded VerificationFailed, a Warning Event);
+ * - on-demand backups (PostgresBackup): a Job at once, the record read back from the bucket;
+ *   deletionPolicy Delete removes it from the bucket, but never the cluster's newest backup;
+ * - deletion: Delete takes a final backup before the volumes go; Retain says where the backups
+ *   stay; what cannot be done (no such cluster, no backup to recover from) is Stalled with a
+ *   reason, before anything is created.
  */
 import {
   CopyObjectCommand,
@@ -24,8 +29,20 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { findCondition } from '@steward/conditions';
-import { type BackupRecord, type PostgresClusterSpec } from '@steward/postgres-cluster-api';
-import { Jobs, KubeClient, Secrets, type KubeObject } from '@steward/kube';
+import {
+  PostgresBackup,
+  type BackupRecord,
+  type PostgresClusterSpec,
+} from '@steward/postgres-cluster-api';
+import {
+  Events,
+  Jobs,
+  KubeClient,
+  PersistentVolumeClaims,
+  Secrets,
+  StatefulSets,
+  type KubeObject,
+} from '@steward/kube';
 import {
   acquireNodeTier,
   eventually,
@@ -41,7 +58,7 @@ import {
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Kind, long, postgresHelpers, query, type SuiteContext } from './postgres.js';
+import { Kind, long, postgresHelpers, query, type Event, type SuiteContext } from './postgres.js';
 
 const app = 'postgres-cluster-controller';
 const chartDir = join(repoRoot(), 'charts', app);
@@ -57,7 +74,8 @@ let moto: Moto;
 let s3: S3Client;
 let harness: ChartedController | undefined;
 const ctx = {} as SuiteContext;
-const { create, read, ready, appLogin, superuserAt, eventNamed, remove } = postgresHelpers(ctx);
+const { create, read, ready, appLogin, superuserAt, eventNamed, remove, patchSpec } =
+  postgresHelpers(ctx);
 
 beforeAll(async () => {
   tier = await acquireNodeTier();
@@ -446,4 +464,234 @@ describe('PostgresCluster backups, the postgres-cluster-controller process on th
     expect(degraded?.message).toContain(why.job);
     await eventNamed(rehearsed, 'VerificationFailed', new RegExp(`backup ${why.backupId}`));
   }, 420_000);
+
+  it('takes a backup on demand (PostgresBackup), and deletes it from the bucket only when asked', async () => {
+    // Not at a whole minute: the schedule's Job of that second would be this backup's too.
+    while ([58, 59, 0, 1].includes(new Date().getUTCSeconds())) await sleep(500);
+    const created = await createBackup('keeps-now', name, 'Delete');
+    const done = await backupCompleted('keeps-now');
+    const status = done.status!;
+    const id = status.backupId!;
+    expect(id).toBe(idOf(new Date(Date.parse(created.metadata.creationTimestamp!))));
+    expect(status).toMatchObject({
+      phase: 'Completed',
+      job: `${name}-bk-${Math.floor(Date.parse(created.metadata.creationTimestamp!) / 1000).toString(36)}`,
+      destination: `s3://${bucket}/${root}base/${id}/`,
+      systemIdentifier: first.systemIdentifier,
+    });
+    // The record is the bucket's.
+    const record = JSON.parse(await text(`${root}base/${id}/backup.json`)) as BackupRecord;
+    expect(status).toMatchObject({
+      startedAt: record.startedAt,
+      completedAt: record.completedAt,
+      sizeBytes: record.sizeBytes,
+      startLsn: record.startLsn,
+      stopLsn: record.stopLsn,
+      timeline: record.timeline,
+    });
+    const job = await admin.get<KubeObject>(Jobs, status.job!, ctx.ns);
+    expect(job.metadata.labels?.['postgres.steward.dev/requested-by']).toBe('keeps-now');
+    expect(job.metadata.annotations?.['postgres.steward.dev/backup-reason']).toBe(
+      'PostgresBackup keeps-now',
+    );
+    await backupEvent('keeps-now', 'BackupCompleted', new RegExp(`backup ${id}: \\d+ bytes`));
+
+    // Once the schedule took a newer one, deleting the PostgresBackup deletes its objects.
+    await eventually(
+      async () => ((await read(name)).status?.backup?.lastSuccessful?.id ?? '') > id,
+      { description: `${name}: a scheduled backup after ${id}`, ...long },
+    );
+    await removeBackup('keeps-now');
+    expect(await keys(`${root}base/${id}/`)).toEqual([]);
+    await backupEvent('keeps-now', 'Deleted', new RegExp(`backup ${id} deleted from s3://`));
+  }, 360_000);
+
+  it('never deletes the newest backup for a PostgresBackup; deletionPolicy Delete takes a final backup before the volumes go', async () => {
+    // rehearsed backs up once a year: the PostgresBackup's is its newest.
+    await createBackup('rehearses-now', rehearsed, 'Delete');
+    const done = await backupCompleted('rehearses-now');
+    const id = done.status!.backupId!;
+    const base = `${ctx.ns}/${rehearsed}/${done.status!.systemIdentifier}/base/${id}/`;
+    await removeBackup('rehearses-now');
+    await backupEvent('rehearses-now', 'BackupNotDeleted', /the cluster's newest backup/);
+    expect(await keys(base)).toHaveLength(3);
+
+    const claims = async () =>
+      (
+        await admin.list<KubeObject>(PersistentVolumeClaims, {
+          namespace: ctx.ns,
+          labelSelector: `postgres.steward.dev/cluster=${rehearsed}`,
+        })
+      ).items.map((c) => c.metadata.name);
+    expect(await claims()).toEqual([`data-${rehearsed}-0`]);
+    const before = await read(rehearsed);
+    const sysid = before.status!.systemIdentifier!;
+    const deletedAt = Date.now();
+    await remove(rehearsed);
+    const final = await eventNamed(
+      rehearsed,
+      'FinalBackupCompleted',
+      /^final backup \d{8}T\d{6}Z: \d+ bytes/,
+    );
+    const finalId = /final backup (\S+):/.exec(final.note!)![1]!;
+    expect(finalId > id).toBe(true);
+    const record = JSON.parse(
+      await text(`${ctx.ns}/${rehearsed}/${sysid}/base/${finalId}/backup.json`),
+    ) as BackupRecord;
+    expect(Date.parse(record.startedAt)).toBeGreaterThanOrEqual(deletedAt - 1000);
+    await eventNamed(
+      rehearsed,
+      'Deleted',
+      new RegExp(
+        `PersistentVolumeClaims data-${rehearsed}-0 deleted.*the final backup ${finalId} and the earlier ones stay in s3://${bucket}/`,
+      ),
+    );
+    await eventually(async () => (await claims()).length === 0, {
+      description: `${rehearsed}'s volume deleted`,
+    });
+  }, 420_000);
+
+  it('what cannot be done is Stalled with a reason before anything is created: a PostgresBackup of no cluster, a recovery with no backup', async () => {
+    await createBackup('nobodys', 'no-such-cluster', 'Retain');
+    const stalled = await eventually(
+      async () => {
+        const b = await admin.get<PostgresBackup>(PostgresBackup.resourceType, 'nobodys', ctx.ns);
+        const c = findCondition(b.status?.conditions, 'Stalled');
+        return c?.status === 'True' && c.observedGeneration === b.metadata.generation
+          ? b
+          : undefined;
+      },
+      { description: 'PostgresBackup nobodys Stalled' },
+    );
+    expect(findCondition(stalled.status?.conditions, 'Stalled')).toMatchObject({
+      reason: 'ClusterNotFound',
+      message: expect.stringContaining('PostgresCluster no-such-cluster does not exist'),
+    });
+    expect(findCondition(stalled.status?.conditions, 'Ready')?.status).toBe('False');
+    await removeBackup('nobodys');
+
+    await create('from-nothing', {
+      version: '17',
+      replicas: 1,
+      storage: { size: '1Gi' },
+      deletionPolicy: 'Delete',
+      bootstrap: {
+        recovery: {
+          source: {
+            name: 'never-backed-up',
+            destination: {
+              bucket,
+              endpoint: moto.endpoint,
+              credentialsSecretRef: { name: 'backup-credentials' },
+            },
+          },
+        },
+      },
+    });
+    const refused = await eventually(
+      async () => {
+        const o = await read('from-nothing');
+        const c = findCondition(o.status?.conditions, 'Stalled');
+        return c?.status === 'True' && c.observedGeneration === o.metadata.generation
+          ? o
+          : undefined;
+      },
+      { description: 'from-nothing Stalled' },
+    );
+    expect(findCondition(refused.status?.conditions, 'Stalled')).toMatchObject({
+      reason: 'RecoveryBackupNotFound',
+      message: expect.stringContaining(
+        `no complete backup in s3://${bucket}/${ctx.ns}/never-backed-up/`,
+      ),
+    });
+    expect(findCondition(refused.status?.conditions, 'Ready')?.status).toBe('False');
+    const sts = await admin.get(StatefulSets, 'from-nothing', ctx.ns).then(
+      () => true,
+      () => false,
+    );
+    expect(sts).toBe(false);
+    await remove('from-nothing');
+  }, 240_000);
+
+  it('deletionPolicy Retain keeps the volumes, Secrets and backups, and says where', async () => {
+    await patchSpec(name, { deletionPolicy: 'Retain' });
+    await eventually(async () => (await read(name)).spec.deletionPolicy === 'Retain', {
+      description: `${name} Retain`,
+    });
+    await remove(name);
+    const retained = await eventNamed(name, 'Retained', /deletionPolicy Retain/);
+    expect(retained.note).toContain(`PersistentVolumeClaim data-${name}-0`);
+    // Backups may still have been taken until the deletion: the Event names the newest.
+    const kept = new RegExp(
+      `the backups stay in s3://${bucket}/${root} \\((\\d+), the newest (\\S+)\\), where nothing expires them any more`,
+    ).exec(retained.note ?? '');
+    expect(kept, retained.note).not.toBeNull();
+    expect(Number(kept![1])).toBeGreaterThanOrEqual(2);
+    expect(await keys(`${root}base/${kept![2]}/`)).toHaveLength(3);
+    await admin.delete(PersistentVolumeClaims, `data-${name}-0`, ctx.ns);
+  }, 240_000);
 });
+
+const idOf = (at: Date) =>
+  at
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/[-:]/g, '');
+
+function createBackup(backupName: string, cluster: string, deletionPolicy: 'Retain' | 'Delete') {
+  return admin.create<PostgresBackup>(PostgresBackup.resourceType, {
+    apiVersion: PostgresBackup.apiVersion,
+    kind: 'PostgresBackup',
+    metadata: { name: backupName, namespace: ctx.ns },
+    spec: { cluster: { name: cluster }, deletionPolicy },
+  } as PostgresBackup);
+}
+
+function backupCompleted(backupName: string) {
+  return eventually(
+    async () => {
+      const b = await admin.get<PostgresBackup>(PostgresBackup.resourceType, backupName, ctx.ns);
+      const c = findCondition(b.status?.conditions, 'Ready');
+      if (
+        b.status?.phase === 'Completed' &&
+        c?.status === 'True' &&
+        c.observedGeneration === b.metadata.generation &&
+        b.status.observedGeneration === b.metadata.generation
+      )
+        return b;
+      throw new Error(`PostgresBackup ${backupName}: ${JSON.stringify(b.status)}`);
+    },
+    { description: `PostgresBackup ${backupName} Completed`, ...long },
+  );
+}
+
+async function removeBackup(backupName: string) {
+  await admin.delete(PostgresBackup.resourceType, backupName, ctx.ns);
+  await eventually(
+    () =>
+      admin.get(PostgresBackup.resourceType, backupName, ctx.ns).then(
+        () => false,
+        () => true,
+      ),
+    { description: `PostgresBackup ${backupName} gone` },
+  );
+}
+
+const backupEvent = (backupName: string, reason: string, note: RegExp) =>
+  eventually(
+    async () => {
+      const seen = (await admin.list<Event>(Events, { namespace: ctx.ns })).items.filter(
+        (e) =>
+          e.regarding?.kind === 'PostgresBackup' &&
+          e.regarding.name === backupName &&
+          e.reason === reason,
+      );
+      const found = seen.find((e) => note.test(e.note ?? ''));
+      if (!found)
+        throw new Error(
+          `${reason} Events about ${backupName}: ${seen.map((e) => e.note).join(' | ')}`,
+        );
+      return found;
+    },
+    { description: `Event ${reason} about PostgresBackup ${backupName} saying ${note}` },
+  );

@@ -6,7 +6,7 @@ import { describeWorkloadControllerChart } from '@steward/testing';
 // workloads on pods (describeWorkloadControllerChart: exact rules in every mode, Secrets in the
 // watched scope only, its pods' labels, a dashboard without an external-API row). This one also
 // deletes its pods, one at a time: its StatefulSet rolls OnDelete, standbys first and the primary
-// last; and it creates its base backups' Jobs. See templates/_helpers.tpl.
+// last; and it creates its base backups' Jobs and reports PostgresBackups. See templates/_helpers.tpl.
 describeWorkloadControllerChart({
   chart: 'postgres-cluster-controller',
   kind: PostgresCluster.resourceType,
@@ -17,5 +17,15 @@ describeWorkloadControllerChart({
   notes: ['It looks at every instance every 5s (1s while'],
   extraWatchRules: [
     { apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch', 'create'] },
+    {
+      apiGroups: ['postgres.steward.dev'],
+      resources: ['postgresbackups'],
+      verbs: ['get', 'list', 'watch', 'patch'],
+    },
+    {
+      apiGroups: ['postgres.steward.dev'],
+      resources: ['postgresbackups/status'],
+      verbs: ['patch'],
+    },
   ],
 });

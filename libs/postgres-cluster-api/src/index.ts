@@ -31,6 +31,10 @@
  * earliest recoverable moment, how many are kept), `restore` (the backup a recovered cluster
  * started from, decided once), conditions `Ready`, `Progressing`, `Degraded` (+ `Stalled` for a spec the
  * controller refuses), `observedGeneration`.
+ *
+ * The `PostgresBackup` kind (short name `pgb`): one on-demand base backup of a PostgresCluster
+ * with `spec.backup` (`spec.cluster.name`, immutable; `deletionPolicy`, default Retain). Status:
+ * `phase` Pending → Running → Completed | Failed, the backup's id, Job, WAL range and size.
  */
 export {
   DataLossRisks,
@@ -69,3 +73,11 @@ export {
   RecoverySpec,
   RestoreStatus,
 } from './backup.js';
+export {
+  MAX_BACKUP_NAME_LENGTH,
+  PostgresBackup,
+  PostgresBackupPhases,
+  PostgresBackupSpec,
+  PostgresBackupStatus,
+  type PostgresBackupPhase,
+} from './postgres-backup.js';

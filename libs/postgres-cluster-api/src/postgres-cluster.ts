@@ -370,7 +370,14 @@ export const PostgresClusterSpec = withValidations(
       StringEnum(PostgresClusterDeletionPolicies, {
         default: 'Retain',
         description:
-          'Retain: deleting the PostgresCluster leaves its volumes and Secrets in place (owner references removed; an Event says where). Delete: they are deleted too.',
+          'Retain: deleting the PostgresCluster leaves its volumes, Secrets and backups in place (owner references removed; an Event says where). Delete: with spec.backup, a final backup is taken first (unless skipFinalBackup), then the volumes and Secrets are deleted; the backups stay in the bucket, where nothing expires them any more.',
+      }),
+    ),
+    skipFinalBackup: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          'true: deletionPolicy Delete deletes the volumes without taking a final backup first. Only ever read while the PostgresCluster is being deleted.',
       }),
     ),
   }),

@@ -1,5 +1,6 @@
 import {
   POSTGRES_PORT,
+  PostgresBackup,
   PostgresCluster,
   DEFAULT_MAX_LAG_BYTES,
   SwitchoverAnnotation,
@@ -54,7 +55,14 @@ import {
   Superuser,
 } from './children/index.js';
 import { sourcePrefix } from './backup/layout.js';
-import { BackupReasons, Backups, RecoveryNotPossible, type JobObject } from './backup/reconcile.js';
+import { indexByCluster, ByCluster, isOpenRequest, requestedDue } from './backup/on-demand.js';
+import {
+  BackupReasons,
+  Backups,
+  RecoveryNotPossible,
+  type BackupRequest,
+  type JobObject,
+} from './backup/reconcile.js';
 import { s3BackupStore, type BackupStore, type Credentials } from './backup/store.js';
 import { pgAdmin, type PgAdmin, type PgEndpoint, type PgObservation } from './pg/index.js';
 import { instanceFacts, type Pod } from './pods.js';
@@ -138,6 +146,11 @@ export function postgresClusterController(
   const pods = manager.informers.informerFor<Pod>(Pods, childSelection);
   const claims = manager.informers.informerFor<KubeObject>(PersistentVolumeClaims, childSelection);
   const jobs = manager.informers.informerFor<JobObject>(Jobs, childSelection);
+  const requests = manager.informers.informerFor<PostgresBackup>(
+    PostgresBackup.resourceType,
+    selection,
+  );
+  indexByCluster(requests.store);
   try {
     clusters.store.addIndexers({
       [ByProfile]: (obj) => {
@@ -169,6 +182,12 @@ export function postgresClusterController(
     pods: () => pods.store.list(),
     claims: () => claims.store.list(),
     jobs: () => jobs.store.list(),
+    requests: (namespace, name) =>
+      requests.store
+        .byIndex(ByCluster, `${namespace}/${name}`)
+        .filter(isOpenRequest)
+        .map((r) => ({ name: r.metadata.name!, due: requestedDue(r) }))
+        .sort((a, b) => a.due.getTime() - b.due.getTime() || a.name.localeCompare(b.name)),
     profile: (name) => profiles.store.get(name),
     options,
   });
@@ -188,7 +207,12 @@ export function postgresClusterController(
     .named('postgrescluster')
     .watches(ProviderProfile.resourceType, byProfile)
     .watches(Pods, byClusterLabel, { selection: childSelection })
-    .watches(PersistentVolumeClaims, byClusterLabel, { selection: childSelection });
+    .watches(PersistentVolumeClaims, byClusterLabel, { selection: childSelection })
+    .watches(
+      PostgresBackup.resourceType,
+      (backup) => [`${backup.metadata.namespace}/${(backup as PostgresBackup).spec.cluster.name}`],
+      { selection },
+    );
   for (const kind of [...childKinds, Jobs])
     builder = builder.owns(kind, { selection: childSelection });
   return builder
@@ -210,6 +234,8 @@ interface ReconcilerDeps {
   pods: () => Pod[];
   claims: () => KubeObject[];
   jobs: () => JobObject[];
+  /** The open PostgresBackups of a cluster, oldest first. */
+  requests: (namespace: string, cluster: string) => BackupRequest[];
   profile: (name: string) => Profile | undefined;
   options: PostgresClusterControllerOptions;
 }
@@ -554,6 +580,7 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
       image: resolved.image,
       primaryHost: primaryIp,
       primaryServing: plan.health.primaryServing,
+      requests: deps.requests(namespace, name),
       signal: ctx.signal,
     });
     problems.push(...backup.problems);
@@ -749,7 +776,76 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
     }
   }
 
-  async function cleanup(obj: Cluster): Promise<void> {
+  /**
+   * The final backup of a cluster deleted with deletionPolicy Delete and spec.backup (unless
+   * skipFinalBackup): what the deletion Event says about the backups, or a wait (the volumes are
+   * deleted only once the backup is in the bucket).
+   */
+  async function finalBackup(
+    ctx: ObjectReconcileContext<Cluster>,
+    obj: Cluster,
+  ): Promise<{ note: string } | { requeueAfter: number }> {
+    const where = obj.status?.backup?.destination ?? 'the bucket';
+    if (obj.spec.skipFinalBackup)
+      return {
+        note: `no final backup (spec.skipFinalBackup); the backups taken before stay in ${where}, where nothing expires them any more`,
+      };
+    const primary = deps
+      .pods()
+      .find(
+        (p) =>
+          p.metadata.namespace === obj.metadata.namespace &&
+          p.metadata.name === obj.status?.currentPrimary,
+      );
+    const serving =
+      !!primary &&
+      !primary.metadata.deletionTimestamp &&
+      primary.metadata.labels?.[Labels.role] === 'primary' &&
+      primary.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+    const final = await backups.finalBackup(
+      obj,
+      {
+        image: obj.status?.image ?? '',
+        primaryHost: primary?.status?.podIP,
+        primaryServing: serving && !!obj.status?.image,
+      },
+      ctx.signal,
+    );
+    if (final.state === 'nothing') return { note: 'no final backup: no database was initialised' };
+    if (final.state === 'failed')
+      throw new TerminalError(BackupReasons.FinalBackupFailed, final.message, {
+        recheckAfter: 60_000,
+      });
+    if (final.state === 'waiting') {
+      await ctx.status.write({
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'False',
+            reason: PostgresReasons.FinalBackup,
+            message: final.message,
+          },
+        ],
+        fields: { phase: 'Deleting' },
+      });
+      return { requeueAfter: 5000 };
+    }
+    const b = final.backup;
+    emit(
+      obj,
+      'Normal',
+      'FinalBackupCompleted',
+      `final backup ${b.id}: ${b.sizeBytes} bytes, WAL ${b.startLsn} to ${b.stopLsn} on timeline ${b.timeline}, in ${final.destination}`,
+    );
+    return {
+      note: `the final backup ${b.id} and the earlier ones stay in ${final.destination}, where nothing expires them any more`,
+    };
+  }
+
+  async function cleanup(
+    ctx: ObjectReconcileContext<Cluster>,
+    obj: Cluster,
+  ): Promise<{ requeueAfter: number } | void> {
     const policy = obj.spec.deletionPolicy ?? 'Retain';
     const name = obj.metadata.name!;
     const namespace = obj.metadata.namespace!;
@@ -789,15 +885,24 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
         if (exists) kept.push(`Secret ${s}`);
       }
       const all = [...claimNames.map((c) => `PersistentVolumeClaim ${c}`), ...kept];
+      const backupsKept = obj.spec.backup
+        ? `; the backups stay in ${obj.status?.backup?.destination ?? `s3://${obj.spec.backup.destination.bucket}`}${obj.status?.backup?.lastSuccessful ? ` (${obj.status.backup.count ?? 1}, the newest ${obj.status.backup.lastSuccessful.id})` : ''}, where nothing expires them any more`
+        : '';
       emit(
         obj,
         'Normal',
         'Retained',
         all.length
-          ? `deletionPolicy Retain: ${all.join(', ')} stay in namespace ${namespace} (no owner); delete them when the data is no longer needed`
-          : 'deletionPolicy Retain: nothing to keep',
+          ? `deletionPolicy Retain: ${all.join(', ')} stay in namespace ${namespace} (no owner); delete them when the data is no longer needed${backupsKept}`
+          : `deletionPolicy Retain: nothing to keep${backupsKept}`,
       );
       return;
+    }
+    let backupNote = '';
+    if (obj.spec.backup) {
+      const final = await finalBackup(ctx, obj);
+      if ('requeueAfter' in final) return final;
+      backupNote = `; ${final.note}`;
     }
     for (const claim of claimNames) {
       await client.delete(PersistentVolumeClaims, claim, namespace).catch((e: unknown) => {
@@ -808,7 +913,7 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
       obj,
       'Normal',
       'Deleted',
-      `deletionPolicy Delete: ${claimNames.length ? `PersistentVolumeClaims ${claimNames.join(', ')} deleted` : 'no volumes'}; the StatefulSet, Services, Secrets and the rest go with the PostgresCluster`,
+      `deletionPolicy Delete: ${claimNames.length ? `PersistentVolumeClaims ${claimNames.join(', ')} deleted` : 'no volumes'}; the StatefulSet, Services, Secrets and the rest go with the PostgresCluster${backupNote}`,
     );
   }
 
@@ -821,10 +926,11 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
       {
         apply: (o) => converge(ctx, o),
         cleanup: async (o) => {
+          const pending = await cleanup(ctx, o);
+          if (pending) return pending;
           memories.delete(o.metadata.uid ?? '');
           backups.forget(o.metadata.uid ?? '');
           plannedRestarts.delete(o.metadata.uid ?? '');
-          await cleanup(o);
         },
       },
     ).catch((error: unknown) => {
@@ -832,6 +938,7 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
     });
     if (outcome.action === 'finalizer-added') return { requeueAfter: 100 };
     if (outcome.action === 'applied') return outcome.result;
+    if (outcome.action === 'cleanup-pending') return { requeueAfter: outcome.requeueAfter };
     return undefined;
   };
 }

@@ -12,7 +12,11 @@
  * - `status.ts`: the phase and conditions stated from the plan's health (pure).
  * - `postgresClusterController(manager, options)`: the controller; finalizer
  *   `postgres.steward.dev/cleanup` honours `spec.deletionPolicy` (Retain: claims and Secrets stay,
- *   detached, an Event says where; Delete: claims deleted).
+ *   detached, an Event says where, backups included; Delete: a final backup first with
+ *   spec.backup unless skipFinalBackup, then the claims deleted).
+ * - `backup/`: base backup and rehearsal Jobs, WAL archiving, retention, restores, and
+ *   `postgresBackupController` (the PostgresBackup kind: one backup now, reported from its Job and
+ *   the bucket; the PostgresCluster controller starts its Job, before the schedule's).
  */
 export {
   durationMs,
@@ -25,6 +29,13 @@ export {
   type PostgresClusterControllerOptions,
 } from './controller.js';
 export * from './children/index.js';
+export {
+  postgresBackupController,
+  PostgresBackupFinalizer,
+  postgresBackupReconciler,
+  PostgresBackupReasons,
+  type PostgresBackupControllerOptions,
+} from './backup/on-demand.js';
 export { BuiltInImages } from './images.js';
 export { instanceFacts, type Pod } from './pods.js';
 export {

@@ -33,6 +33,8 @@ export const PostgresReasons = {
   InvalidParameters: 'InvalidParameters',
   InstanceFailing: 'InstanceFailing',
   MajorUpgradeNotSupported: 'MajorUpgradeNotSupported',
+  /** Being deleted with deletionPolicy Delete: the final backup is taken first. */
+  FinalBackup: 'FinalBackup',
   // Terminal (Stalled) reasons, besides the profile guardrails':
   ProviderProfileNotFound: 'ProviderProfileNotFound',
   ImageNotInCatalogue: 'ImageNotInCatalogue',

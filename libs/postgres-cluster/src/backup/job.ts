@@ -29,6 +29,9 @@ export const BACKUP_DEADLINE_SECONDS = 6 * 3600;
 /** How long a finished Job stays for `kubectl logs` (its outcome is in status by then). */
 export const BACKUP_JOB_TTL_SECONDS = 24 * 3600;
 
+/** Why a backup Job was started (BackupJobInput.reason). */
+export const BackupReasonAnnotation = 'postgres.steward.dev/backup-reason';
+
 export interface BackupJobInput {
   cluster: PostgresCluster;
   /** The image of the major the cluster runs (pg_basebackup must match the server). */
@@ -37,8 +40,10 @@ export interface BackupJobInput {
   primaryHost: string;
   /** When the backup is due: its id and its Job's name. */
   due: Date;
-  /** Why: Scheduled, Initial, or a PostgresBackup's name. */
+  /** Why: Initial, Scheduled, Final, or `PostgresBackup <name>`. */
   reason: string;
+  /** More labels (an on-demand backup's requested-by). */
+  labels?: Record<string, string>;
 }
 
 interface JobShape {
@@ -130,8 +135,8 @@ export function renderBackupJob(input: BackupJobInput) {
     cluster,
     name: backupJobName(name, input.due),
     component: 'backup',
-    labels: { [BackupLabels.backupOf]: name, [BackupLabels.backupId]: id },
-    annotations: { 'postgres.steward.dev/backup-reason': input.reason },
+    labels: { ...input.labels, [BackupLabels.backupOf]: name, [BackupLabels.backupId]: id },
+    annotations: { [BackupReasonAnnotation]: input.reason },
     image: input.image,
     script: ConfigFiles.backup,
     scratch: '/scratch',

@@ -68,6 +68,8 @@ export const BackupLabels = {
   backupOf: 'postgres.steward.dev/backup-of',
   verifyOf: 'postgres.steward.dev/verify-of',
   backupId: 'postgres.steward.dev/backup-id',
+  /** The PostgresBackup an on-demand backup's Job was taken for. */
+  requestedBy: 'postgres.steward.dev/requested-by',
 } as const;
 
 /** The rclone remote the scripts name (configured from the environment). */

@@ -17,8 +17,15 @@ import {
   type KubeClient,
   type KubeObject,
 } from '@steward/kube';
-import { backupIdTime, backupPrefix, BackupLabels, sourcePrefix, systemPrefix } from './layout.js';
-import { renderBackupJob, renderVerifyJob } from './job.js';
+import {
+  backupIdTime,
+  backupJobName,
+  backupPrefix,
+  BackupLabels,
+  sourcePrefix,
+  systemPrefix,
+} from './layout.js';
+import { BackupReasonAnnotation, renderBackupJob, renderVerifyJob } from './job.js';
 import { dueBackup, expiredWal, parseSchedule, retention } from './plan.js';
 import { type BackupStore, type Catalogue, type Credentials } from './store.js';
 
@@ -52,6 +59,7 @@ export const BackupReasons = {
   InvalidSchedule: 'InvalidSchedule',
   RecoveryBackupNotFound: 'RecoveryBackupNotFound',
   VerificationFailed: 'VerificationFailed',
+  FinalBackupFailed: 'FinalBackupFailed',
 } as const;
 
 /** No backup of the recovery source fits: the user must change spec.bootstrap.recovery. */
@@ -66,8 +74,27 @@ export interface BackupStepInput {
   primaryHost: string | undefined;
   /** The primary serves: a backup may start. */
   primaryServing: boolean;
+  /** PostgresBackups of this cluster not yet finished, oldest first: each gets its Job in turn. */
+  requests?: BackupRequest[];
   signal?: AbortSignal;
 }
+
+/** An on-demand backup (a PostgresBackup): its Job is due at the object's creation time. */
+export interface BackupRequest {
+  name: string;
+  due: Date;
+}
+
+/** Where a final backup (deletionPolicy Delete) stands. */
+export type FinalBackupState =
+  | { state: 'done'; backup: BackupRecord; destination: string }
+  | { state: 'waiting'; message: string }
+  | { state: 'failed'; message: string };
+
+/** Final backups tried before the deletion waits for the user (skipFinalBackup, or Retain). */
+export const FINAL_BACKUP_ATTEMPTS = 3;
+/** The reason annotation of a final backup's Job. */
+export const FinalBackupReason = 'Final';
 
 export interface BackupStepOutcome {
   /** status.backup to state (undefined: leave it). */
@@ -96,7 +123,8 @@ interface Cached {
   credentialsKey: string;
 }
 
-const finished = (job: JobObject) =>
+/** Whether a Job has finished, and how. */
+export const finished = (job: JobObject) =>
   job.status?.conditions?.find(
     (c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True',
   )?.type as 'Complete' | 'Failed' | undefined;
@@ -244,7 +272,16 @@ export class Backups {
     // The schedule: one Job at a time, deterministic names.
     const active = jobs.find((j) => !finished(j));
     let requeueAfterMs: number | undefined;
+    const requested = (input.requests ?? []).find(
+      (r) => !jobs.some((j) => j.metadata.name === backupJobName(cluster.metadata.name!, r.due)),
+    );
     if (active) {
+      requeueAfterMs = 5000;
+    } else if (requested && input.primaryServing && input.primaryHost) {
+      // "Back up now" goes before the schedule; the schedule's next slot follows as planned.
+      await this.createJob(cluster, input, requested.due, `PostgresBackup ${requested.name}`, {
+        [BackupLabels.requestedBy]: requested.name,
+      });
       requeueAfterMs = 5000;
     } else if (!('error' in cron) && input.primaryServing && input.primaryHost) {
       const newestJob = jobs[jobs.length - 1];
@@ -415,6 +452,128 @@ export class Backups {
     }
   }
 
+  /**
+   * The final backup of a cluster being deleted with deletionPolicy Delete: one Job (due at the
+   * deletion time, so a restarted controller finds the same one), after any backup still running;
+   * retried as a new Job up to FINAL_BACKUP_ATTEMPTS times. Done once its backup.json is in the
+   * bucket; `nothing` for a cluster that never initialised a database.
+   */
+  async finalBackup(
+    cluster: Cluster,
+    input: { image: string; primaryHost?: string | undefined; primaryServing: boolean },
+    signal?: AbortSignal,
+  ): Promise<FinalBackupState | { state: 'nothing' }> {
+    const spec = cluster.spec.backup!;
+    const sysid = cluster.status?.systemIdentifier;
+    if (!sysid) return { state: 'nothing' };
+    const name = cluster.metadata.name!;
+    const namespace = cluster.metadata.namespace!;
+    const prefix = systemPrefix(backupPrefix(cluster), sysid);
+    const destination = `s3://${spec.destination.bucket}/${prefix}`;
+    const jobs = this.jobsOf(cluster, BackupLabels.backupOf);
+    const finals = jobs.filter(
+      (j) => j.metadata.annotations?.[BackupReasonAnnotation] === FinalBackupReason,
+    );
+    const ended = finals.filter((j) => finished(j));
+    if (ended.some((j) => finished(j) === 'Complete')) {
+      const { backups } = await this.listOnce(namespace, spec.destination, prefix, signal);
+      for (const job of ended) {
+        const backup = backups.find((b) => b.id === job.metadata.labels?.[BackupLabels.backupId]);
+        if (backup) return { state: 'done', backup, destination };
+      }
+    }
+    const active = jobs.find((j) => !finished(j));
+    if (active) {
+      const id = active.metadata.labels?.[BackupLabels.backupId];
+      return {
+        state: 'waiting',
+        message: finals.includes(active)
+          ? `the final backup ${id} runs (Job ${active.metadata.name}); the volumes are deleted once it is in ${destination}`
+          : `backup ${id} runs (Job ${active.metadata.name}); the final backup follows it`,
+      };
+    }
+    if (ended.length >= FINAL_BACKUP_ATTEMPTS) {
+      const last = ended[ended.length - 1]!;
+      return {
+        state: 'failed',
+        message: `the final backup failed ${ended.length} times (last: Job ${last.metadata.name}: ${await this.failureOf(last, namespace)}). The volumes and Secrets are kept: fix the cause and delete the failed Jobs to try again, or set spec.skipFinalBackup: true (or deletionPolicy: Retain) to finish the deletion`,
+      };
+    }
+    if (!input.primaryServing || !input.primaryHost)
+      return {
+        state: 'waiting',
+        message: `the final backup waits for the primary to serve (set spec.skipFinalBackup: true to delete the volumes without it)`,
+      };
+    const deletedAt = Date.parse(
+      cluster.metadata.deletionTimestamp ?? this.deps.now().toISOString(),
+    );
+    const due = new Date(Math.floor(deletedAt / 1000) * 1000 + ended.length * 1000);
+    await this.createJob(cluster, input, due, FinalBackupReason);
+    return {
+      state: 'waiting',
+      message: `the final backup ${backupJobName(name, due)} started${ended.length ? ` (attempt ${ended.length + 1} of ${FINAL_BACKUP_ATTEMPTS})` : ''}; the volumes are deleted once it is in ${destination}`,
+    };
+  }
+
+  /** The record of backup `id` of the cluster's system `systemIdentifier`, if it is complete. */
+  async backupRecord(
+    cluster: Cluster,
+    systemIdentifier: string,
+    id: string,
+    signal?: AbortSignal,
+  ): Promise<BackupRecord | undefined> {
+    const destination = cluster.spec.backup!.destination;
+    const prefix = systemPrefix(backupPrefix(cluster), systemIdentifier);
+    const { backups } = await this.listOnce(
+      cluster.metadata.namespace!,
+      destination,
+      prefix,
+      signal,
+    );
+    return backups.find((b) => b.id === id);
+  }
+
+  /**
+   * Deletes backup `id` from the bucket — never the newest complete one of its system (a restore
+   * to now needs it): `newest` then, and nothing is deleted.
+   */
+  async removeBackup(
+    cluster: Cluster,
+    systemIdentifier: string,
+    id: string,
+    signal?: AbortSignal,
+  ): Promise<'removed' | 'absent' | 'newest'> {
+    const destination = cluster.spec.backup!.destination;
+    const prefix = systemPrefix(backupPrefix(cluster), systemIdentifier);
+    const namespace = cluster.metadata.namespace!;
+    const store = this.deps.store(destination, await this.credentials(namespace, destination));
+    try {
+      const { backups, incomplete } = await store.catalogue(prefix, signal);
+      if (backups[backups.length - 1]?.id === id) return 'newest';
+      if (!backups.some((b) => b.id === id) && !incomplete.includes(id)) return 'absent';
+      await store.remove(prefix, { backups: [id], wal: [] }, signal);
+      this.cache.delete(cluster.metadata.uid ?? '');
+      return 'removed';
+    } finally {
+      store.close();
+    }
+  }
+
+  /** One listing of a system's folder, with a store made for it and closed after. */
+  private async listOnce(
+    namespace: string,
+    destination: BackupDestination,
+    prefix: string,
+    signal?: AbortSignal,
+  ): Promise<Catalogue> {
+    const store = this.deps.store(destination, await this.credentials(namespace, destination));
+    try {
+      return await store.catalogue(prefix, signal);
+    } finally {
+      store.close();
+    }
+  }
+
   private describe(b: {
     id: string;
     sizeBytes: number;
@@ -425,13 +584,20 @@ export class Backups {
     return `backup ${b.id}: ${b.sizeBytes} bytes, WAL ${b.startLsn} to ${b.stopLsn} on timeline ${b.timeline}`;
   }
 
-  private async createJob(cluster: Cluster, input: BackupStepInput, due: Date, reason: string) {
+  private async createJob(
+    cluster: Cluster,
+    input: { image: string; primaryHost?: string | undefined },
+    due: Date,
+    reason: string,
+    labels: Record<string, string> = {},
+  ) {
     const job = renderBackupJob({
       cluster,
       image: input.image,
       primaryHost: input.primaryHost!,
       due,
       reason,
+      labels,
     });
     if (await this.createOwned(cluster, job))
       this.deps.emit(
@@ -509,30 +675,8 @@ export class Backups {
     );
   }
 
-  private async credentials(
-    namespace: string,
-    destination: BackupDestination,
-  ): Promise<Credentials> {
-    const ref = destination.credentialsSecretRef;
-    const secret = await this.deps.client
-      .get<KubeObject & { data?: Record<string, string> }>(Secrets, ref.name, namespace)
-      .catch((error: unknown) => {
-        if (isNotFound(error))
-          throw new Error(
-            `the credentials Secret ${ref.name} does not exist in namespace ${namespace}`,
-          );
-        throw error;
-      });
-    const value = (key: string) => {
-      const raw = secret.data?.[key];
-      if (raw === undefined)
-        throw new Error(`the credentials Secret ${ref.name} has no key ${key}`);
-      return Buffer.from(raw, 'base64').toString('utf8');
-    };
-    return {
-      accessKeyId: value(ref.accessKeyIdKey ?? DefaultCredentialKeys.accessKeyId),
-      secretAccessKey: value(ref.secretAccessKeyKey ?? DefaultCredentialKeys.secretAccessKey),
-    };
+  private credentials(namespace: string, destination: BackupDestination): Promise<Credentials> {
+    return readCredentials(this.deps.client, namespace, destination);
   }
 
   /** The cluster's Jobs labelled `label` (backup-of or verify-of), oldest name first. */
@@ -598,27 +742,8 @@ export class Backups {
     }
   }
 
-  /** The termination message of a Job's pod, if it left one. */
-  private async terminationMessage(job: JobObject, namespace: string): Promise<string | undefined> {
-    const pods = await this.deps.client
-      .list<
-        KubeObject & {
-          status?: {
-            containerStatuses?: {
-              state?: { terminated?: { message?: string; reason?: string } };
-            }[];
-          };
-        }
-      >(Pods, {
-        namespace,
-        labelSelector: `batch.kubernetes.io/job-name=${job.metadata.name}`,
-      })
-      .catch(() => ({ items: [] }));
-    for (const pod of pods.items) {
-      const message = pod.status?.containerStatuses?.[0]?.state?.terminated?.message?.trim();
-      if (message) return message;
-    }
-    return undefined;
+  private terminationMessage(job: JobObject, namespace: string): Promise<string | undefined> {
+    return jobTerminationMessage(this.deps.client, job, namespace);
   }
 
   /** Why a backup Job failed: its pod's termination message, else the Job's condition. */
@@ -631,4 +756,53 @@ export class Backups {
     if (condition) return `${condition.reason ?? 'Failed'}: ${condition.message ?? ''}`.trim();
     return 'the Job completed but no backup.json is in the bucket';
   }
+}
+
+/** The keys in a destination's credentials Secret (a missing Secret or key says which). */
+export async function readCredentials(
+  client: KubeClient,
+  namespace: string,
+  destination: BackupDestination,
+): Promise<Credentials> {
+  const ref = destination.credentialsSecretRef;
+  const secret = await client
+    .get<KubeObject & { data?: Record<string, string> }>(Secrets, ref.name, namespace)
+    .catch((error: unknown) => {
+      if (isNotFound(error))
+        throw new Error(
+          `the credentials Secret ${ref.name} does not exist in namespace ${namespace}`,
+        );
+      throw error;
+    });
+  const value = (key: string) => {
+    const raw = secret.data?.[key];
+    if (raw === undefined) throw new Error(`the credentials Secret ${ref.name} has no key ${key}`);
+    return Buffer.from(raw, 'base64').toString('utf8');
+  };
+  return {
+    accessKeyId: value(ref.accessKeyIdKey ?? DefaultCredentialKeys.accessKeyId),
+    secretAccessKey: value(ref.secretAccessKeyKey ?? DefaultCredentialKeys.secretAccessKey),
+  };
+}
+
+/** The termination message of a Job's pod, if it left one. */
+export async function jobTerminationMessage(
+  client: KubeClient,
+  job: JobObject,
+  namespace: string,
+): Promise<string | undefined> {
+  const pods = await client
+    .list<
+      KubeObject & {
+        status?: {
+          containerStatuses?: { state?: { terminated?: { message?: string; reason?: string } } }[];
+        };
+      }
+    >(Pods, { namespace, labelSelector: `batch.kubernetes.io/job-name=${job.metadata.name}` })
+    .catch(() => ({ items: [] }));
+  for (const pod of pods.items) {
+    const message = pod.status?.containerStatuses?.[0]?.state?.terminated?.message?.trim();
+    if (message) return message;
+  }
+  return undefined;
 }
