@@ -38,6 +38,7 @@ export class PostgresClusterControllerApp {
     postgresClusterController(manager, options);
     postgresBackupController(manager, {
       ...(options.selection ? { selection: options.selection } : {}),
+      ...(options.defaultProfile ? { defaultProfile: options.defaultProfile } : {}),
       events: this.events,
     });
     if (config.manageProviderProfiles) {

@@ -55,6 +55,7 @@ import {
   type Moto,
   type NodeTier,
 } from '@steward/testing';
+import { ProviderProfile } from '@steward/provider-profile-api';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,6 +74,7 @@ let admin: KubeClient;
 let moto: Moto;
 let s3: S3Client;
 let harness: ChartedController | undefined;
+let images: Awaited<ReturnType<typeof localImages>>;
 const ctx = {} as SuiteContext;
 const { create, read, ready, appLogin, superuserAt, eventNamed, remove, patchSpec } =
   postgresHelpers(ctx);
@@ -87,7 +89,7 @@ beforeAll(async () => {
     forcePathStyle: true,
   });
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-  const images = await localImages('postgres-17');
+  images = await localImages('postgres-17');
   for (const image of Object.values(images)) await tier.importImage(image);
   await installCRDs(tier.kubeConfig, join(chartDir, 'crds'));
   admin = new KubeClient(tier.kubeConfig, { fieldManager: 'e2e-admin' });
@@ -612,6 +614,83 @@ describe('PostgresCluster backups, the postgres-cluster-controller process on th
     expect(sts).toBe(false);
     await remove('from-nothing');
   }, 240_000);
+
+  it("backs up to the destination its ProviderProfile sets, holds it to the profile's minimum retention, and skips the final backup only when told", async () => {
+    const profile = `${ctx.ns}-platform`;
+    await admin.create<ProviderProfile>(ProviderProfile.resourceType, {
+      apiVersion: ProviderProfile.apiVersion,
+      kind: 'ProviderProfile',
+      metadata: { name: profile },
+      spec: {
+        provider: 'kubernetes',
+        kubernetes: {
+          images: [{ engine: 'postgres', version: '17', image: images['postgres-17']!.ref }],
+          backup: {
+            destination: {
+              bucket,
+              prefix: 'platform',
+              endpoint: moto.endpoint,
+              credentialsSecretRef: { name: 'backup-credentials' },
+            },
+            minRetentionDays: 3,
+          },
+        },
+      },
+    } as ProviderProfile);
+    try {
+      await create('platformed', {
+        ...spec(),
+        providerProfileRef: { name: profile },
+        backup: { schedule: '0 0 1 1 *' },
+      });
+      const backedUp = await eventually(
+        async () => {
+          const o = await read('platformed');
+          if (o.status?.backup?.lastSuccessful) return o;
+          throw new Error(`status ${JSON.stringify(o.status?.backup)}`);
+        },
+        { description: 'platformed: a first backup', ...long },
+      );
+      const folder = `platform/${ctx.ns}/platformed/${backedUp.status!.systemIdentifier}/`;
+      expect(backedUp.status!.backup!.destination).toBe(`s3://${bucket}/${folder}`);
+      expect(
+        await keys(`${folder}base/${backedUp.status!.backup!.lastSuccessful!.id}/`),
+      ).toHaveLength(3);
+
+      // Below the profile's minimum: refused, for this generation.
+      await patchSpec('platformed', { backup: { schedule: '0 0 1 1 *', retentionDays: 1 } });
+      const refused = await eventually(
+        async () => {
+          const o = await read('platformed');
+          const c = findCondition(o.status?.conditions, 'Stalled');
+          return c?.status === 'True' && c.observedGeneration === o.metadata.generation
+            ? o
+            : undefined;
+        },
+        { description: 'platformed Stalled' },
+      );
+      expect(findCondition(refused.status?.conditions, 'Stalled')).toMatchObject({
+        reason: 'RetentionBelowMinimum',
+        message: `spec.backup.retentionDays 1 is below the 3 days ProviderProfile ${profile} requires: keep at least 3`,
+      });
+
+      await patchSpec('platformed', { skipFinalBackup: true });
+      await remove('platformed');
+      await eventNamed(
+        'platformed',
+        'Deleted',
+        new RegExp(
+          `no final backup \\(spec.skipFinalBackup\\); the backups taken before stay in s3://${bucket}/${folder}`,
+        ),
+      );
+      // No final backup: the one backup taken is all the folder holds.
+      expect((await keys(`${folder}base/`)).filter((k) => k.endsWith('/backup.json'))).toEqual([
+        `${folder}base/${backedUp.status!.backup!.lastSuccessful!.id}/backup.json`,
+      ]);
+    } finally {
+      await admin.delete(ProviderProfile.resourceType, profile).catch(() => undefined);
+    }
+  }, 300_000);
 
   it('deletionPolicy Retain keeps the volumes, Secrets and backups, and says where', async () => {
     await patchSpec(name, { deletionPolicy: 'Retain' });

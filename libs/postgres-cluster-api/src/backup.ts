@@ -1,4 +1,5 @@
 import { StringEnum, withValidations } from '@steward/crd';
+import { S3CredentialKeys, s3Destination } from '@steward/provider-profile-api';
 import Type, { type Static } from 'typebox';
 
 /** The longest `spec.backup.retentionDays` (ten years). */
@@ -6,82 +7,21 @@ export const MAX_RETENTION_DAYS = 3650;
 /** `spec.backup.retentionDays` when absent. */
 export const DEFAULT_RETENTION_DAYS = 7;
 /** The default keys of the credentials Secret (the AWS SDKs' environment names). */
-export const DefaultCredentialKeys = {
-  accessKeyId: 'AWS_ACCESS_KEY_ID',
-  secretAccessKey: 'AWS_SECRET_ACCESS_KEY',
-} as const;
+export const DefaultCredentialKeys = S3CredentialKeys;
 
-const SECRET_KEY = '^[-._a-zA-Z0-9]+$';
-
-/** Where backups and archived WAL go: an S3 bucket (AWS, or any S3-compatible store). */
-export const BackupDestination = Type.Object(
-  {
-    bucket: Type.String({
-      minLength: 3,
-      maxLength: 63,
-      pattern: '^[a-z0-9][a-z0-9.-]*[a-z0-9]$',
-      description: 'The S3 bucket. It must exist: the controller never creates buckets.',
-    }),
-    prefix: Type.Optional(
-      Type.String({
-        maxLength: 256,
-        pattern: '^[A-Za-z0-9!_.*()-]+(/[A-Za-z0-9!_.*()-]+)*$',
-        description:
-          'The key prefix, without leading or trailing slash (default: <namespace>/<name>). Each database system (its identifier) gets a folder below it: base/ for base backups, wal/ for WAL.',
-      }),
-    ),
-    endpoint: Type.Optional(
-      Type.String({
-        maxLength: 256,
-        pattern: '^https?://[^\\s/]+(/.*)?$',
-        description:
-          'The S3 API endpoint of an S3-compatible store, e.g. https://minio.storage:9000 (default: AWS S3 of region). Path-style addressing.',
-      }),
-    ),
-    region: Type.Optional(
-      Type.String({
-        maxLength: 32,
-        pattern: '^[a-z0-9-]+$',
-        default: 'us-east-1',
-        description: 'The bucket’s region.',
-      }),
-    ),
-    credentialsSecretRef: Type.Object(
-      {
-        name: Type.String({
-          minLength: 1,
-          maxLength: 253,
-          pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
-        }),
-        accessKeyIdKey: Type.Optional(
-          Type.String({
-            maxLength: 253,
-            pattern: SECRET_KEY,
-            default: DefaultCredentialKeys.accessKeyId,
-          }),
-        ),
-        secretAccessKeyKey: Type.Optional(
-          Type.String({
-            maxLength: 253,
-            pattern: SECRET_KEY,
-            default: DefaultCredentialKeys.secretAccessKey,
-          }),
-        ),
-      },
-      {
-        additionalProperties: false,
-        description:
-          'A Secret in the PostgresCluster’s namespace with the access key id and secret access key. The instances (WAL archiving), the backup Jobs and the controller (the catalogue, retention) use it.',
-      },
-    ),
-  },
-  { additionalProperties: false },
+/** Where backups and archived WAL go (the schema ProviderProfiles' backup destinations share). */
+export const BackupDestination = s3Destination(
+  'The key prefix, without leading or trailing slash (default: <namespace>/<name>). Each database system (its identifier) gets a folder below it: base/ for base backups, wal/ for WAL.',
 );
 
 /** `spec.backup`. */
 export const BackupSpec = Type.Object(
   {
-    destination: BackupDestination,
+    destination: Type.Optional({
+      ...BackupDestination,
+      description:
+        'Where the backups go. Absent: the destination of the cluster’s kubernetes ProviderProfile (spec.kubernetes.backup.destination), in the folder <its prefix>/<namespace>/<name>; with neither, the cluster is refused (BackupDestinationMissing).',
+    }),
     schedule: Type.Optional(
       withValidations(
         Type.String({
@@ -156,9 +96,8 @@ export const BackupSpec = Type.Object(
       Type.Integer({
         minimum: 1,
         maximum: MAX_RETENTION_DAYS,
-        default: DEFAULT_RETENTION_DAYS,
         description:
-          'Any moment of the last retentionDays days can be restored: base backups and WAL older than the newest backup that covers the start of that window are deleted by the controller. The newest backup is never deleted.',
+          'Any moment of the last retentionDays days can be restored: base backups and WAL older than the newest backup that covers the start of that window are deleted by the controller. The newest backup is never deleted. Absent: 7, or the profile’s minRetentionDays when that is more; below the profile’s minimum: refused (RetentionBelowMinimum).',
       }),
     ),
   },
@@ -177,7 +116,11 @@ export const RecoverySpec = Type.Object(
   {
     source: Type.Object(
       {
-        destination: BackupDestination,
+        destination: Type.Optional({
+          ...BackupDestination,
+          description:
+            'Where the source’s backups are. Absent: the destination of this cluster’s kubernetes ProviderProfile, in the folder <its prefix>/<namespace>/<name>.',
+        }),
         name: Type.Optional(
           Type.String({
             maxLength: 52,

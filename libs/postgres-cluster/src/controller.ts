@@ -54,7 +54,7 @@ import {
   standbyConninfo,
   Superuser,
 } from './children/index.js';
-import { sourcePrefix } from './backup/layout.js';
+import { sourceDestinationOf, sourcePrefix } from './backup/layout.js';
 import { indexByCluster, ByCluster, isOpenRequest, requestedDue } from './backup/on-demand.js';
 import {
   BackupReasons,
@@ -73,7 +73,7 @@ import {
   type PlanAction,
   type PlanMemory,
 } from './plan/plan.js';
-import { resolvePostgres, type Resolution } from './resolve.js';
+import { resolveBackup, resolvePostgres, type Resolution } from './resolve.js';
 import { postgresStatus, PostgresReasons } from './status.js';
 
 type Cluster = PostgresCluster;
@@ -299,6 +299,18 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
     emit,
   });
 
+  function profileOf(obj: Cluster): Profile | undefined {
+    const profileName = obj.spec.providerProfileRef?.name ?? options.defaultProfile;
+    return profileName ? deps.profile(profileName) : undefined;
+  }
+
+  /** The cluster with its backup settings resolved against its profile, or a refusal. */
+  function withBackupSettings(obj: Cluster): Cluster {
+    const resolved = resolveBackup(obj, profileOf(obj));
+    if (!resolved.allowed) throw new TerminalError(resolved.reason, resolved.message);
+    return resolved.cluster;
+  }
+
   function admission(obj: Cluster, version: string): Resolution {
     const profileName = obj.spec.providerProfileRef?.name ?? options.defaultProfile;
     const profile = profileName ? deps.profile(profileName) : undefined;
@@ -318,24 +330,26 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
     return Buffer.from(raw, 'base64').toString('utf8');
   }
 
-  async function converge(ctx: ObjectReconcileContext<Cluster>, obj: Cluster): Promise<Result> {
-    const name = obj.metadata.name!;
-    const namespace = obj.metadata.namespace!;
+  async function converge(ctx: ObjectReconcileContext<Cluster>, given: Cluster): Promise<Result> {
+    const name = given.metadata.name!;
+    const namespace = given.metadata.namespace!;
     const names = childNames(name);
-    const uid = obj.metadata.uid ?? name;
+    const uid = given.metadata.uid ?? name;
     // The major the data directory holds: what the instances keep running until an upgrade.
-    const running = obj.status?.version ?? obj.spec.version;
+    const running = given.status?.version ?? given.spec.version;
     const problems: { reason: string; message: string }[] = [];
     const notes: { reason: string; message: string }[] = [];
-    if (Number(obj.spec.version) > Number(running)) {
+    if (Number(given.spec.version) > Number(running)) {
       problems.push({
         reason: PostgresReasons.MajorUpgradeNotSupported,
-        message: `spec.version ${obj.spec.version} is newer than the ${running} the data directory holds: major upgrades are not supported yet, so the instances keep running PostgreSQL ${running}`,
+        message: `spec.version ${given.spec.version} is newer than the ${running} the data directory holds: major upgrades are not supported yet, so the instances keep running PostgreSQL ${running}`,
       });
     }
-    const resolution = admission(obj, running);
+    const resolution = admission(given, running);
     if (!resolution.allowed) throw new TerminalError(resolution.reason, resolution.message);
     const resolved = resolution.resolved;
+    // From here on, spec.backup and the recovery source have their destinations.
+    const obj = withBackupSettings(given);
 
     // Bootstrapped from a backup: which one is decided once, before any instance exists, and
     // recorded (status.restore) — a newer backup appearing later never changes it.
@@ -406,7 +420,7 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
       ...(recovery && restore
         ? {
             restore: {
-              destination: recovery.source.destination,
+              destination: sourceDestinationOf(obj),
               systemPrefix: `${sourcePrefix(obj)!}/${restore.systemIdentifier}`,
               backupId: restore.backupId,
               ...(restore.targetTime ? { targetTime: restore.targetTime } : {}),
@@ -886,7 +900,7 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
       }
       const all = [...claimNames.map((c) => `PersistentVolumeClaim ${c}`), ...kept];
       const backupsKept = obj.spec.backup
-        ? `; the backups stay in ${obj.status?.backup?.destination ?? `s3://${obj.spec.backup.destination.bucket}`}${obj.status?.backup?.lastSuccessful ? ` (${obj.status.backup.count ?? 1}, the newest ${obj.status.backup.lastSuccessful.id})` : ''}, where nothing expires them any more`
+        ? `; the backups stay in ${obj.status?.backup?.destination ?? 'the bucket'}${obj.status?.backup?.lastSuccessful ? ` (${obj.status.backup.count ?? 1}, the newest ${obj.status.backup.lastSuccessful.id})` : ''}, where nothing expires them any more`
         : '';
       emit(
         obj,
@@ -900,7 +914,13 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
     }
     let backupNote = '';
     if (obj.spec.backup) {
-      const final = await finalBackup(ctx, obj);
+      const settled = resolveBackup(obj, profileOf(obj));
+      if (!settled.allowed && !obj.spec.skipFinalBackup)
+        throw new TerminalError(
+          settled.reason,
+          `${settled.message}. The final backup cannot be taken: the volumes stay until this is fixed, or spec.skipFinalBackup is true`,
+        );
+      const final = await finalBackup(ctx, settled.allowed ? settled.cluster : obj);
       if ('requeueAfter' in final) return final;
       backupNote = `; ${final.note}`;
     }

@@ -1,7 +1,7 @@
 import { type PostgresCluster } from '@steward/postgres-cluster-api';
 import { type ProviderProfile, type ProviderProfileSpec } from '@steward/provider-profile-api';
 import { describe, expect, it } from 'vitest';
-import { resolvePostgres } from './resolve.js';
+import { resolveBackup, resolvePostgres } from './resolve.js';
 
 type Kubernetes = NonNullable<ProviderProfileSpec['kubernetes']>;
 
@@ -77,5 +77,95 @@ describe('resolvePostgres', () => {
       allowed: false,
       reason: 'SizeNeedsProfile',
     });
+  });
+});
+
+describe('resolveBackup', () => {
+  const platform = {
+    bucket: 'platform-backups',
+    prefix: 'pg',
+    endpoint: 'https://s3.example',
+    credentialsSecretRef: { name: 'platform-backup-keys' },
+  };
+  const own = { bucket: 'team-bucket', credentialsSecretRef: { name: 'team-keys' } };
+
+  it("takes the profile's destination, in <prefix>/<namespace>/<name>, and its minimum retention when the spec states none", () => {
+    const resolved = resolveBackup(
+      cluster({ backup: {} }),
+      profile({ backup: { destination: platform, minRetentionDays: 14 } }),
+    );
+    expect(resolved).toEqual({
+      allowed: true,
+      cluster: expect.objectContaining({
+        spec: expect.objectContaining({
+          backup: { destination: { ...platform, prefix: 'pg/shop/orders' }, retentionDays: 14 },
+        }),
+      }),
+    });
+  });
+
+  it("keeps the spec's own destination and retention, and the default of 7 days over a lower minimum", () => {
+    expect(
+      resolveBackup(
+        cluster({ backup: { destination: own, retentionDays: 30 } }),
+        profile({ backup: { destination: platform, minRetentionDays: 14 } }),
+      ),
+    ).toMatchObject({
+      allowed: true,
+      cluster: { spec: { backup: { destination: own, retentionDays: 30 } } },
+    });
+    expect(
+      resolveBackup(
+        cluster({ backup: {} }),
+        profile({ backup: { destination: platform, minRetentionDays: 2 } }),
+      ),
+    ).toMatchObject({ allowed: true, cluster: { spec: { backup: { retentionDays: 7 } } } });
+  });
+
+  it('refuses a retention below the minimum, and backups with no destination anywhere', () => {
+    expect(
+      resolveBackup(
+        cluster({ backup: { destination: own, retentionDays: 3 } }),
+        profile({ backup: { minRetentionDays: 14 } }),
+      ),
+    ).toEqual({
+      allowed: false,
+      reason: 'RetentionBelowMinimum',
+      message:
+        'spec.backup.retentionDays 3 is below the 14 days ProviderProfile production requires: keep at least 14',
+    });
+    expect(resolveBackup(cluster({ backup: {} }), profile())).toEqual({
+      allowed: false,
+      reason: 'BackupDestinationMissing',
+      message:
+        'spec.backup.destination is not set and ProviderProfile production has no spec.kubernetes.backup.destination: set it, or use a profile that names one',
+    });
+    expect(resolveBackup(cluster({ backup: {} }), undefined)).toMatchObject({
+      allowed: false,
+      reason: 'BackupDestinationMissing',
+    });
+  });
+
+  it("reads a recovery source from the profile's destination, in the source's folder", () => {
+    expect(
+      resolveBackup(
+        cluster({ bootstrap: { recovery: { source: { name: 'orders-old' } } } }),
+        profile({ backup: { destination: platform } }),
+      ),
+    ).toMatchObject({
+      allowed: true,
+      cluster: {
+        spec: {
+          bootstrap: {
+            recovery: { source: { destination: { ...platform, prefix: 'pg/shop/orders-old' } } },
+          },
+        },
+      },
+    });
+  });
+
+  it('leaves a cluster without backups as it is', () => {
+    const plain = cluster({});
+    expect(resolveBackup(plain, profile())).toEqual({ allowed: true, cluster: plain });
   });
 });

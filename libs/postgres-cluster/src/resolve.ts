@@ -1,4 +1,8 @@
-import { DEFAULT_MAX_LAG_BYTES, type PostgresCluster } from '@steward/postgres-cluster-api';
+import {
+  DEFAULT_MAX_LAG_BYTES,
+  DEFAULT_RETENTION_DAYS,
+  type PostgresCluster,
+} from '@steward/postgres-cluster-api';
 import { admitWorkload } from '@steward/provider-profile';
 import { type ProviderProfile } from '@steward/provider-profile-api';
 import { BuiltInImages } from './images.js';
@@ -127,4 +131,77 @@ function replicationGuardrails(
     };
   }
   return undefined;
+}
+
+/**
+ * A PostgresCluster's backup settings resolved against its kubernetes ProviderProfile (pure):
+ * spec.backup.destination and spec.bootstrap.recovery.source.destination default to the profile's
+ * spec.kubernetes.backup.destination, each in the folder `<its prefix>/<namespace>/<name>` (the
+ * source's name for a recovery); spec.backup.retentionDays defaults to the profile's
+ * minRetentionDays when that is more than DEFAULT_RETENTION_DAYS, and one below it is refused.
+ * The cluster returned is the one every backup function reads (destinationOf never throws on it).
+ */
+export function resolveBackup(
+  obj: PostgresCluster,
+  profile: ProviderProfile | undefined,
+):
+  | { allowed: true; cluster: PostgresCluster }
+  | { allowed: false; reason: string; message: string } {
+  const backup = obj.spec.backup;
+  const recovery = obj.spec.bootstrap?.recovery;
+  const fromProfile = profile?.spec.kubernetes?.backup;
+  const profileName = profile?.metadata.name;
+  const folder = (name: string) =>
+    fromProfile?.destination?.prefix
+      ? { prefix: `${fromProfile.destination.prefix}/${obj.metadata.namespace}/${name}` }
+      : {};
+  const missing = (field: string) => ({
+    allowed: false as const,
+    reason: PostgresReasons.BackupDestinationMissing,
+    message: `${field} is not set${profileName ? ` and ProviderProfile ${profileName} has no spec.kubernetes.backup.destination` : ' and the PostgresCluster has no ProviderProfile to take one from'}: set it, or use a profile that names one`,
+  });
+  let spec = obj.spec;
+  if (backup) {
+    const min = fromProfile?.minRetentionDays;
+    if (backup.retentionDays !== undefined && min !== undefined && backup.retentionDays < min)
+      return {
+        allowed: false,
+        reason: PostgresReasons.RetentionBelowMinimum,
+        message: `spec.backup.retentionDays ${backup.retentionDays} is below the ${min} days ProviderProfile ${profileName} requires: keep at least ${min}`,
+      };
+    const destination =
+      backup.destination ??
+      (fromProfile?.destination
+        ? { ...fromProfile.destination, ...folder(obj.metadata.name!) }
+        : undefined);
+    if (!destination) return missing('spec.backup.destination');
+    spec = {
+      ...spec,
+      backup: {
+        ...backup,
+        destination,
+        retentionDays: backup.retentionDays ?? Math.max(DEFAULT_RETENTION_DAYS, min ?? 0),
+      },
+    };
+  }
+  if (recovery && !recovery.source.destination) {
+    if (!fromProfile?.destination) return missing('spec.bootstrap.recovery.source.destination');
+    spec = {
+      ...spec,
+      bootstrap: {
+        ...spec.bootstrap,
+        recovery: {
+          ...recovery,
+          source: {
+            ...recovery.source,
+            destination: {
+              ...fromProfile.destination,
+              ...folder(recovery.source.name ?? obj.metadata.name!),
+            },
+          },
+        },
+      },
+    };
+  }
+  return { allowed: true, cluster: spec === obj.spec ? obj : { ...obj, spec } };
 }

@@ -43,6 +43,8 @@ export const PostgresReasons = {
   DeletionPolicyNotAllowed: 'DeletionPolicyNotAllowed',
   SyncReplicationRequired: 'SyncReplicationRequired',
   MaxLagBytesNotAllowed: 'MaxLagBytesNotAllowed',
+  BackupDestinationMissing: 'BackupDestinationMissing',
+  RetentionBelowMinimum: 'RetentionBelowMinimum',
 } as const;
 
 export interface StatusInput {

@@ -45,3 +45,4 @@ export {
   type Provider,
   type SaslMechanism,
 } from './provider-profile.js';
+export { S3CredentialKeys, s3Destination } from './s3-destination.js';

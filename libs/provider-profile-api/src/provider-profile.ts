@@ -7,6 +7,7 @@ import {
   withValidations,
 } from '@steward/crd';
 import Type, { type Static, type TSchema, type TUnsafe } from 'typebox';
+import { s3Destination } from './s3-destination.js';
 
 /**
  * The providers a profile can describe: two clouds (managed databases), a Kafka cluster (topics),
@@ -275,6 +276,30 @@ const kubernetes = withValidations(
           description:
             'When true, PostgresClusters must set replication.mode: sync (a commit is acknowledged only once a standby has it, so a failover loses nothing committed) — a production guardrail.',
         }),
+      ),
+      backup: Type.Optional(
+        Type.Object(
+          {
+            destination: Type.Optional(
+              s3Destination(
+                'The key prefix below which each workload gets its folder <prefix>/<namespace>/<name>, without leading or trailing slash (default: none, the folder is <namespace>/<name>).',
+              ),
+            ),
+            minRetentionDays: Type.Optional(
+              Type.Integer({
+                minimum: 1,
+                maximum: 3650,
+                description:
+                  'The fewest days of backups a workload may keep: a PostgresCluster whose spec.backup.retentionDays is lower is refused (RetentionBelowMinimum); one that states none keeps this many (at least 7).',
+              }),
+            ),
+          },
+          {
+            additionalProperties: false,
+            description:
+              'Backups of the workloads that use this profile: the destination a PostgresCluster with spec.backup but no destination backs up to (its credentials Secret must exist in each workload’s namespace), and the shortest retention allowed.',
+          },
+        ),
       ),
       maxFailoverLagBytes: Type.Optional(
         Type.Integer({

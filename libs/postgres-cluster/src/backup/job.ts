@@ -17,6 +17,7 @@ import {
   backupJobName,
   backupPrefix,
   BackupLabels,
+  destinationOf,
   rcloneEnv,
   SourceRemote,
   systemPrefix,
@@ -151,7 +152,7 @@ export function renderBackupJob(input: BackupJobInput) {
           secretKeyRef: { name: childNames(name).superuserSecret, key: SecretKeys.password },
         },
       },
-      ...rcloneEnv(cluster.spec.backup!.destination, backupPrefix(cluster)),
+      ...rcloneEnv(destinationOf(cluster), backupPrefix(cluster)),
     ],
   });
 }
@@ -174,7 +175,7 @@ export interface VerifyJobInput {
 export function renderVerifyJob(input: VerifyJobInput) {
   const { cluster } = input;
   const name = clusterName(cluster);
-  const destination = cluster.spec.backup!.destination;
+  const destination = destinationOf(cluster);
   const counts = (cluster.spec.backup?.verify?.rowCounts ?? []).map(
     (c) => `${c.database ?? bootstrapOf({ cluster }).database}|${c.table}|${c.atLeast}`,
   );

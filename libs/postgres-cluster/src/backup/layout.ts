@@ -25,8 +25,31 @@ export const BackupFiles = {
 
 /** The key prefix of a cluster's backups (no leading or trailing slash). */
 export function backupPrefix(cluster: PostgresCluster): string {
-  const prefix = cluster.spec.backup?.destination.prefix;
+  const prefix = cluster.spec.backup?.destination?.prefix;
   return prefix ?? `${cluster.metadata.namespace}/${cluster.metadata.name}`;
+}
+
+/**
+ * spec.backup.destination of a cluster resolved against its profile (resolveBackup fills it in
+ * from the profile's when the spec names none): where its backups go.
+ */
+export function destinationOf(cluster: PostgresCluster): BackupDestination {
+  const destination = cluster.spec.backup?.destination;
+  if (!destination)
+    throw new Error(
+      `PostgresCluster ${cluster.metadata.namespace}/${cluster.metadata.name} has no backup destination: resolve it against its ProviderProfile first`,
+    );
+  return destination;
+}
+
+/** spec.bootstrap.recovery.source.destination, resolved likewise: where the source's backups are. */
+export function sourceDestinationOf(cluster: PostgresCluster): BackupDestination {
+  const destination = cluster.spec.bootstrap?.recovery?.source.destination;
+  if (!destination)
+    throw new Error(
+      `PostgresCluster ${cluster.metadata.namespace}/${cluster.metadata.name} has no recovery source destination: resolve it against its ProviderProfile first`,
+    );
+  return destination;
 }
 
 /** The key prefix of one database system's backups and WAL (ends with `/`). */
@@ -82,7 +105,7 @@ export function sourcePrefix(cluster: PostgresCluster): string | undefined {
   const source = cluster.spec.bootstrap?.recovery?.source;
   if (!source) return undefined;
   return (
-    source.destination.prefix ??
+    source.destination?.prefix ??
     `${cluster.metadata.namespace}/${source.name ?? cluster.metadata.name}`
   );
 }

@@ -16,8 +16,17 @@ import {
 import { CleanupError, withFinalizer } from '@steward/finalizers';
 import { objectKey, type Selection } from '@steward/informer';
 import { Jobs, type KubeClient } from '@steward/kube';
+import { ProviderProfile } from '@steward/provider-profile-api';
+import { resolveBackup } from '../resolve.js';
 import { Labels } from '../children/names.js';
-import { backupId, backupJobName, backupPrefix, BackupLabels, systemPrefix } from './layout.js';
+import {
+  backupId,
+  backupJobName,
+  backupPrefix,
+  BackupLabels,
+  destinationOf,
+  systemPrefix,
+} from './layout.js';
 import { Backups, finished, jobTerminationMessage, type JobObject } from './reconcile.js';
 import { s3BackupStore, type BackupStore, type Credentials } from './store.js';
 
@@ -65,6 +74,8 @@ export interface PostgresBackupControllerOptions {
   /** Which PostgresBackups (and their clusters) to follow. Default: all. */
   selection?: Selection;
   events?: EventRecorder;
+  /** The kubernetes ProviderProfile of PostgresClusters that name none (its backup destination). */
+  defaultProfile?: string;
   /** The bucket client (default: the S3 API). */
   backupStore?: (destination: BackupDestination, credentials: Credentials) => BackupStore;
   now?: () => Date;
@@ -97,12 +108,17 @@ export function postgresBackupController(
     selection,
   );
   const jobs = manager.informers.informerFor<JobObject>(Jobs, childSelection);
+  const profiles = manager.informers.informerFor<ProviderProfile>(ProviderProfile.resourceType);
   indexByCluster(requests.store);
   const reconciler = postgresBackupReconciler({
     client,
     cluster: (namespace, name) => clusters.store.get(`${namespace}/${name}`),
     job: (namespace, name) => jobs.store.get(`${namespace}/${name}`),
     jobs: () => jobs.store.list(),
+    profile: (cluster) => {
+      const name = cluster.spec.providerProfileRef?.name ?? options.defaultProfile;
+      return name ? profiles.store.get(name) : undefined;
+    },
     options,
   });
   const byCluster: MapFunc = (cluster) =>
@@ -125,6 +141,8 @@ interface ReconcilerDeps {
   cluster: (namespace: string, name: string) => PostgresCluster | undefined;
   job: (namespace: string, name: string) => JobObject | undefined;
   jobs: () => JobObject[];
+  /** The cluster's kubernetes ProviderProfile, if it has one. */
+  profile: (cluster: PostgresCluster) => ProviderProfile | undefined;
   options: PostgresBackupControllerOptions;
 }
 
@@ -152,6 +170,18 @@ export function postgresBackupReconciler(deps: ReconcilerDeps): ObjectReconciler
     emit: () => undefined,
   });
 
+  /** The cluster with its backup destination resolved against its profile, or a refusal. */
+  function settled(cluster: PostgresCluster): PostgresCluster {
+    const resolved = resolveBackup(cluster, deps.profile(cluster));
+    if (!resolved.allowed)
+      throw new TerminalError(
+        resolved.reason,
+        `PostgresCluster ${cluster.metadata.name}: ${resolved.message}`,
+        { recheckAfter: 60_000 },
+      );
+    return resolved.cluster;
+  }
+
   async function apply(
     ctx: Parameters<ObjectReconciler<PostgresBackup>>[0],
     obj: PostgresBackup,
@@ -168,25 +198,26 @@ export function postgresBackupReconciler(deps: ReconcilerDeps): ObjectReconciler
       throw new TerminalError(PostgresBackupReasons.BackupFailed, previous.message ?? 'failed');
 
     const clusterName = obj.spec.cluster.name;
-    const cluster = deps.cluster(namespace, clusterName);
-    if (!cluster)
+    const found = deps.cluster(namespace, clusterName);
+    if (!found)
       throw new TerminalError(
         PostgresBackupReasons.ClusterNotFound,
         `PostgresCluster ${clusterName} does not exist in namespace ${namespace}: create it, or delete this PostgresBackup`,
         { recheckAfter: 60_000 },
       );
-    if (!cluster.spec.backup)
+    if (!found.spec.backup)
       throw new TerminalError(
         PostgresBackupReasons.BackupNotConfigured,
-        `PostgresCluster ${clusterName} has no spec.backup: set its destination, then this backup is taken`,
+        `PostgresCluster ${clusterName} has no spec.backup: set it, then this backup is taken`,
       );
+    const cluster = settled(found);
     const due = requestedDue(obj);
     const id = backupId(due);
     const jobName = backupJobName(clusterName, due);
     const job = deps.job(namespace, jobName);
     const sysid = cluster.status?.systemIdentifier;
     const destination = sysid
-      ? `s3://${cluster.spec.backup.destination.bucket}/${systemPrefix(backupPrefix(cluster), sysid)}base/${id}/`
+      ? `s3://${destinationOf(cluster).bucket}/${systemPrefix(backupPrefix(cluster), sysid)}base/${id}/`
       : undefined;
     const base: PostgresBackupStatus = {
       backupId: id,
@@ -275,14 +306,16 @@ export function postgresBackupReconciler(deps: ReconcilerDeps): ObjectReconciler
       );
       return;
     }
-    const cluster = deps.cluster(obj.metadata.namespace!, obj.spec.cluster.name);
+    const found = deps.cluster(obj.metadata.namespace!, obj.spec.cluster.name);
+    const resolved = found ? resolveBackup(found, deps.profile(found)) : undefined;
+    const cluster = resolved?.allowed ? resolved.cluster : undefined;
     const sysid = obj.status?.systemIdentifier;
     if (!cluster?.spec.backup || !sysid) {
       emit(
         obj,
         'Warning',
         'BackupNotDeleted',
-        `deletionPolicy Delete: backup ${id} stays in ${where}: PostgresCluster ${obj.spec.cluster.name} (with spec.backup) is gone, and with it the credentials to reach the bucket`,
+        `deletionPolicy Delete: backup ${id} stays in ${where}: PostgresCluster ${obj.spec.cluster.name} (with spec.backup and its destination) is gone, and with it the credentials to reach the bucket`,
       );
       return;
     }

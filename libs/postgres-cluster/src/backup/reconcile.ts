@@ -22,6 +22,8 @@ import {
   backupJobName,
   backupPrefix,
   BackupLabels,
+  destinationOf,
+  sourceDestinationOf,
   sourcePrefix,
   systemPrefix,
 } from './layout.js';
@@ -162,10 +164,11 @@ export class Backups {
     const now = this.deps.now();
     const sysid = cluster.status?.systemIdentifier;
     if (!sysid) return { problems, requeueAfterMs: 5000 };
+    const destination = destinationOf(cluster);
     const prefix = systemPrefix(backupPrefix(cluster), sysid);
     const status: BackupStatus = {
       ...previous,
-      destination: `s3://${spec.destination.bucket}/${prefix}`,
+      destination: `s3://${destination.bucket}/${prefix}`,
     };
 
     const cron = parseSchedule(spec.schedule ?? '0 3 * * *');
@@ -180,7 +183,7 @@ export class Backups {
 
     // The bucket: listed when stale, or when a Job finished since it was last listed.
     let cached = this.cache.get(uid);
-    const storeKey = JSON.stringify(spec.destination);
+    const storeKey = JSON.stringify(destination);
     const unseen = jobs.filter((j) => finished(j) && !cached?.seen.has(j.metadata.name!));
     if (
       !cached ||
@@ -189,14 +192,14 @@ export class Backups {
       now.getTime() - cached.at > CATALOGUE_REFRESH_MS
     ) {
       try {
-        const credentials = await this.credentials(namespace, spec.destination);
+        const credentials = await this.credentials(namespace, destination);
         const credentialsKey = createHash('sha256')
           .update(`${credentials.accessKeyId}\0${credentials.secretAccessKey}`)
           .digest('hex');
         const store =
           cached && cached.storeKey === storeKey && cached.credentialsKey === credentialsKey
             ? cached.store
-            : this.deps.store(spec.destination, credentials);
+            : this.deps.store(destination, credentials);
         if (cached && cached.store !== store) cached.store.close();
         const catalogue = await store.catalogue(prefix, input.signal);
         cached = {
@@ -220,7 +223,7 @@ export class Backups {
       } catch (error) {
         problems.push({
           reason: BackupReasons.BackupStoreUnavailable,
-          message: `cannot read the backups in s3://${spec.destination.bucket}/${prefix}: ${(error as Error).message}`,
+          message: `cannot read the backups in s3://${destination.bucket}/${prefix}: ${(error as Error).message}`,
         });
         return { status, problems, requeueAfterMs: 30_000 };
       }
@@ -409,7 +412,7 @@ export class Backups {
    */
   async chooseRestore(cluster: Cluster, signal?: AbortSignal): Promise<RestoreStatus> {
     const recovery = cluster.spec.bootstrap!.recovery!;
-    const destination: BackupDestination = recovery.source.destination;
+    const destination: BackupDestination = sourceDestinationOf(cluster);
     const prefix = sourcePrefix(cluster)!;
     const where = `s3://${destination.bucket}/${prefix}/`;
     const credentials = await this.credentials(cluster.metadata.namespace!, destination);
@@ -463,20 +466,20 @@ export class Backups {
     input: { image: string; primaryHost?: string | undefined; primaryServing: boolean },
     signal?: AbortSignal,
   ): Promise<FinalBackupState | { state: 'nothing' }> {
-    const spec = cluster.spec.backup!;
     const sysid = cluster.status?.systemIdentifier;
     if (!sysid) return { state: 'nothing' };
     const name = cluster.metadata.name!;
     const namespace = cluster.metadata.namespace!;
     const prefix = systemPrefix(backupPrefix(cluster), sysid);
-    const destination = `s3://${spec.destination.bucket}/${prefix}`;
+    const bucket = destinationOf(cluster);
+    const destination = `s3://${bucket.bucket}/${prefix}`;
     const jobs = this.jobsOf(cluster, BackupLabels.backupOf);
     const finals = jobs.filter(
       (j) => j.metadata.annotations?.[BackupReasonAnnotation] === FinalBackupReason,
     );
     const ended = finals.filter((j) => finished(j));
     if (ended.some((j) => finished(j) === 'Complete')) {
-      const { backups } = await this.listOnce(namespace, spec.destination, prefix, signal);
+      const { backups } = await this.listOnce(namespace, bucket, prefix, signal);
       for (const job of ended) {
         const backup = backups.find((b) => b.id === job.metadata.labels?.[BackupLabels.backupId]);
         if (backup) return { state: 'done', backup, destination };
@@ -522,7 +525,7 @@ export class Backups {
     id: string,
     signal?: AbortSignal,
   ): Promise<BackupRecord | undefined> {
-    const destination = cluster.spec.backup!.destination;
+    const destination = destinationOf(cluster);
     const prefix = systemPrefix(backupPrefix(cluster), systemIdentifier);
     const { backups } = await this.listOnce(
       cluster.metadata.namespace!,
@@ -543,7 +546,7 @@ export class Backups {
     id: string,
     signal?: AbortSignal,
   ): Promise<'removed' | 'absent' | 'newest'> {
-    const destination = cluster.spec.backup!.destination;
+    const destination = destinationOf(cluster);
     const prefix = systemPrefix(backupPrefix(cluster), systemIdentifier);
     const namespace = cluster.metadata.namespace!;
     const store = this.deps.store(destination, await this.credentials(namespace, destination));

@@ -1,5 +1,5 @@
 import { POSTGRES_PORT } from '@steward/postgres-cluster-api';
-import { backupPrefix, rcloneEnv, SourceRemote } from '../backup/layout.js';
+import { backupPrefix, destinationOf, rcloneEnv, SourceRemote } from '../backup/layout.js';
 import { ConfigFiles, configHash, renderConfigFiles } from './config.js';
 import {
   childNames,
@@ -76,9 +76,7 @@ export function renderStatefulSet(input: RenderInput): ChildObject {
         },
       },
       // WAL archiving (archive.sh) reaches the bucket through rclone's environment.
-      ...(cluster.spec.backup
-        ? rcloneEnv(cluster.spec.backup.destination, backupPrefix(cluster))
-        : []),
+      ...(cluster.spec.backup ? rcloneEnv(destinationOf(cluster), backupPrefix(cluster)) : []),
       // A restore (spec.bootstrap.recovery): the source bucket through the remote `source:`;
       // its Secret optional, so that pods still start once it is gone after the restore.
       ...(input.restore
