@@ -4,7 +4,7 @@
  * (generated into charts/postgres-cluster-controller/crds by tools/scripts/generate-crds.ts).
  *
  * Contract (what the API server enforces at admission, with its own message):
- * - `metadata.name` is a DNS label of at most MAX_NAME_LENGTH (52) characters starting with a
+ * - `metadata.name` is a DNS label of at most MAX_NAME_LENGTH (48) characters starting with a
  *   letter (it names the StatefulSet, whose pods' revision label must fit 63, and the Services).
  * - `version` (a major, e.g. 15 or 17) never goes down; `storage.size` only grows (the message
  *   names both sizes); `storage.storageClassName` and `bootstrap` are immutable, also once added.
@@ -81,3 +81,11 @@ export {
   PostgresBackupStatus,
   type PostgresBackupPhase,
 } from './postgres-backup.js';
+export {
+  DEFAULT_MAX_BACKUP_AGE,
+  UpgradePhases,
+  UpgradeSpec,
+  UpgradeStatus,
+  UpgradeStep,
+  type UpgradePhase,
+} from './upgrade.js';

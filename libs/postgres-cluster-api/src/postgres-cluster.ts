@@ -8,6 +8,7 @@ import {
 } from '@steward/crd';
 import Type from 'typebox';
 import { BackupSpec, BackupStatus, RecoverySpec, RestoreStatus } from './backup.js';
+import { UpgradeSpec, UpgradeStatus } from './upgrade.js';
 
 /**
  * What deleting a PostgresCluster does to what it manages: the two policies of every Steward
@@ -30,6 +31,7 @@ export const PostgresPhases = [
   'Updating',
   'FailingOver',
   'SwitchingOver',
+  'Upgrading',
   'Degraded',
   'Failed',
   'Deleting',
@@ -46,9 +48,10 @@ export type DataLossRisk = (typeof DataLossRisks)[number];
 
 /**
  * The longest `metadata.name`: the StatefulSet's pods carry the label
- * `controller-revision-hash: <name>-<10 characters>`, which must stay a 63-character label value.
+ * `controller-revision-hash: <statefulset>-<10 characters>`, which must stay a 63-character label
+ * value, and a major upgrade's StatefulSet is `<name>-v<major>` (4 more).
  */
-export const MAX_NAME_LENGTH = 52;
+export const MAX_NAME_LENGTH = 48;
 /** Most instances of one PostgresCluster (one primary and standbys). */
 export const MAX_REPLICAS = 9;
 /** The port every instance and Service serves PostgreSQL on. */
@@ -366,6 +369,7 @@ export const PostgresClusterSpec = withValidations(
       ),
     ),
     backup: Type.Optional(BackupSpec),
+    upgrade: Type.Optional(UpgradeSpec),
     deletionPolicy: Type.Optional(
       StringEnum(PostgresClusterDeletionPolicies, {
         default: 'Retain',
@@ -575,6 +579,13 @@ export const PostgresClusterStatus = Type.Object({
   switchoverCount: Type.Optional(Type.Integer({ minimum: 0 })),
   backup: Type.Optional(BackupStatus),
   restore: Type.Optional(RestoreStatus),
+  upgrade: Type.Optional(UpgradeStatus),
+  instanceSet: Type.Optional(
+    Type.String({
+      description:
+        'The StatefulSet whose instances serve: <name>, or <name>-v<major> after a major upgrade.',
+    }),
+  ),
   conditions: Type.Optional(ConditionsSchema),
   observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
 });
@@ -595,7 +606,7 @@ export const PostgresCluster = defineKind({
   validations: [
     {
       rule: `self.metadata.name.size() <= ${MAX_NAME_LENGTH} && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')`,
-      message: `metadata.name must be a DNS label of at most ${MAX_NAME_LENGTH} characters starting with a letter: it names the StatefulSet, its pods and the Services <name>-rw, <name>-ro and <name>-r`,
+      message: `metadata.name must be a DNS label of at most ${MAX_NAME_LENGTH} characters starting with a letter: it names the StatefulSets (<name>, and <name>-v<major> after an upgrade), their pods and the Services <name>-rw, <name>-ro and <name>-r`,
     },
   ],
   printerColumns: [

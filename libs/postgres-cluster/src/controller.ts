@@ -46,6 +46,8 @@ import {
   bootstrapOf,
   childNames,
   conninfoHost,
+  currentInstanceSet,
+  DataVolumeName,
   InstructionAnnotation,
   Labels,
   ordinalOf,
@@ -53,7 +55,10 @@ import {
   SecretKeys,
   standbyConninfo,
   Superuser,
+  type RenderInput,
 } from './children/index.js';
+import { renderStatefulSet } from './children/stateful-set.js';
+import { extraInstanceSet, Upgrades } from './upgrade/upgrade.js';
 import { sourceDestinationOf, sourcePrefix } from './backup/layout.js';
 import { indexByCluster, ByCluster, isOpenRequest, requestedDue } from './backup/on-demand.js';
 import {
@@ -311,6 +316,15 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
     return resolved.cluster;
   }
 
+  const upgrades = new Upgrades({
+    client,
+    pg,
+    jobs: deps.jobs,
+    claims: deps.claims,
+    now,
+    emit,
+  });
+
   function admission(obj: Cluster, version: string): Resolution {
     const profileName = obj.spec.providerProfileRef?.name ?? options.defaultProfile;
     const profile = profileName ? deps.profile(profileName) : undefined;
@@ -339,12 +353,6 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
     const running = given.status?.version ?? given.spec.version;
     const problems: { reason: string; message: string }[] = [];
     const notes: { reason: string; message: string }[] = [];
-    if (Number(given.spec.version) > Number(running)) {
-      problems.push({
-        reason: PostgresReasons.MajorUpgradeNotSupported,
-        message: `spec.version ${given.spec.version} is newer than the ${running} the data directory holds: major upgrades are not supported yet, so the instances keep running PostgreSQL ${running}`,
-      });
-    }
     const resolution = admission(given, running);
     if (!resolution.allowed) throw new TerminalError(resolution.reason, resolution.message);
     const resolved = resolution.resolved;
@@ -375,14 +383,18 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
       );
     }
 
-    const podList = deps
+    // Every pod of the cluster (a major upgrade runs two instance sets), and those of the set
+    // that serves: the plan, the roll and the status are about these.
+    const allPods = deps
       .pods()
       .filter(
         (p) => p.metadata.namespace === namespace && p.metadata.labels?.[Labels.cluster] === name,
       );
+    const set = currentInstanceSet(obj);
+    const podList = allPods.filter((p) => ordinalOf(set, p.metadata.name ?? '') !== undefined);
     const desired = obj.spec.replicas ?? 1;
     const primaryOrdinal = obj.status?.currentPrimary
-      ? (ordinalOf(name, obj.status.currentPrimary) ?? 0)
+      ? (ordinalOf(set, obj.status.currentPrimary) ?? 0)
       : 0;
     // Never scale the primary away: the StatefulSet keeps it until a switchover moved it.
     const stsReplicas = Math.max(desired, primaryOrdinal + 1);
@@ -406,12 +418,13 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
         };
         status?: { updateRevision?: string };
       }
-    >(obj, StatefulSets, names.statefulSet);
+    >(obj, StatefulSets, set);
     const templateStorage =
       liveSts?.spec?.volumeClaimTemplates?.[0]?.spec?.resources?.requests?.storage;
-    const rendered = renderChildren({
+    const renderInput: RenderInput = {
       cluster: obj,
       image: resolved.image,
+      instanceSet: set,
       replicas: stsReplicas,
       ...(resolved.resources ? { resources: resolved.resources } : {}),
       storage: resolved.storage,
@@ -427,7 +440,8 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
             },
           }
         : {}),
-    });
+    };
+    const rendered = renderChildren(renderInput);
     const want: DesiredChild[] = [
       {
         resourceType: Secrets,
@@ -450,6 +464,29 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
       { resourceType: NetworkPolicies, object: rendered.networkPolicy as never },
       { resourceType: StatefulSets, object: rendered.statefulSet as never },
     ];
+    // A major upgrade's second instance set (the new one before the switch, the old one after).
+    const extra = extraInstanceSet(obj);
+    if (extra) {
+      const live = children.get<
+        KubeObject & {
+          spec?: {
+            volumeClaimTemplates?: { spec?: { resources?: { requests?: { storage?: string } } } }[];
+          };
+        }
+      >(obj, StatefulSets, extra.set);
+      const storage = live?.spec?.volumeClaimTemplates?.[0]?.spec?.resources?.requests?.storage;
+      const { restore: _restore, existingTemplateStorage: _storage, ...base } = renderInput;
+      want.push({
+        resourceType: StatefulSets,
+        object: renderStatefulSet({
+          ...base,
+          instanceSet: extra.set,
+          image: extra.image,
+          replicas: extra.replicas,
+          ...(storage ? { existingTemplateStorage: storage } : {}),
+        }) as never,
+      });
+    }
     const sync = await children.sync(obj, want, { signal: ctx.signal });
     if (sync.conflicts.length) {
       throw new TerminalError(
@@ -466,11 +503,11 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
       password: superPassword,
     });
 
-    await growClaims(obj, resolved.storage.size, problems, notes);
+    await growClaims(obj, set, resolved.storage.size, problems, notes);
 
     // Before any instance is observed: the primary's LSN covers every commit acknowledged by then.
     const observedAt = now().toISOString();
-    const facts = await instanceFacts(podList, name, async (ip) =>
+    const facts = await instanceFacts(podList, set, async (ip) =>
       viewOf(await pg.observe(endpoint(ip), { signal: ctx.signal })),
     );
     const planned = plannedRestarts.get(uid);
@@ -479,7 +516,7 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
       planned.pod === obj.status?.currentPrimary &&
       Date.now() < planned.until;
     const plan = planInstances({
-      cluster: name,
+      cluster: set,
       replicas: desired,
       failover: {
         enabled: obj.spec.failover?.enabled ?? true,
@@ -599,8 +636,36 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
     });
     problems.push(...backup.problems);
 
+    // A major upgrade (spec.version above the running one): its gate, or its next step.
+    const target = admission(given, obj.spec.version);
+    const upgrade = await upgrades.step({
+      cluster: obj,
+      running,
+      currentSet: set,
+      fromImage: resolved.image,
+      toImage: target.allowed ? target.resolved.image : undefined,
+      facts,
+      health: plan.health,
+      desired,
+      pods: allPods,
+      endpoint,
+      write: async (expected, fields) => {
+        await ctx.status.write((latest) => {
+          if (latest.status?.upgrade?.phase !== expected)
+            throw new StaleDecisionError(
+              `status.upgrade of ${namespace}/${name} is ${latest.status?.upgrade?.phase ?? 'absent'}, not ${expected ?? 'absent'}: deciding again`,
+            );
+          return { fields };
+        });
+      },
+      signal: ctx.signal,
+    });
+    // The switch was written: everything above described the old set.
+    if (upgrade.switched) return { requeueAfter: 100 };
+    if (upgrade.problem) problems.push(upgrade.problem);
+
     const version = obj.status?.version ?? running;
-    const statusOf = (cluster: Cluster) =>
+    const baseStatusOf = (cluster: Cluster) =>
       postgresStatus({
         cluster,
         replicas: desired,
@@ -620,6 +685,22 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
         problems,
         notes,
       });
+    // An upgrade under way: phase Upgrading, Progressing; Ready=False while writes are stopped.
+    const statusOf = (cluster: Cluster) => {
+      const change = baseStatusOf(cluster);
+      if (!upgrade.condition) return change;
+      const says = upgrade.condition;
+      const conditions = change.conditions.map((c) =>
+        upgrade.writesStopped && c.type === 'Ready'
+          ? { ...c, status: 'False' as const, reason: 'Upgrading', message: says.message }
+          : upgrade.active && c.type === 'Progressing'
+            ? { ...c, status: 'True' as const, reason: 'Upgrading', message: says.message }
+            : c,
+      );
+      conditions.push({ type: 'Upgrading', ...says });
+      const phase = upgrade.active ? ('Upgrading' as const) : change.phase;
+      return { phase, conditions, fields: { ...change.fields, phase } };
+    };
     let before = ctx.status.object.status?.phase;
     let change = statusOf(ctx.status.object);
     await ctx.status.write((latest) => {
@@ -646,7 +727,13 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
       );
     const settled = change.phase === 'Ready' && failed.length === 0;
     const after = plan.requeueAfterMs ?? (settled ? pollMs : busyMs);
-    return { requeueAfter: Math.min(after, backup.requeueAfterMs ?? after) };
+    return {
+      requeueAfter: Math.min(
+        after,
+        backup.requeueAfterMs ?? after,
+        upgrade.requeueAfterMs ?? after,
+      ),
+    };
   }
 
   async function carryOut(
@@ -726,6 +813,7 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
 
   async function growClaims(
     obj: Cluster,
+    set: string,
     size: string,
     problems: { reason: string; message: string }[],
     notes: { reason: string; message: string }[],
@@ -739,6 +827,8 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
     })[]) {
       if (claim.metadata.namespace !== obj.metadata.namespace) continue;
       if (claim.metadata.labels?.[Labels.cluster] !== obj.metadata.name) continue;
+      // The volumes of the set that serves (an upgrade's old ones are kept as they are).
+      if (ordinalOf(`${DataVolumeName}-${set}`, claim.metadata.name ?? '') === undefined) continue;
       const has = claim.spec?.resources?.requests?.storage;
       const uid = claim.metadata.uid ?? `${claim.metadata.namespace}/${claim.metadata.name}`;
       const capacity = claim.status?.capacity?.storage;

@@ -1,5 +1,6 @@
 import { POSTGRES_PORT, type PostgresCluster } from '@steward/postgres-cluster-api';
 import { ConfigFiles } from '../children/config.js';
+import { UpgradeScript } from './scripts.js';
 import {
   childNames,
   clusterName,
@@ -54,7 +55,8 @@ interface JobShape {
   labels: Record<string, string>;
   annotations: Record<string, string>;
   image: string;
-  script: string;
+  /** A program of the ConfigMap, by file name; or `inline`, the program itself. */
+  script: string | { inline: string };
   env: EnvVar[];
   /** Where the scratch emptyDir is mounted. */
   scratch: string;
@@ -102,7 +104,10 @@ function renderJob(shape: JobShape) {
               name: shape.component,
               image: shape.image,
               imagePullPolicy: 'Never',
-              command: ['/bin/sh', `${ConfigDirectory}/${shape.script}`],
+              command:
+                typeof shape.script === 'string'
+                  ? ['/bin/sh', `${ConfigDirectory}/${shape.script}`]
+                  : ['/bin/sh', '-c', shape.script.inline],
               env: shape.env,
               securityContext: ContainerSecurityContext,
               terminationMessagePolicy: 'File',
@@ -197,6 +202,54 @@ export function renderVerifyJob(input: VerifyJobInput) {
         systemPrefix(backupPrefix(cluster), input.systemIdentifier).replace(/\/$/, ''),
         { remote: SourceRemote, pathVariable: 'STEWARD_RESTORE_PATH' },
       ),
+    ],
+  });
+}
+
+export interface UpgradeJobInput {
+  cluster: PostgresCluster;
+  /** The new major's image (its pg_dump reads the old server). */
+  image: string;
+  /** The old primary's and the new instance's pod IPs. */
+  fromHost: string;
+  toHost: string;
+  /** The upgrade's generation: one Job per attempt, the same name for the same attempt. */
+  generation: number;
+}
+
+/** The Job of a major upgrade's attempt: `<name>-upgrade-<generation>`. */
+export function upgradeJobName(cluster: string, generation: number): string {
+  return `${cluster}-upgrade-${generation}`;
+}
+
+/**
+ * The dump-and-restore Job of a major upgrade (UpgradeScript, inline: it is not in the ConfigMap,
+ * whose every change rolls the instances): the superuser on both servers, by pod IP. Labelled
+ * `upgrade-of` (the NetworkPolicy admits it).
+ */
+export function renderUpgradeJob(input: UpgradeJobInput) {
+  const { cluster } = input;
+  const name = clusterName(cluster);
+  return renderJob({
+    cluster,
+    name: upgradeJobName(name, input.generation),
+    component: 'upgrade',
+    labels: { [BackupLabels.upgradeOf]: name },
+    annotations: {},
+    image: input.image,
+    script: { inline: UpgradeScript },
+    scratch: '/scratch',
+    env: [
+      { name: 'STEWARD_FROM_HOST', value: input.fromHost },
+      { name: 'STEWARD_TO_HOST', value: input.toHost },
+      { name: 'PGPORT', value: String(POSTGRES_PORT) },
+      { name: 'PGUSER', value: Superuser },
+      {
+        name: 'PGPASSWORD',
+        valueFrom: {
+          secretKeyRef: { name: childNames(name).superuserSecret, key: SecretKeys.password },
+        },
+      },
     ],
   });
 }

@@ -91,6 +91,8 @@ export const BackupLabels = {
   backupOf: 'postgres.steward.dev/backup-of',
   verifyOf: 'postgres.steward.dev/verify-of',
   backupId: 'postgres.steward.dev/backup-id',
+  /** The pod of a major upgrade's dump-and-restore Job (the NetworkPolicy admits it). */
+  upgradeOf: 'postgres.steward.dev/upgrade-of',
   /** The PostgresBackup an on-demand backup's Job was taken for. */
   requestedBy: 'postgres.steward.dev/requested-by',
 } as const;

@@ -4,8 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { InstanceScript } from '../children/instance-script.js';
 import { ConfigFiles, renderChildren } from '../children/index.js';
 import { recoveryTargetTime } from '../children/stateful-set.js';
-import { renderBackupJob, renderVerifyJob } from './job.js';
-import { ArchiveScript, BackupScript, RestoreWalScript, VerifyScript } from './scripts.js';
+import { renderBackupJob, renderUpgradeJob, renderVerifyJob } from './job.js';
+import {
+  ArchiveScript,
+  BackupScript,
+  RestoreWalScript,
+  UpgradeScript,
+  VerifyScript,
+} from './scripts.js';
 
 const destination = {
   bucket: 'backups',
@@ -142,6 +148,7 @@ describe('the shipped shell programs', () => {
     ['backup.sh', BackupScript],
     ['restore-wal.sh', RestoreWalScript],
     ['verify.sh', VerifyScript],
+    ['the upgrade Job', UpgradeScript],
   ])('%s parses as POSIX sh (dash, as in the images)', (_, script) => {
     expect(() =>
       execFileSync('sh', ['-n'], { input: script, stdio: ['pipe', 'pipe', 'pipe'] }),
@@ -175,5 +182,30 @@ describe('the restore rehearsal Job', () => {
     expect(value('STEWARD_VERIFY_BACKUP')).toBe('20261203T030000Z');
     expect(value('STEWARD_VERIFY_ROW_COUNTS')).toBe('app|public.orders|10');
     expect(env.some((e) => e.name === 'PGPASSWORD')).toBe(false);
+  });
+});
+
+describe('the major upgrade Job', () => {
+  it('runs the new image, inline (not from the ConfigMap), with the superuser on both servers by IP', () => {
+    const job = renderUpgradeJob({
+      cluster: cluster({}),
+      image: 'localhost/steward/postgres:17.12',
+      fromHost: '10.0.0.4',
+      toHost: '10.0.0.9',
+      generation: 3,
+    });
+    expect(job.metadata.name).toBe('orders-upgrade-3');
+    expect(job.metadata.labels['postgres.steward.dev/upgrade-of']).toBe('orders');
+    expect(job.metadata.labels).not.toHaveProperty('postgres.steward.dev/backup-of');
+    const container = job.spec.template.spec.containers[0]!;
+    expect(container.image).toBe('localhost/steward/postgres:17.12');
+    expect(container.command).toEqual(['/bin/sh', '-c', UpgradeScript]);
+    const env = container.env as Env[];
+    const value = (n: string) => env.find((e) => e.name === n)?.value;
+    expect(value('STEWARD_FROM_HOST')).toBe('10.0.0.4');
+    expect(value('STEWARD_TO_HOST')).toBe('10.0.0.9');
+    expect(env.find((e) => e.name === 'PGPASSWORD')).toMatchObject({
+      valueFrom: { secretKeyRef: { name: 'orders-superuser', key: 'password' } },
+    });
   });
 });

@@ -256,3 +256,86 @@ IFS="$old_ifs"
 log "backup $id restored and checked"
 outcome Passed "backup $id restores: it matches its manifest, recovers, and passes every check"
 `;
+
+/**
+ * A major upgrade's Job program (run in the new version's image: its pg_dump reads the old
+ * server, as PostgreSQL advises): every role and its settings (pg_dumpall --globals-only, the
+ * superuser's own CREATE ROLE left out: initdb made it) and then each database (pg_dump -Fc piped
+ * into pg_restore --exit-on-error; `postgres` into the one initdb made, the others created from
+ * their dump) from STEWARD_FROM_HOST, the old primary, which the controller has made read-only,
+ * into STEWARD_TO_HOST, the new instance. Then the check: every table of every database has as
+ * many rows in the new server as in the old. The outcome, one JSON object (result, databases,
+ * tables, rows, durationSeconds, message), is the termination message and the log's last line.
+ */
+export const UpgradeScript = String.raw`#!/bin/sh
+work=/scratch/upgrade
+from="$STEWARD_FROM_HOST"
+to="$STEWARD_TO_HOST"
+log() { echo "steward-upgrade: $*" >&2; }
+ms() { date -u +%s%3N; }
+started="$(ms)"
+databases=0
+tables=0
+rows=0
+json_escape() { printf '%s' "$1" | tr '\n\t' '  ' | sed 's/\\/\\\\/g; s/"/\\"/g'; }
+outcome() {
+  seconds="$(( ($(ms) - started) / 1000 ))"
+  result="$(printf '{"result":"%s","databases":%s,"tables":%s,"rows":%s,"durationSeconds":%s,"message":"%s"}' \
+    "$1" "$databases" "$tables" "$rows" "$seconds" "$(json_escape "$2")")"
+  printf '%s\n' "$result" | cut -c1-4000 >/dev/termination-log 2>/dev/null
+  printf '%s\n' "$result"
+  [ "$1" = Passed ]
+  exit $?
+}
+fail() { log "$*"; outcome Failed "$*"; }
+last_error() { grep -E 'ERROR|FATAL|error' "$1" | tail -n 2 | tr '\n' ' '; }
+[ -n "$from" ] && [ -n "$to" ] || fail "STEWARD_FROM_HOST and STEWARD_TO_HOST must be set"
+export PGCONNECT_TIMEOUT=10
+rm -rf "$work"
+mkdir -p "$work" || fail "cannot create $work"
+q() { psql -X -A -t -q -h "$1" -d "$2" -c "$3" 2>"$work/psql.err"; }
+old_version="$(q "$from" postgres "select current_setting('server_version')")" ||
+  fail "cannot reach the old primary at $from: $(last_error "$work/psql.err")"
+new_version="$(q "$to" postgres "select current_setting('server_version')")" ||
+  fail "cannot reach the new instance at $to: $(last_error "$work/psql.err")"
+log "from PostgreSQL $old_version at $from to $new_version at $to"
+pg_dumpall -h "$from" --globals-only 2>"$work/dump.err" | grep -v '^CREATE ROLE postgres;$' >"$work/globals.sql"
+[ -s "$work/globals.sql" ] || fail "pg_dumpall --globals-only failed: $(last_error "$work/dump.err")"
+psql -X -q -h "$to" -d postgres -v ON_ERROR_STOP=1 -f "$work/globals.sql" >/dev/null 2>"$work/restore.err" ||
+  fail "restoring the roles failed: $(last_error "$work/restore.err")"
+list="$(q "$from" postgres "select datname from pg_database where datallowconn and datname <> 'template1' order by datname = 'postgres' desc, datname")" ||
+  fail "cannot list the databases: $(last_error "$work/psql.err")"
+for db in $list; do
+  log "database $db"
+  # Piped (no copy on disk); pg_dump's exit status through a file, pg_restore's as the pipe's.
+  if [ "$db" = postgres ]; then
+    { pg_dump -h "$from" -d "$db" -Fc 2>"$work/dump.err"; echo $? >"$work/dump.rc"; } |
+      pg_restore -h "$to" -d postgres --exit-on-error 2>"$work/restore.err"
+  else
+    { pg_dump -h "$from" -d "$db" -Fc -C 2>"$work/dump.err"; echo $? >"$work/dump.rc"; } |
+      pg_restore -h "$to" -d postgres -C --exit-on-error 2>"$work/restore.err"
+  fi
+  restored=$?
+  [ "$(cat "$work/dump.rc")" = 0 ] || fail "dumping database $db failed: $(last_error "$work/dump.err")"
+  [ "$restored" = 0 ] || fail "restoring database $db into PostgreSQL $new_version failed: $(last_error "$work/restore.err")"
+  databases=$((databases + 1))
+  names="$(q "$from" "$db" "select format('%I.%I', n.nspname, c.relname) from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.relkind = 'r' and n.nspname not in ('pg_catalog', 'information_schema') and n.nspname not like 'pg_toast%' order by 1")" ||
+    fail "cannot list the tables of $db: $(last_error "$work/psql.err")"
+  old_ifs="$IFS"
+  IFS='
+'
+  for t in $names; do
+    IFS="$old_ifs"
+    a="$(q "$from" "$db" "select count(*) from $t")" || fail "counting $db.$t on the old primary failed: $(last_error "$work/psql.err")"
+    b="$(q "$to" "$db" "select count(*) from $t")" || fail "counting $db.$t on the new instance failed: $(last_error "$work/psql.err")"
+    [ "$a" = "$b" ] || fail "$db.$t has $a rows in PostgreSQL $old_version and $b in $new_version"
+    tables=$((tables + 1))
+    rows=$((rows + a))
+    IFS='
+'
+  done
+  IFS="$old_ifs"
+done
+q "$to" postgres 'analyze' >/dev/null || log "analyze failed: $(last_error "$work/psql.err")"
+outcome Passed "$databases databases restored into PostgreSQL $new_version; $tables tables, $rows rows, every row count equal"
+`;

@@ -10,6 +10,8 @@ import { type PostgresCluster } from '@steward/postgres-cluster-api';
 export const Labels = {
   cluster: 'postgres.steward.dev/cluster',
   role: 'postgres.steward.dev/role',
+  /** On the pods (and in the selector) of an instance set made by a major upgrade. */
+  instanceSet: 'postgres.steward.dev/instance-set',
 } as const;
 
 /** Values of `Labels.role`. */
@@ -53,7 +55,20 @@ export const SecretKeys = {
 /** The superuser every instance has (initdb --username). */
 export const Superuser = 'postgres';
 
-/** The names of a PostgresCluster's children: all derive from `metadata.name` (at most 52). */
+/**
+ * The StatefulSet whose instances serve: `<name>` until the first major upgrade, then
+ * `<name>-v<major>` (status.instanceSet).
+ */
+export function currentInstanceSet(cluster: PostgresCluster): string {
+  return cluster.status?.instanceSet ?? clusterName(cluster);
+}
+
+/** The StatefulSet a major upgrade to `major` creates: `<name>-v<major>` (at most 52). */
+export function upgradeInstanceSet(name: string, major: string): string {
+  return `${name}-v${major}`;
+}
+
+/** The names of a PostgresCluster's children: all derive from `metadata.name` (at most 48). */
 export function childNames(name: string) {
   return {
     statefulSet: name,

@@ -46,6 +46,9 @@ export function renderNetworkPolicy(input: RenderInput): ChildObject {
   // The backup Jobs' pods (pg_basebackup from the primary).
   if (cluster.spec.backup)
     peers.push({ podSelector: { matchLabels: { [BackupLabels.backupOf]: name } } });
+  // A major upgrade's dump-and-restore Job (reads the old primary, writes the new one).
+  if (cluster.spec.upgrade?.approvedVersion || cluster.status?.upgrade)
+    peers.push({ podSelector: { matchLabels: { [BackupLabels.upgradeOf]: name } } });
   if (controller) {
     peers.push({
       namespaceSelector: { matchLabels: { [NamespaceNameLabel]: controller.namespace } },

@@ -34,6 +34,11 @@ export interface RenderInput {
     backupId: string;
     targetTime?: string;
   };
+  /**
+   * The StatefulSet rendered (default `metadata.name`): a major upgrade renders a second one,
+   * `<name>-v<major>`, whose selector and pods also carry the instance-set label.
+   */
+  instanceSet?: string;
   /** The controller's pods, which must reach every instance (NetworkPolicy); absent: no such rule. */
   controller?: { namespace: string; podLabels: Record<string, string> };
 }

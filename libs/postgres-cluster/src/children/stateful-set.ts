@@ -12,6 +12,7 @@ import {
   DataDirectory,
   DataVolumeName,
   InstructionAnnotation,
+  Labels,
   PgData,
   PodInfoDirectory,
   replicasOf,
@@ -60,7 +61,12 @@ export function renderStatefulSet(input: RenderInput): ChildObject {
   const { cluster } = input;
   const name = clusterName(cluster);
   const names = childNames(name);
-  const labels = commonLabels(cluster);
+  const set = input.instanceSet ?? names.statefulSet;
+  // The first StatefulSet selects on the cluster label alone (selectors are immutable); one made
+  // by an upgrade selects its own pods only.
+  const own: Record<string, string> =
+    set === names.statefulSet ? {} : { [Labels.instanceSet]: set };
+  const labels = { ...commonLabels(cluster), ...own };
   const container = {
     name: InstanceContainerName,
     image: input.image,
@@ -120,14 +126,14 @@ export function renderStatefulSet(input: RenderInput): ChildObject {
     apiVersion: 'apps/v1',
     kind: 'StatefulSet',
     metadata: {
-      name: names.statefulSet,
+      name: set,
       namespace: clusterNamespace(cluster),
       labels: { ...labels },
     },
     spec: {
       replicas: input.replicas ?? replicasOf(cluster),
       serviceName: names.headless,
-      selector: { matchLabels: clusterSelector(name) },
+      selector: { matchLabels: { ...clusterSelector(name), ...own } },
       podManagementPolicy: 'Parallel',
       updateStrategy: { type: 'OnDelete' },
       persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Delete' },

@@ -97,6 +97,12 @@ export interface PgAdmin {
    * matching /^[a-z_][a-z0-9_]{0,62}$/ and for an empty or non-ASCII password; PgAdminError
    * otherwise.
    */
+  /**
+   * Ends every client session but the admin's own (pg_terminate_backend; replication and
+   * background processes are not client sessions): how a major upgrade makes sure no transaction
+   * begun before the server turned read-only still writes. Returns how many were ended.
+   */
+  endClientSessions(target: PgEndpoint): Promise<number>;
   bootstrap(
     target: PgEndpoint,
     spec: { database: string; owner: string; ownerPassword: string },
@@ -444,6 +450,22 @@ export function pgAdmin(options: PgAdminOptions = {}): PgAdmin {
         });
       } catch (error) {
         throw adminError(`bootstrap of database ${database}`, target, error, ownerPassword);
+      }
+    },
+
+    async endClientSessions(target) {
+      try {
+        return await withClient(target, async (client) => {
+          const [row] = await rows(
+            client,
+            `SELECT count(pg_terminate_backend(pid))::text AS ended FROM pg_stat_activity
+             WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()
+               AND application_name IS DISTINCT FROM current_setting('application_name')`,
+          );
+          return Number(row?.['ended'] ?? 0);
+        });
+      } catch (error) {
+        throw adminError('endClientSessions', target, error);
       }
     },
 
