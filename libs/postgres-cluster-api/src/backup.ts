@@ -123,7 +123,7 @@ export const RecoverySpec = Type.Object(
         }),
         name: Type.Optional(
           Type.String({
-            maxLength: 52,
+            maxLength: 48,
             pattern: '^[a-z]([-a-z0-9]*[a-z0-9])?$',
             description:
               'The source PostgresCluster’s name: with destination naming no prefix, its backups are read from <this namespace>/<name> (default: this cluster’s name).',

@@ -17,7 +17,7 @@ export const PostgresBackupSpec = Type.Object({
     Type.Object({
       name: Type.String({
         minLength: 1,
-        maxLength: 52,
+        maxLength: 48,
         pattern: '^[a-z]([-a-z0-9]*[a-z0-9])?$',
         description: 'The PostgresCluster (in this namespace) to back up. It needs spec.backup.',
       }),

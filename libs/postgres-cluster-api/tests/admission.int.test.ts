@@ -147,9 +147,9 @@ describe('PostgresCluster admission (the real API server)', () => {
     expect(refused).toContain(message);
   });
 
-  it('refuses a name longer than the StatefulSet revision label allows', async () => {
-    expect(await rejection(client.create(Kind, cluster('a'.repeat(53), base)))).toContain(
-      'metadata.name must be a DNS label of at most 52 characters',
+  it('refuses a name longer than the StatefulSet revision label allows (an upgrade’s set <name>-v<major> included)', async () => {
+    expect(await rejection(client.create(Kind, cluster('a'.repeat(49), base)))).toContain(
+      'metadata.name must be a DNS label of at most 48 characters',
     );
   });
 

@@ -421,10 +421,13 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
     >(obj, StatefulSets, set);
     const templateStorage =
       liveSts?.spec?.volumeClaimTemplates?.[0]?.spec?.resources?.requests?.storage;
+    // A major upgrade's second instance set (the new one before the switch, the old one after).
+    const extra = extraInstanceSet(obj);
     const renderInput: RenderInput = {
       cluster: obj,
       image: resolved.image,
       instanceSet: set,
+      ...(extra ? { primaryOnlyReads: true } : {}),
       replicas: stsReplicas,
       ...(resolved.resources ? { resources: resolved.resources } : {}),
       storage: resolved.storage,
@@ -464,8 +467,6 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
       { resourceType: NetworkPolicies, object: rendered.networkPolicy as never },
       { resourceType: StatefulSets, object: rendered.statefulSet as never },
     ];
-    // A major upgrade's second instance set (the new one before the switch, the old one after).
-    const extra = extraInstanceSet(obj);
     if (extra) {
       const live = children.get<
         KubeObject & {
@@ -661,7 +662,11 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
       signal: ctx.signal,
     });
     // The switch was written: everything above described the old set.
-    if (upgrade.switched) return { requeueAfter: 100 };
+    if (upgrade.switched) {
+      // What the plan remembered was about the old instances.
+      memories.delete(uid);
+      return { requeueAfter: 100 };
+    }
     if (upgrade.problem) problems.push(upgrade.problem);
 
     const version = obj.status?.version ?? running;

@@ -74,7 +74,7 @@ export function backupIdTime(id: string): Date {
 
 /**
  * The Job of the backup due at `at`: `<name>-bk-<seconds since the epoch, base 36>`. At most
- * 52 + 4 + 7 = 63 characters (the Job's name is also a label value), and the same for the same
+ * 48 + 4 + 7 = 59 characters (the Job's name is also a label value), and the same for the same
  * due time: a controller that crashed after deciding creates the same Job, never a second one.
  */
 export function backupJobName(cluster: string, at: Date): string {

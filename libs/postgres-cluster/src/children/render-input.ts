@@ -39,6 +39,8 @@ export interface RenderInput {
    * `<name>-v<major>`, whose selector and pods also carry the instance-set label.
    */
   instanceSet?: string;
+  /** A second instance set runs (a major upgrade): `<name>-r` selects the primary only. */
+  primaryOnlyReads?: boolean;
   /** The controller's pods, which must reach every instance (NetworkPolicy); absent: no such rule. */
   controller?: { namespace: string; podLabels: Record<string, string> };
 }

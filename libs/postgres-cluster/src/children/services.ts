@@ -36,12 +36,17 @@ export function renderReadOnlyService(input: RenderInput): ChildObject {
   return roleService(input, childNames(clusterName(input.cluster)).readOnly, Roles.standby);
 }
 
-/** `<name>-r`: any ready instance (reads that may be a little behind). */
+/**
+ * `<name>-r`: any ready instance (reads that may be a little behind) — the primary alone while a
+ * major upgrade runs two instance sets (one of them not, or no longer, this cluster's data).
+ */
 export function renderAnyService(input: RenderInput): ChildObject {
   const name = clusterName(input.cluster);
   return service(input, childNames(name).any, {
     type: 'ClusterIP',
-    selector: clusterSelector(name),
+    selector: input.primaryOnlyReads
+      ? { ...clusterSelector(name), [Labels.role]: Roles.primary }
+      : clusterSelector(name),
     ports,
   });
 }

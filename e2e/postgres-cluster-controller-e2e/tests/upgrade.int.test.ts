@@ -1,0 +1,281 @@
+/**
+ * Major upgrades of a PostgresCluster (15 → 17, the local images), the postgres-cluster-controller
+ * process (under its chart's RBAC) on the node tier, with backups and rehearsals to moto's S3 API:
+ *
+ * - a version change alone waits for approval (Upgrading=False WaitingForApproval), PostgreSQL 15
+ *   keeps serving;
+ * - approved, it waits for a verified backup (NoVerifiedBackup) while no rehearsal has passed;
+ * - a failure injected mid-upgrade (a view the new version cannot create: PostgreSQL 17 moved
+ *   pg_stat_bgwriter's checkpoint columns away) rolls it back: PostgreSQL 15 takes writes again,
+ *   the new instance set and its volume are gone, status says why;
+ * - retried (a new generation) without the view, it completes: every acknowledged row is present
+ *   in PostgreSQL 17, the Services follow the new instances, the old StatefulSet is gone and its
+ *   volumes kept, and the writes were refused only between writesStoppedAt and writesResumedAt.
+ */
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { findCondition } from '@steward/conditions';
+import { type PostgresCluster, type PostgresClusterSpec } from '@steward/postgres-cluster-api';
+import {
+  KubeClient,
+  PersistentVolumeClaims,
+  Secrets,
+  StatefulSets,
+  type KubeObject,
+  type ResourceType,
+} from '@steward/kube';
+import {
+  acquireNodeTier,
+  eventually,
+  installCRDs,
+  localImages,
+  repoRoot,
+  startChartedController,
+  startMoto,
+  type ChartedController,
+  type Moto,
+  type NodeTier,
+} from '@steward/testing';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Kind, long, postgresHelpers, query, type SuiteContext } from './postgres.js';
+
+const app = 'postgres-cluster-controller';
+const chartDir = join(repoRoot(), 'charts', app);
+const name = 'moves';
+const bucket = 'steward-upgrades';
+
+let tier: NodeTier;
+let admin: KubeClient;
+let moto: Moto;
+let harness: ChartedController | undefined;
+const ctx = {} as SuiteContext;
+const { create, read, ready, appLogin, patchSpec, eventNamed, remove, startWriter, lostRows } =
+  postgresHelpers(ctx);
+
+beforeAll(async () => {
+  tier = await acquireNodeTier();
+  moto = await startMoto({ host: tier.hostAddress });
+  const s3 = new S3Client({
+    endpoint: moto.endpoint,
+    region: moto.region,
+    credentials: moto.credentials,
+    forcePathStyle: true,
+  });
+  await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+  s3.destroy();
+  const images = await localImages('postgres-15', 'postgres-17');
+  for (const image of Object.values(images)) await tier.importImage(image);
+  await installCRDs(tier.kubeConfig, join(chartDir, 'crds'));
+  admin = new KubeClient(tier.kubeConfig, { fieldManager: 'e2e-admin' });
+  Object.assign(ctx, { admin, ns: await tier.createNamespace('pgc-upgrade') });
+  await admin.create(Secrets, {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'backup-credentials', namespace: ctx.ns },
+    stringData: {
+      AWS_ACCESS_KEY_ID: moto.credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: moto.credentials.secretAccessKey,
+    },
+  } as KubeObject);
+  harness = await startChartedController(tier, {
+    app,
+    kind: Kind,
+    releaseName: 'pgc-upgrade-e2e',
+    releaseNamespace: await tier.createNamespace('pgc-upgrade-sys'),
+    watchNamespace: ctx.ns,
+  });
+}, 600_000);
+
+afterAll(async () => {
+  if (admin) {
+    await remove(name).catch(() => undefined);
+    await harness?.cleanUp(admin);
+    await admin.close();
+  }
+  await moto?.stop();
+  await tier?.release();
+}, 180_000);
+
+const backup = (): NonNullable<PostgresClusterSpec['backup']> => ({
+  destination: {
+    bucket,
+    endpoint: moto.endpoint,
+    credentialsSecretRef: { name: 'backup-credentials' },
+  },
+  schedule: '0 0 1 1 *',
+});
+
+const upgrading = (o: PostgresCluster) => findCondition(o.status?.conditions, 'Upgrading');
+
+/** Upgrading=False with `reason`, for the object's generation. */
+const waitsWith = (reason: string) =>
+  eventually(
+    async () => {
+      const o = await read(name);
+      const c = upgrading(o);
+      return c?.status === 'False' &&
+        c.reason === reason &&
+        c.observedGeneration === o.metadata.generation
+        ? o
+        : undefined;
+    },
+    { description: `${name} Upgrading=False ${reason}`, ...long },
+  );
+
+const serverVersion = async () => {
+  const [row] = await query<{ v: string }>(
+    await appLogin(name),
+    "select current_setting('server_version_num') as v",
+  );
+  return Number(row!.v);
+};
+const exists = (kind: ResourceType, n: string) =>
+  admin.get(kind, n, ctx.ns).then(
+    () => true,
+    () => false,
+  );
+
+describe('PostgresCluster major upgrades, the postgres-cluster-controller process on the node tier', () => {
+  it('waits for approval, then for a verified backup, while PostgreSQL 15 keeps serving', async () => {
+    await create(name, {
+      version: '15',
+      replicas: 2,
+      resources: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '256Mi' } },
+      storage: { size: '1Gi' },
+      deletionPolicy: 'Delete',
+      backup: backup(),
+    });
+    await ready(name);
+    const login = await appLogin(name);
+    await eventually(() => query(login, 'create table ledger (n int primary key, pad text)'), {
+      description: `${name} takes writes`,
+    });
+    await query(login, 'create table bulk (n int primary key, pad text)');
+    await query(login, 'insert into bulk select n, md5(n::text) from generate_series(1, 5000) n');
+
+    await patchSpec(name, { version: '17' });
+    const waiting = await waitsWith('WaitingForApproval');
+    expect(upgrading(waiting)?.message).toContain('set spec.upgrade.approvedVersion to "17"');
+    expect(waiting.status?.version).toBe('15');
+    expect(findCondition(waiting.status?.conditions, 'Ready')?.status).toBe('True');
+    expect(await serverVersion()).toBeLessThan(160000);
+
+    await patchSpec(name, { upgrade: { approvedVersion: '17' } });
+    const unverified = await waitsWith('NoVerifiedBackup');
+    expect(upgrading(unverified)?.message).toContain('spec.backup.verify is not set');
+    expect(unverified.status?.upgrade).toBeUndefined();
+    expect(await exists(StatefulSets, `${name}-v17`)).toBe(false);
+  }, 420_000);
+
+  it('rolls back a failure before the switch: PostgreSQL 15 takes writes again, the new instances and their volume are gone', async () => {
+    // PostgreSQL 17 moved pg_stat_bgwriter's checkpoint columns to pg_stat_checkpointer: the
+    // dump of this view cannot be restored there.
+    const login = await appLogin(name);
+    await query(
+      login,
+      'create view checkpoints as select buffers_checkpoint from pg_stat_bgwriter',
+    );
+    await patchSpec(name, { backup: { ...backup(), verify: { schedule: '* * * * *' } } });
+    const rolledBack = await waitsWith('UpgradeRolledBack');
+    const u = rolledBack.status!.upgrade!;
+    expect(u).toMatchObject({ phase: 'RolledBack', from: '15', to: '17', method: 'DumpRestore' });
+    expect(u.message).toMatch(
+      /restoring database app into PostgreSQL 17.* failed: .*buffers_checkpoint/,
+    );
+    expect(u.steps.map((s) => [s.name, s.outcome])).toEqual([
+      ['StopWrites', 'Succeeded'],
+      ['Provision', 'Succeeded'],
+      ['RollBack', 'Failed'],
+    ]);
+    expect(rolledBack.status?.version).toBe('15');
+    expect(findCondition(rolledBack.status?.conditions, 'Degraded')).toMatchObject({
+      status: 'True',
+      reason: 'UpgradeRolledBack',
+    });
+    await eventNamed(name, 'UpgradeRolledBack', /PostgreSQL 15 serves and takes writes again/);
+    // Writes again, on 15; nothing of the new set is left.
+    await eventually(() => query(login, 'insert into bulk values (5001, null)'), {
+      description: `${name} takes writes again`,
+    });
+    expect(await serverVersion()).toBeLessThan(160000);
+    await eventually(async () => !(await exists(StatefulSets, `${name}-v17`)), {
+      description: `StatefulSet ${name}-v17 gone`,
+    });
+    await eventually(async () => !(await exists(PersistentVolumeClaims, `data-${name}-v17-0`)), {
+      description: `PersistentVolumeClaim data-${name}-v17-0 gone`,
+    });
+  }, 420_000);
+
+  it('completes once retried without the obstacle: every acknowledged row in PostgreSQL 17, the Services on the new instances, the old volumes kept', async () => {
+    const login = await appLogin(name);
+    const oldSystem = (await read(name)).status!.systemIdentifier;
+    await query(login, 'drop view checkpoints');
+    const writer = startWriter(name);
+    await eventually(() => writer.acked.length >= 50, { description: 'the writer committing' });
+    // Any change of the spec is a new generation: the upgrade is tried again.
+    await patchSpec(name, { upgrade: { approvedVersion: '17', maxBackupAge: '23h' } });
+    const done = await waitsWith('UpgradeCompleted');
+    await ready(name, (o) => o.status?.version === '17');
+    await eventually(() => writer.acked.length > 0 && Date.now() - writer.acked.at(-1)!.at < 2000, {
+      description: 'the writer committing on PostgreSQL 17',
+    });
+    await writer.stop();
+
+    const u = done.status!.upgrade!;
+    expect(u.phase).toBe('Completed');
+    expect(u.steps.map((s) => s.name)).toEqual([
+      'StopWrites',
+      'Provision',
+      'Restore',
+      'Check',
+      'Switch',
+      'Complete',
+    ]);
+    expect(u.steps.every((s) => s.outcome === 'Succeeded')).toBe(true);
+    expect(u.steps.find((s) => s.name === 'Check')?.message).toMatch(
+      /\d+ tables, \d+ rows: every row count equal/,
+    );
+    const after = await read(name);
+    expect(after.status).toMatchObject({
+      version: '17',
+      instanceSet: `${name}-v17`,
+      currentPrimary: `${name}-v17-0`,
+      readyInstances: 2,
+    });
+    expect(after.status!.systemIdentifier).not.toBe(oldSystem);
+    expect(await serverVersion()).toBeGreaterThanOrEqual(170000);
+
+    // Every row the writer saw committed is there; the refused window is the recorded one.
+    expect(await lostRows(name, writer.acked)).toEqual([]);
+    const [{ count }] = (await query<{ count: string }>(
+      await appLogin(name),
+      'select count(*) as count from bulk',
+    )) as [{ count: string }];
+    expect(count).toBe('5001');
+    const stopped = Date.parse(u.writesStoppedAt!);
+    const resumed = Date.parse(u.writesResumedAt!);
+    const gaps = writer.acked
+      .slice(1)
+      .map((r, i) => ({ from: writer.acked[i]!.at, to: r.at }))
+      .sort((a, b) => b.to - b.from - (a.to - a.from));
+    const longest = gaps[0]!;
+    expect(longest.from).toBeLessThanOrEqual(stopped + 1000);
+    // The controller records writesResumedAt once it sees the new primary serve; the writer's
+    // first commit there comes through the Service, about as soon.
+    expect(longest.to).toBeGreaterThanOrEqual(resumed - 3000);
+
+    // The old StatefulSet is gone; its volumes stay, as the Event says.
+    await eventually(async () => !(await exists(StatefulSets, name)), {
+      description: `StatefulSet ${name} gone`,
+    });
+    expect(await exists(PersistentVolumeClaims, `data-${name}-0`)).toBe(true);
+    await eventNamed(name, 'UpgradeCompleted', new RegExp(`The old volumes data-${name}-0`));
+    // The new system's first backup, in its own folder.
+    await eventually(
+      async () =>
+        (await read(name)).status?.backup?.lastSuccessful?.systemIdentifier ===
+        after.status!.systemIdentifier,
+      { description: `${name}: a first backup of the PostgreSQL 17 system`, ...long },
+    );
+  }, 600_000);
+});
