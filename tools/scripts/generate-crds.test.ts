@@ -93,6 +93,12 @@ describe('generate-crds', () => {
         'charts',
         'postgres-cluster-controller',
         'crds',
+        'postgresbackups.postgres.steward.dev.yaml',
+      ),
+      join(
+        'charts',
+        'postgres-cluster-controller',
+        'crds',
         'postgresclusters.postgres.steward.dev.yaml',
       ),
       join('charts', 'postgres-cluster-controller', 'crds', 'providerprofiles.steward.dev.yaml'),

@@ -282,7 +282,14 @@ class CloudSqlClient implements ExternalClient<DatabaseInstance, DesiredInstance
     // While an operation runs (or the instance is not RUNNABLE) Cloud SQL refuses a change with
     // ABORTED / FAILED_PRECONDITION; the reconciler polls again soon, and the change goes then.
     if (seen.operationType || enumName(enums.state, seen.instance.state) !== 'RUNNABLE') return;
-    const settings = patchSettings(desired, actualSettings(seen.instance, enums.availability));
+    if (!patchSettings(desired, actualSettings(seen.instance, enums.availability))) return;
+    // observe read the instance before the operations: an operation (ours) that ended between
+    // the two reads left the instance seen without its change and no operation running. Looked
+    // at again, operations first, so that a change already made is never sent a second time.
+    if (await this.operationInProgress(name)) return;
+    const fresh = await this.getInstance(name);
+    if (!fresh || enumName(enums.state, fresh.state) !== 'RUNNABLE') return;
+    const settings = patchSettings(desired, actualSettings(fresh, enums.availability));
     if (!settings) return;
     // 10 ABORTED (another operation started meanwhile) propagates and is retried with backoff.
     await this.call('instances.patch', () =>
