@@ -93,6 +93,8 @@ export const BackupLabels = {
   backupId: 'postgres.steward.dev/backup-id',
   /** The pod of a major upgrade's dump-and-restore Job (the NetworkPolicy admits it). */
   upgradeOf: 'postgres.steward.dev/upgrade-of',
+  /** The database system a backup Job backs up (a major upgrade makes a new one). */
+  systemIdentifier: 'postgres.steward.dev/system-id',
   /** The PostgresBackup an on-demand backup's Job was taken for. */
   requestedBy: 'postgres.steward.dev/requested-by',
 } as const;

@@ -287,7 +287,11 @@ export class Backups {
       });
       requeueAfterMs = 5000;
     } else if (!('error' in cron) && input.primaryServing && input.primaryHost) {
-      const newestJob = jobs[jobs.length - 1];
+      // Only this database system's Jobs (a major upgrade makes another one, whose first backup
+      // is due at once); Jobs from before the label count as this system's.
+      const newestJob = jobs
+        .filter((j) => (j.metadata.labels?.[BackupLabels.systemIdentifier] ?? sysid) === sysid)
+        .at(-1);
       const lastTimes = [
         previous.lastScheduleTime ? Date.parse(previous.lastScheduleTime) : 0,
         newestJob?.metadata.labels?.[BackupLabels.backupId]
@@ -594,13 +598,14 @@ export class Backups {
     reason: string,
     labels: Record<string, string> = {},
   ) {
+    const sysid = cluster.status?.systemIdentifier;
     const job = renderBackupJob({
       cluster,
       image: input.image,
       primaryHost: input.primaryHost!,
       due,
       reason,
-      labels,
+      labels: { ...labels, ...(sysid ? { [BackupLabels.systemIdentifier]: sysid } : {}) },
     });
     if (await this.createOwned(cluster, job))
       this.deps.emit(

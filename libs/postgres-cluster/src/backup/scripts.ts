@@ -288,7 +288,9 @@ outcome() {
   exit $?
 }
 fail() { log "$*"; outcome Failed "$*"; }
-last_error() { grep -E 'ERROR|FATAL|error' "$1" | tail -n 2 | tr '\n' ' '; }
+last_error() {
+  { grep -E 'ERROR|FATAL|error' "$1" || grep -v '^[[:space:]]*$' "$1"; } | tail -n 2 | tr '\n' ' '
+}
 [ -n "$from" ] && [ -n "$to" ] || fail "STEWARD_FROM_HOST and STEWARD_TO_HOST must be set"
 export PGCONNECT_TIMEOUT=10
 rm -rf "$work"
@@ -316,8 +318,9 @@ for db in $list; do
       pg_restore -h "$to" -d postgres -C --exit-on-error 2>"$work/restore.err"
   fi
   restored=$?
-  [ "$(cat "$work/dump.rc")" = 0 ] || fail "dumping database $db failed: $(last_error "$work/dump.err")"
+  # pg_restore first: when it stops at an error, pg_dump dies of the closed pipe and says nothing.
   [ "$restored" = 0 ] || fail "restoring database $db into PostgreSQL $new_version failed: $(last_error "$work/restore.err")"
+  [ "$(cat "$work/dump.rc")" = 0 ] || fail "dumping database $db failed: $(last_error "$work/dump.err")"
   databases=$((databases + 1))
   names="$(q "$from" "$db" "select format('%I.%I', n.nspname, c.relname) from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.relkind = 'r' and n.nspname not in ('pg_catalog', 'information_schema') and n.nspname not like 'pg_toast%' order by 1")" ||
     fail "cannot list the tables of $db: $(last_error "$work/psql.err")"
