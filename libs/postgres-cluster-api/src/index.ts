@@ -32,6 +32,11 @@
  * started from, decided once), conditions `Ready`, `Progressing`, `Degraded` (+ `Stalled` for a spec the
  * controller refuses), `observedGeneration`.
  *
+ * Major upgrades: a `version` above `status.version` waits for `upgrade.approvedVersion` and a
+ * rehearsal that passed on a backup younger than `upgrade.maxBackupAge` (default 24h), then runs
+ * as recorded in `status.upgrade` (phase, steps, when writes stopped and resumed); condition
+ * `Upgrading`; `status.instanceSet` names the StatefulSet that serves (`<name>-v<major>` after one).
+ *
  * The `PostgresBackup` kind (short name `pgb`): one on-demand base backup of a PostgresCluster
  * with `spec.backup` (`spec.cluster.name`, immutable; `deletionPolicy`, default Retain). Status:
  * `phase` Pending → Running → Completed | Failed, the backup's id, Job, WAL range and size.

@@ -69,15 +69,19 @@ export const UpgradeStatus = Type.Object({
       'DumpRestore: pg_dumpall’s globals and pg_dump of each database from the old primary, restored with the new version’s tools (the images carry one major each, so pg_upgrade, which needs both, cannot run).',
   }),
   generation: Type.Integer({
-    description: 'The metadata.generation that started it: a rolled-back upgrade is tried again only for a newer one.',
+    description:
+      'The metadata.generation that started it: a rolled-back upgrade is tried again only for a newer one.',
   }),
-  primary: Type.String({ description: 'The old primary (a failover during the upgrade rolls it back).' }),
+  primary: Type.String({
+    description: 'The old primary (a failover during the upgrade rolls it back).',
+  }),
   startedAt: Type.String({ format: 'date-time' }),
   writesStoppedAt: Type.Optional(Type.String({ format: 'date-time' })),
   writesResumedAt: Type.Optional(
     Type.String({
       format: 'date-time',
-      description: 'When the primary accepted writes again (the new one, or the old after a roll-back).',
+      description:
+        'When the primary accepted writes again (the new one, or the old after a roll-back).',
     }),
   ),
   completedAt: Type.Optional(Type.String({ format: 'date-time' })),

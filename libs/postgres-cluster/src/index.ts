@@ -14,6 +14,9 @@
  *   `postgres.steward.dev/cleanup` honours `spec.deletionPolicy` (Retain: claims and Secrets stay,
  *   detached, an Event says where, backups included; Delete: a final backup first with
  *   spec.backup unless skipFinalBackup, then the claims deleted).
+ * - `upgrade/`: major upgrades as a state machine in status.upgrade (approval and a verified
+ *   backup first; dump and restore into a new StatefulSet `<name>-v<major>`; rolled back before
+ *   the switch; resumed after a restart).
  * - `backup/`: base backup and rehearsal Jobs, WAL archiving, retention, restores, and
  *   `postgresBackupController` (the PostgresBackup kind: one backup now, reported from its Job and
  *   the bucket; the PostgresCluster controller starts its Job, before the schedule's).

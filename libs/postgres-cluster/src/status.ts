@@ -32,7 +32,6 @@ export const PostgresReasons = {
   VolumeExpanding: 'VolumeExpanding',
   InvalidParameters: 'InvalidParameters',
   InstanceFailing: 'InstanceFailing',
-  MajorUpgradeNotSupported: 'MajorUpgradeNotSupported',
   /** Being deleted with deletionPolicy Delete: the final backup is taken first. */
   FinalBackup: 'FinalBackup',
   // Terminal (Stalled) reasons, besides the profile guardrails':

@@ -121,6 +121,8 @@ interface Cached {
   seen: Set<string>;
   store: BackupStore;
   storeKey: string;
+  /** The database system's folder listed (a major upgrade moves to a new one). */
+  prefix: string;
   /** A hash of the keys the store was made with: rotated keys make a new store. */
   credentialsKey: string;
 }
@@ -188,6 +190,7 @@ export class Backups {
     if (
       !cached ||
       cached.storeKey !== storeKey ||
+      cached.prefix !== prefix ||
       unseen.length ||
       now.getTime() - cached.at > CATALOGUE_REFRESH_MS
     ) {
@@ -208,6 +211,7 @@ export class Backups {
           seen: new Set(jobs.filter((j) => finished(j)).map((j) => j.metadata.name!)),
           store,
           storeKey,
+          prefix,
           credentialsKey,
         };
         this.cache.set(uid, cached);
