@@ -620,34 +620,11 @@ export class Backups {
       );
   }
 
-  /** Creates a Job owned by the cluster; false when it exists already (decided before). */
-  private async createOwned(
+  private createOwned(
     cluster: Cluster,
     job: { metadata: { name: string } & Record<string, unknown> } & Record<string, unknown>,
   ): Promise<boolean> {
-    const owned = {
-      ...job,
-      metadata: {
-        ...job.metadata,
-        ownerReferences: [
-          {
-            apiVersion: PostgresCluster.apiVersion,
-            kind: 'PostgresCluster',
-            name: cluster.metadata.name!,
-            uid: cluster.metadata.uid!,
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ],
-      },
-    };
-    try {
-      await this.deps.client.create(Jobs, owned as never);
-      return true;
-    } catch (error) {
-      if (!isAlreadyExists(error)) throw error;
-      return false;
-    }
+    return createOwnedJob(this.deps.client, cluster, job);
   }
 
   private async applyRetention(
@@ -817,4 +794,35 @@ export async function jobTerminationMessage(
     if (message) return message;
   }
   return undefined;
+}
+
+/** Creates a Job owned by the cluster; false when it exists already (decided before). */
+export async function createOwnedJob(
+  client: KubeClient,
+  cluster: Cluster,
+  job: { metadata: { name: string } & Record<string, unknown> } & Record<string, unknown>,
+): Promise<boolean> {
+  const owned = {
+    ...job,
+    metadata: {
+      ...job.metadata,
+      ownerReferences: [
+        {
+          apiVersion: PostgresCluster.apiVersion,
+          kind: 'PostgresCluster',
+          name: cluster.metadata.name!,
+          uid: cluster.metadata.uid!,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    },
+  };
+  try {
+    await client.create(Jobs, owned as never);
+    return true;
+  } catch (error) {
+    if (!isAlreadyExists(error)) throw error;
+    return false;
+  }
 }

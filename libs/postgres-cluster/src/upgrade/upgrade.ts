@@ -23,14 +23,24 @@
  */
 import {
   DEFAULT_MAX_BACKUP_AGE,
-  PostgresCluster,
+  type PostgresCluster,
   type UpgradeStatus,
   type UpgradeStep,
 } from '@steward/postgres-cluster-api';
-import { isAlreadyExists, isNotFound, Jobs, PersistentVolumeClaims, Pods } from '@steward/kube';
-import { type KubeClient, type KubeObject } from '@steward/kube';
+import {
+  isNotFound,
+  PersistentVolumeClaims,
+  Pods,
+  type KubeClient,
+  type KubeObject,
+} from '@steward/kube';
 import { renderUpgradeJob, upgradeJobName } from '../backup/job.js';
-import { finished, jobTerminationMessage, type JobObject } from '../backup/reconcile.js';
+import {
+  createOwnedJob,
+  finished,
+  jobTerminationMessage,
+  type JobObject,
+} from '../backup/reconcile.js';
 import {
   InstructionAnnotation,
   Labels,
@@ -384,7 +394,8 @@ export class Upgrades {
         if (!job) {
           const toIp = targetPod?.status?.podIP;
           if (!toIp) throw new RollBack(`${target} has no IP any more`);
-          await this.createOwned(
+          await createOwnedJob(
+            this.deps.client,
             cluster,
             renderUpgradeJob({
               cluster,
@@ -608,28 +619,6 @@ export class Upgrades {
       )
       .map((c) => c.metadata.name!)
       .sort();
-  }
-
-  private async createOwned(cluster: Cluster, job: { metadata: { name: string } }) {
-    const owned = {
-      ...job,
-      metadata: {
-        ...job.metadata,
-        ownerReferences: [
-          {
-            apiVersion: PostgresCluster.apiVersion,
-            kind: 'PostgresCluster',
-            name: cluster.metadata.name!,
-            uid: cluster.metadata.uid!,
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ],
-      },
-    };
-    await this.deps.client.create(Jobs, owned as never).catch((error: unknown) => {
-      if (!isAlreadyExists(error)) throw error;
-    });
   }
 }
 
