@@ -22,11 +22,10 @@
  */
 import {
   CopyObjectCommand,
-  CreateBucketCommand,
   GetObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
-  S3Client,
+  type S3Client,
 } from '@aws-sdk/client-s3';
 import { findCondition } from '@steward/conditions';
 import {
@@ -39,7 +38,6 @@ import {
   Jobs,
   KubeClient,
   PersistentVolumeClaims,
-  Secrets,
   StatefulSets,
   type KubeObject,
 } from '@steward/kube';
@@ -50,7 +48,6 @@ import {
   localImages,
   repoRoot,
   startChartedController,
-  startMoto,
   type ChartedController,
   type Moto,
   type NodeTier,
@@ -59,7 +56,15 @@ import { ProviderProfile } from '@steward/provider-profile-api';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Kind, long, postgresHelpers, query, type Event, type SuiteContext } from './postgres.js';
+import {
+  backupBucket,
+  Kind,
+  long,
+  postgresHelpers,
+  query,
+  type Event,
+  type SuiteContext,
+} from './postgres.js';
 
 const app = 'postgres-cluster-controller';
 const chartDir = join(repoRoot(), 'charts', app);
@@ -72,6 +77,7 @@ const bucket = 'steward-backups';
 let tier: NodeTier;
 let admin: KubeClient;
 let moto: Moto;
+let store: Awaited<ReturnType<typeof backupBucket>> | undefined;
 let s3: S3Client;
 let harness: ChartedController | undefined;
 let images: Awaited<ReturnType<typeof localImages>>;
@@ -81,28 +87,13 @@ const { create, read, ready, appLogin, superuserAt, eventNamed, remove, patchSpe
 
 beforeAll(async () => {
   tier = await acquireNodeTier();
-  moto = await startMoto({ host: tier.hostAddress });
-  s3 = new S3Client({
-    endpoint: moto.endpoint,
-    region: moto.region,
-    credentials: moto.credentials,
-    forcePathStyle: true,
-  });
-  await s3.send(new CreateBucketCommand({ Bucket: bucket }));
   images = await localImages('postgres-17');
   for (const image of Object.values(images)) await tier.importImage(image);
   await installCRDs(tier.kubeConfig, join(chartDir, 'crds'));
   admin = new KubeClient(tier.kubeConfig, { fieldManager: 'e2e-admin' });
   Object.assign(ctx, { admin, ns: await tier.createNamespace('pgc-backup') });
-  await admin.create(Secrets, {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: 'backup-credentials', namespace: ctx.ns },
-    stringData: {
-      AWS_ACCESS_KEY_ID: moto.credentials.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: moto.credentials.secretAccessKey,
-    },
-  } as KubeObject);
+  store = await backupBucket(tier, admin, ctx.ns, bucket);
+  ({ moto, s3 } = store);
   harness = await startChartedController(tier, {
     app,
     kind: Kind,
@@ -120,8 +111,7 @@ afterAll(async () => {
     await harness?.cleanUp(admin);
     await admin.close();
   }
-  s3?.destroy();
-  await moto?.stop();
+  await store?.stop();
   await tier?.release();
 }, 180_000);
 

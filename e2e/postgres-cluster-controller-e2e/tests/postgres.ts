@@ -17,11 +17,55 @@ import {
   type KubeObject,
   type ResourceType,
 } from '@steward/kube';
-import { eventually } from '@steward/testing';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { eventually, startMoto, type Moto, type NodeTier } from '@steward/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 
 export const Kind = PostgresCluster.resourceType;
+
+/**
+ * A bucket the pods reach: moto's S3 API on the node tier's host address, `bucket` created in it,
+ * and the Secret `backup-credentials` in `namespace` holding its keys. `s3` is a client of it for
+ * the test (closed by `stop`).
+ */
+export async function backupBucket(
+  tier: NodeTier,
+  admin: KubeClient,
+  namespace: string,
+  bucket: string,
+) {
+  const moto: Moto = await startMoto({ host: tier.hostAddress });
+  const s3 = new S3Client({
+    endpoint: moto.endpoint,
+    region: moto.region,
+    credentials: moto.credentials,
+    forcePathStyle: true,
+  });
+  await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+  await admin.create(Secrets, {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'backup-credentials', namespace },
+    stringData: {
+      AWS_ACCESS_KEY_ID: moto.credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: moto.credentials.secretAccessKey,
+    },
+  } as KubeObject);
+  return {
+    moto,
+    s3,
+    destination: {
+      bucket,
+      endpoint: moto.endpoint,
+      credentialsSecretRef: { name: 'backup-credentials' },
+    },
+    async stop() {
+      s3.destroy();
+      await moto.stop();
+    },
+  };
+}
 export const long = { timeoutMs: 240_000 };
 
 export interface Event extends KubeObject {

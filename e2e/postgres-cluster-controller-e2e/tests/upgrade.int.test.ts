@@ -12,17 +12,9 @@
  *   in PostgreSQL 17, the Services follow the new instances, the old StatefulSet is gone and its
  *   volumes kept, and the writes were refused only between writesStoppedAt and writesResumedAt.
  */
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { findCondition } from '@steward/conditions';
 import { type PostgresCluster, type PostgresClusterSpec } from '@steward/postgres-cluster-api';
-import {
-  KubeClient,
-  PersistentVolumeClaims,
-  Secrets,
-  StatefulSets,
-  type KubeObject,
-  type ResourceType,
-} from '@steward/kube';
+import { KubeClient, PersistentVolumeClaims, StatefulSets, type ResourceType } from '@steward/kube';
 import {
   acquireNodeTier,
   eventually,
@@ -30,14 +22,12 @@ import {
   localImages,
   repoRoot,
   startChartedController,
-  startMoto,
   type ChartedController,
-  type Moto,
   type NodeTier,
 } from '@steward/testing';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Kind, long, postgresHelpers, query, type SuiteContext } from './postgres.js';
+import { backupBucket, Kind, long, postgresHelpers, query, type SuiteContext } from './postgres.js';
 
 const app = 'postgres-cluster-controller';
 const chartDir = join(repoRoot(), 'charts', app);
@@ -46,7 +36,7 @@ const bucket = 'steward-upgrades';
 
 let tier: NodeTier;
 let admin: KubeClient;
-let moto: Moto;
+let store: Awaited<ReturnType<typeof backupBucket>>;
 let harness: ChartedController | undefined;
 const ctx = {} as SuiteContext;
 const { create, read, ready, appLogin, patchSpec, eventNamed, remove, startWriter, lostRows } =
@@ -54,29 +44,12 @@ const { create, read, ready, appLogin, patchSpec, eventNamed, remove, startWrite
 
 beforeAll(async () => {
   tier = await acquireNodeTier();
-  moto = await startMoto({ host: tier.hostAddress });
-  const s3 = new S3Client({
-    endpoint: moto.endpoint,
-    region: moto.region,
-    credentials: moto.credentials,
-    forcePathStyle: true,
-  });
-  await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-  s3.destroy();
   const images = await localImages('postgres-15', 'postgres-17');
   for (const image of Object.values(images)) await tier.importImage(image);
   await installCRDs(tier.kubeConfig, join(chartDir, 'crds'));
   admin = new KubeClient(tier.kubeConfig, { fieldManager: 'e2e-admin' });
   Object.assign(ctx, { admin, ns: await tier.createNamespace('pgc-upgrade') });
-  await admin.create(Secrets, {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: 'backup-credentials', namespace: ctx.ns },
-    stringData: {
-      AWS_ACCESS_KEY_ID: moto.credentials.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: moto.credentials.secretAccessKey,
-    },
-  } as KubeObject);
+  store = await backupBucket(tier, admin, ctx.ns, bucket);
   harness = await startChartedController(tier, {
     app,
     kind: Kind,
@@ -92,16 +65,12 @@ afterAll(async () => {
     await harness?.cleanUp(admin);
     await admin.close();
   }
-  await moto?.stop();
+  await store?.stop();
   await tier?.release();
 }, 180_000);
 
 const backup = (): NonNullable<PostgresClusterSpec['backup']> => ({
-  destination: {
-    bucket,
-    endpoint: moto.endpoint,
-    credentialsSecretRef: { name: 'backup-credentials' },
-  },
+  destination: store.destination,
   schedule: '0 0 1 1 *',
 });
 
