@@ -8,13 +8,21 @@
  * - a failure injected mid-upgrade (a view the new version cannot create: PostgreSQL 17 moved
  *   pg_stat_bgwriter's checkpoint columns away) rolls it back: PostgreSQL 15 takes writes again,
  *   the new instance set and its volume are gone, status says why;
- * - retried (a new generation) without the view, it completes: every acknowledged row is present
+ * - retried (a new generation) without the view, and its controller killed mid-upgrade, it
+ *   resumes and completes: every acknowledged row is present
  *   in PostgreSQL 17, the Services follow the new instances, the old StatefulSet is gone and its
  *   volumes kept, and the writes were refused only between writesStoppedAt and writesResumedAt.
  */
 import { findCondition } from '@steward/conditions';
 import { type PostgresCluster, type PostgresClusterSpec } from '@steward/postgres-cluster-api';
-import { KubeClient, PersistentVolumeClaims, StatefulSets, type ResourceType } from '@steward/kube';
+import {
+  KubeClient,
+  PersistentVolumeClaims,
+  Pods,
+  StatefulSets,
+  type KubeObject,
+  type ResourceType,
+} from '@steward/kube';
 import {
   acquireNodeTier,
   eventually,
@@ -36,6 +44,7 @@ const bucket = 'steward-upgrades';
 
 let tier: NodeTier;
 let admin: KubeClient;
+let system = '';
 let store: Awaited<ReturnType<typeof backupBucket>>;
 let harness: ChartedController | undefined;
 const ctx = {} as SuiteContext;
@@ -54,7 +63,7 @@ beforeAll(async () => {
     app,
     kind: Kind,
     releaseName: 'pgc-upgrade-e2e',
-    releaseNamespace: await tier.createNamespace('pgc-upgrade-sys'),
+    releaseNamespace: (system = await tier.createNamespace('pgc-upgrade-sys')),
     watchNamespace: ctx.ns,
   });
 }, 600_000);
@@ -182,8 +191,24 @@ describe('PostgresCluster major upgrades, the postgres-cluster-controller proces
     const writer = startWriter(name);
     await eventually(() => writer.acked.length >= 50, { description: 'the writer committing' });
     // Any change of the spec is a new generation: the upgrade is tried again.
-    await patchSpec(name, { upgrade: { approvedVersion: '17', maxBackupAge: '23h' } });
+    const retried = await patchSpec(name, {
+      upgrade: { approvedVersion: '17', maxBackupAge: '23h' },
+    });
+    // The controller crashes mid-upgrade (its pod killed, no grace): the one the Deployment
+    // starts resumes the machine where status says it is, never from the start.
+    const midway = await eventually(
+      async () => {
+        const u = (await read(name)).status?.upgrade;
+        if (!u || u.generation !== retried.metadata.generation) return undefined;
+        return u.phase === 'Provisioning' || u.phase === 'Restoring' ? u : undefined;
+      },
+      { description: `${name}: the retried upgrade under way`, intervalMs: 100, ...long },
+    );
+    for (const pod of (await admin.list<KubeObject>(Pods, { namespace: system })).items)
+      await admin.delete(Pods, pod.metadata.name!, system, { gracePeriodSeconds: 0 });
     const done = await waitsWith('UpgradeCompleted');
+    expect(done.status!.upgrade!.startedAt).toBe(midway.startedAt);
+    console.log(`${name}: controller killed in phase ${midway.phase}; the upgrade resumed`);
     await ready(name, (o) => o.status?.version === '17');
     await eventually(() => writer.acked.length > 0 && Date.now() - writer.acked.at(-1)!.at < 2000, {
       description: 'the writer committing on PostgreSQL 17',
