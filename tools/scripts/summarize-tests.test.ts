@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { summarize, tierOf } from './summarize-tests.js';
+import { failures, summarize, tierOf } from './summarize-tests.js';
 
 describe('tierOf', () => {
   it.each([
@@ -43,5 +43,41 @@ describe('summarize', () => {
       },
     ]);
     expect(summary.integration.failed).toBe(1);
+  });
+});
+
+describe('failures', () => {
+  it('names each failed test with its error, and a file that failed before its tests', () => {
+    const lines = failures(
+      [
+        {
+          testResults: [
+            {
+              name: '/w/libs/a/tests/x.int.test.ts',
+              status: 'failed',
+              assertionResults: [
+                { status: 'passed', fullName: 'x works' },
+                {
+                  status: 'failed',
+                  fullName: 'x fails',
+                  failureMessages: ['\nAssertionError: expected 1 to be 2\n    at file.ts:3'],
+                },
+              ],
+            },
+            {
+              name: '/w/libs/b/tests/y.int.test.ts',
+              status: 'failed',
+              message: 'Hook timed out in 60000ms',
+              assertionResults: [{ status: 'skipped', fullName: 'y' }],
+            },
+          ],
+        },
+      ],
+      '/w/',
+    );
+    expect(lines).toEqual([
+      'libs/a/tests/x.int.test.ts > x fails: AssertionError: expected 1 to be 2',
+      'libs/b/tests/y.int.test.ts: Hook timed out in 60000ms',
+    ]);
   });
 });

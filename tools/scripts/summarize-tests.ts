@@ -1,6 +1,7 @@
 // Sums vitest JSON reports into per-tier counts and one closing line,
 // "tests: N passed, N failed, N skipped". As a command (`tsx summarize-tests.ts <dir>`) it prints
-// them and exits 1 when a test failed or when no test ran at all.
+// every failed test (file, name, the first line of its error) and then the counts, last, because a
+// CI log is often read from its tail; it exits 1 when a test failed or when no test ran at all.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,7 +18,8 @@ export interface VitestReport {
   testResults?: {
     name: string;
     status?: string;
-    assertionResults?: { status: string }[];
+    message?: string;
+    assertionResults?: { status: string; fullName?: string; failureMessages?: string[] }[];
   }[];
 }
 
@@ -49,6 +51,33 @@ export function summarize(reports: VitestReport[]): Record<Tier | 'total', Count
   return result;
 }
 
+/** One line per failed test, or per file that failed before its tests ran, in report order. */
+export function failures(reports: VitestReport[], root = ''): string[] {
+  const lines: string[] = [];
+  const firstLine = (text: string | undefined): string =>
+    (text ?? '')
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.trim()
+      .slice(0, 300) ?? '';
+  for (const report of reports) {
+    for (const suite of report.testResults ?? []) {
+      const file = root && suite.name.startsWith(root) ? suite.name.slice(root.length) : suite.name;
+      const tests = suite.assertionResults ?? [];
+      if (suite.status === 'failed' && tests.every((t) => t.status !== 'failed')) {
+        lines.push(
+          `${file}: ${firstLine(suite.message) || 'the file failed before its tests ran'}`,
+        );
+      }
+      for (const test of tests.filter((t) => t.status === 'failed')) {
+        const message = firstLine(test.failureMessages?.[0]);
+        lines.push(`${file} > ${test.fullName ?? '(unnamed)'}${message ? `: ${message}` : ''}`);
+      }
+    }
+  }
+  return lines;
+}
+
 export function format(counts: Counts): string {
   return `${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`;
 }
@@ -62,6 +91,11 @@ function main(dir: string): number {
   }
   const reports = files.map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as VitestReport);
   const summary = summarize(reports);
+  const failed = failures(reports, `${process.cwd()}/`);
+  if (failed.length > 0) {
+    process.stdout.write(`failed (${failed.length}):\n`);
+    for (const line of failed) process.stdout.write(`  ${line}\n`);
+  }
   for (const tier of ['unit', 'integration', 'e2e'] as const) {
     process.stdout.write(`${tier.padEnd(12)} ${format(summary[tier])}\n`);
   }
