@@ -41,6 +41,14 @@ bash tools/backends/kafka/install.sh || exit 1
 eval "$(bash tools/backends/kafka/install.sh --print-env 2>/dev/null)"
 export STEWARD_KAFKA_LIB
 
+step "observability: the OpenTelemetry Collector (Go-built) and Prometheus + promtool (Debian, unpacked)"
+bash tools/otel-collector/build.sh || exit 1
+eval "$(bash tools/otel-collector/build.sh --print-env 2>/dev/null)"
+export STEWARD_OTELCOL_BIN
+bash tools/backends/prometheus/install.sh || exit 1
+eval "$(bash tools/backends/prometheus/install.sh --print-env 2>/dev/null)"
+export STEWARD_PROMETHEUS_BIN STEWARD_PROMTOOL_BIN STEWARD_PROMETHEUS_ASSETS
+
 rm -rf reports/vitest && mkdir -p reports
 
 step "format, lint, typecheck, build"

@@ -87,6 +87,20 @@ export { kubeConfigWithServer } from './kubeconfig-with-server.js';
 export { startMoto, type Moto } from './moto.js';
 export { startCloudSqlApi, type CloudSqlApi } from './cloudsql/index.js';
 export {
+  startOtelCollector,
+  otelCollectorBinary,
+  type CollectedSpan,
+  type OtelCollector,
+} from './otel-collector.js';
+export {
+  startPrometheus,
+  prometheusBinaries,
+  type Prometheus,
+  type PromSeries,
+  type ScrapeJob,
+  type ScrapeTarget,
+} from './prometheus.js';
+export {
   startKafka,
   kafkaLibDir,
   type Kafka,

@@ -1,0 +1,255 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from './free-port.js';
+import { defaultListenHost, type ListenHostOption } from './listen-host.js';
+import { ManagedProcess } from './managed-process.js';
+import { runPrintEnv } from './print-env.js';
+import { repoRoot } from './repo-root.js';
+
+export interface OtelCollectorOptions extends ListenHostOption {
+  /** How long to wait for the collector's receiver and exporter to listen. Default 60 s. */
+  readyTimeoutMs?: number;
+  /** Keep the temporary directory (config, log, traces file) after `stop()`. Default false. */
+  keepDataDir?: boolean;
+}
+
+/** One span as the file exporter wrote it (OTLP JSON), with its resource and scope. */
+export interface CollectedSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  name: string;
+  kind: number;
+  startTimeUnixNano: string;
+  endTimeUnixNano: string;
+  attributes: Record<string, string | number | boolean>;
+  status: { code?: number; message?: string };
+  resource: Record<string, string | number | boolean>;
+  scope: string;
+}
+
+/**
+ * An OpenTelemetry Collector (tools/otel-collector) owned by one test suite or `npm start`: OTLP
+ * over HTTP in, metrics out through its Prometheus exporter, traces into a file of OTLP JSON lines.
+ */
+export interface OtelCollector {
+  /** The OTLP/HTTP base URL (`http://host:port`; the signals go to `/v1/traces`, `/v1/metrics`). */
+  readonly otlpEndpoint: string;
+  /** `host:port` of the Prometheus exporter: what Prometheus scrapes (`/metrics`). */
+  readonly prometheusTarget: string;
+  /** The file the traces are written to, one OTLP JSON export request per line. */
+  readonly tracesFile: string;
+  readonly logFile: string;
+  readonly pid: number;
+  /** Every span written so far, flattened with its resource's and scope's attributes. */
+  spans(): Promise<CollectedSpan[]>;
+  /** Stops the collector (it flushes on SIGTERM) and removes its temporary directory. */
+  stop(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+const maxStartAttempts = 3;
+
+/**
+ * The collector's configuration: the OTLP receiver (HTTP) on `otlp`, metrics batched into the
+ * Prometheus exporter on `prometheus` (series unseen for 5 minutes expire, as they would in
+ * production), traces batched into the file exporter, and the collector's own telemetry off so
+ * that two collectors side by side do not fight over its default port.
+ */
+export function collectorConfig(otlp: string, prometheus: string, tracesFile: string): object {
+  return {
+    receivers: { otlp: { protocols: { http: { endpoint: otlp } } } },
+    processors: { batch: { timeout: '200ms' } },
+    exporters: {
+      prometheus: { endpoint: prometheus, metric_expiration: '5m' },
+      file: { path: tracesFile, format: 'json', flush_interval: '200ms' },
+    },
+    service: {
+      telemetry: { metrics: { level: 'none' }, logs: { level: 'info' } },
+      pipelines: {
+        metrics: { receivers: ['otlp'], processors: ['batch'], exporters: ['prometheus'] },
+        traces: { receivers: ['otlp'], processors: ['batch'], exporters: ['file'] },
+      },
+    },
+  };
+}
+
+/**
+ * Starts the collector (built on first use by tools/otel-collector/build.sh, cached by its
+ * sources) on two free ports of `host`, and returns once both listen. Nothing outlives `stop()`,
+ * the test process, or a SIGINT.
+ */
+export async function startOtelCollector(
+  options: OtelCollectorOptions = {},
+): Promise<OtelCollector> {
+  const binary = await otelCollectorBinary();
+  const host = options.host ?? defaultListenHost;
+  const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
+  const dataDir = await mkdtemp(join(tmpdir(), 'steward-otelcol-'));
+  const tracesFile = join(dataDir, 'traces.jsonl');
+  let proc: ManagedProcess | undefined;
+  let otlpEndpoint = '';
+  let prometheusTarget = '';
+  try {
+    for (let attempt = 1; ; attempt++) {
+      const [otlpPort, promPort] = [await freePort(host), await freePort(host)];
+      otlpEndpoint = `http://${host}:${otlpPort}`;
+      prometheusTarget = `${host}:${promPort}`;
+      const config = join(dataDir, `config-${attempt}.yaml`);
+      await writeFile(
+        config,
+        JSON.stringify(collectorConfig(`${host}:${otlpPort}`, prometheusTarget, tracesFile)),
+      );
+      proc = ManagedProcess.start(
+        'otel-collector',
+        binary,
+        [`--config=file:${config}`],
+        join(dataDir, `collector-${attempt}.log`),
+      );
+      try {
+        await waitListening(
+          proc,
+          [otlpEndpoint, `http://${prometheusTarget}/metrics`],
+          readyTimeoutMs,
+        );
+        break;
+      } catch (error) {
+        await proc.stop();
+        if (!/address already in use/i.test(proc.logTail()) || attempt >= maxStartAttempts)
+          throw error;
+      }
+    }
+  } catch (error) {
+    if (!options.keepDataDir) await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+
+  const running = proc;
+  let stopped = false;
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    await running.stop();
+    if (!options.keepDataDir) await rm(dataDir, { recursive: true, force: true });
+  };
+  return {
+    otlpEndpoint,
+    prometheusTarget,
+    tracesFile,
+    logFile: running.logFile,
+    pid: running.pid!,
+    spans: async () =>
+      existsSync(tracesFile) ? parseSpans(await readFile(tracesFile, 'utf8')) : [],
+    stop,
+    [Symbol.asyncDispose]: stop,
+  };
+}
+
+type OtlpValue = {
+  stringValue?: string;
+  intValue?: string | number;
+  doubleValue?: number;
+  boolValue?: boolean;
+};
+type OtlpAttributes = { key: string; value: OtlpValue }[] | undefined;
+
+function attributes(list: OtlpAttributes): Record<string, string | number | boolean> {
+  const out: Record<string, string | number | boolean> = {};
+  for (const { key, value } of list ?? []) {
+    const v =
+      value.stringValue ??
+      (value.intValue !== undefined ? Number(value.intValue) : undefined) ??
+      value.doubleValue ??
+      value.boolValue;
+    if (v !== undefined) out[key] = v;
+  }
+  return out;
+}
+
+/** The spans in the file exporter's output: one ExportTraceServiceRequest (OTLP JSON) per line. */
+export function parseSpans(text: string): CollectedSpan[] {
+  const spans: CollectedSpan[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    let request: {
+      resourceSpans?: {
+        resource?: { attributes?: OtlpAttributes };
+        scopeSpans?: { scope?: { name?: string }; spans?: Record<string, unknown>[] }[];
+      }[];
+    };
+    try {
+      request = JSON.parse(line) as typeof request;
+    } catch {
+      continue; // a line being written as we read
+    }
+    for (const rs of request.resourceSpans ?? []) {
+      const resource = attributes(rs.resource?.attributes);
+      for (const ss of rs.scopeSpans ?? []) {
+        for (const s of ss.spans ?? []) {
+          spans.push({
+            traceId: String(s['traceId'] ?? ''),
+            spanId: String(s['spanId'] ?? ''),
+            parentSpanId: String(s['parentSpanId'] ?? ''),
+            name: String(s['name'] ?? ''),
+            kind: Number(s['kind'] ?? 0),
+            startTimeUnixNano: String(s['startTimeUnixNano'] ?? ''),
+            endTimeUnixNano: String(s['endTimeUnixNano'] ?? ''),
+            attributes: attributes(s['attributes'] as OtlpAttributes),
+            status: (s['status'] as CollectedSpan['status'] | undefined) ?? {},
+            resource,
+            scope: ss.scope?.name ?? '',
+          });
+        }
+      }
+    }
+  }
+  return spans;
+}
+
+async function waitListening(proc: ManagedProcess, urls: string[], timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (!proc.running)
+      throw new Error(
+        `steward: the OpenTelemetry Collector exited during start-up; log ${proc.logFile}:\n${proc.logTail()}`,
+      );
+    // Any HTTP answer means the port listens (the receiver answers 404 or 405 on its base URL).
+    const answers = await Promise.all(
+      urls.map((url) =>
+        fetch(url, { signal: AbortSignal.timeout(2_000) })
+          .then(async (r) => (await r.text(), true))
+          .catch(() => false),
+      ),
+    );
+    if (answers.every(Boolean) && proc.running) return;
+    if (Date.now() > deadline)
+      throw new Error(
+        `steward: the OpenTelemetry Collector did not listen on ${urls.join(' and ')} after ${timeoutMs} ms; log ${proc.logFile}:\n${proc.logTail()}`,
+      );
+    await sleep(100);
+  }
+}
+
+let pending: Promise<string> | undefined;
+
+/**
+ * The collector's path: `STEWARD_OTELCOL_BIN`, or built on first use by
+ * `tools/otel-collector/build.sh` (instant when cached; minutes cold, progress on stderr).
+ */
+export function otelCollectorBinary(): Promise<string> {
+  pending ??= (async () => {
+    const fromEnv = process.env['STEWARD_OTELCOL_BIN'];
+    if (fromEnv) return fromEnv;
+    const script = join(repoRoot(), 'tools', 'otel-collector', 'build.sh');
+    const path = (await runPrintEnv(script))['STEWARD_OTELCOL_BIN'];
+    if (!path) throw new Error(`steward: ${script} --print-env did not print STEWARD_OTELCOL_BIN`);
+    return path;
+  })().catch((error: unknown) => {
+    pending = undefined;
+    throw error;
+  });
+  return pending;
+}
