@@ -3,10 +3,12 @@ import { type Informer } from '@steward/informer';
 import { type KubeClient, type KubeObject, type ResourceType } from '@steward/kube';
 import {
   noopControllerMetrics,
+  noopObjectHealthMetrics,
   noopWorkqueueMetricsProvider,
   withReconcileSpan,
   type ControllerMetrics,
   type Logger,
+  type ObjectHealthMetrics,
   type ReconcileResult,
   type WorkqueueMetricsProvider,
 } from '@steward/telemetry';
@@ -17,6 +19,7 @@ import {
   type RateLimitingQueue,
 } from '@steward/workqueue';
 import { mappingHandler, type MapFunc } from './handlers.js';
+import { ObjectHealthTracker } from './object-health.js';
 import { type Predicate } from './predicates.js';
 import {
   requestFromKey,
@@ -66,6 +69,8 @@ export interface ControllerDeps {
   tracer?: Tracer;
   metrics?: ControllerMetrics;
   queueMetrics?: WorkqueueMetricsProvider;
+  /** Per-object health of `forType`, aggregated per kind and namespace, while the controller runs. */
+  health?: ObjectHealthMetrics;
   events?: EventRecorder;
 }
 
@@ -86,6 +91,7 @@ export class Controller {
   private readonly metrics: ControllerMetrics;
   private readonly unsubscribes: (() => void)[] = [];
   private readonly reconciler: ReconcilerOf;
+  private readonly health = new ObjectHealthTracker();
 
   constructor(
     private readonly options: ControllerOptions,
@@ -123,12 +129,24 @@ export class Controller {
         ),
       );
     }
+    this.unsubscribes.push(
+      this.options.forInformer.addEventHandler({
+        onAdd: (obj) => this.health.seen(obj),
+        onUpdate: (_old, obj) => this.health.seen(obj),
+      }),
+    );
     try {
       await Promise.all(this.options.watches.map((s) => s.informer.waitForSync(stop)));
     } catch {
       this.detach();
       return;
     }
+    // Only while it runs (leads): a standby's view would be stale by design.
+    this.unsubscribes.push(
+      (this.deps.health ?? noopObjectHealthMetrics).observe(this.options.forType.kind, () =>
+        this.health.facts(this.options.forInformer.store.list()),
+      ),
+    );
     this.metrics.controllerStarted(this.name, workers);
     log.info({ workers }, 'starting workers');
     const onStop = (): void => void this.queue.shutDownWithDrain();
@@ -199,8 +217,10 @@ export class Controller {
       }
       status = this.writerAfter(key, status);
       if (status) await clearStalled(status).catch(() => false);
+      this.health.succeeded(key);
     } catch (error) {
       result = 'error';
+      this.health.failed(key);
       const terminalError = terminalCause(error);
       if (terminalError) {
         const error = terminalError;

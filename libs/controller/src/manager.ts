@@ -7,10 +7,12 @@ import {
   leaderElectionMetrics,
   noopControllerMetrics,
   noopLeaderElectionMetrics,
+  objectHealthMetrics,
   restClientMetrics,
   workqueueMetricsProvider,
   type Logger,
   type Telemetry,
+  type ObjectHealthMetrics,
 } from '@steward/telemetry';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -84,6 +86,7 @@ export class Manager {
   private running: Promise<void> | undefined;
   private server: Awaited<ReturnType<typeof startHealthServer>> | undefined;
   private leading = false;
+  private health: ObjectHealthMetrics | undefined;
 
   constructor(private readonly options: ManagerOptions) {
     this.identity = options.identity ?? `${hostname()}_${randomUUID()}`;
@@ -129,6 +132,7 @@ export class Manager {
               tracer: telemetry.tracer,
               metrics: controllerMetrics(telemetry.meter),
               queueMetrics: workqueueMetricsProvider(telemetry.meter, options.name),
+              health: (this.health ??= objectHealthMetrics(telemetry.meter)),
             }
           : { metrics: noopControllerMetrics }),
         ...(this.options.events ? { events: this.options.events } : {}),

@@ -505,6 +505,73 @@ describe('a controller on a real API server', () => {
     ]);
   });
 
+  it("reports its objects' health per kind and namespace: Ready, failing streaks, unobserved generations, Terminating", async () => {
+    const h = await harness('health');
+    await h.create('ok', { message: 'fine' });
+    await h.create('failing', { behaviour: 'fail' });
+    await h.create('stuck', { message: 'held by a finalizer' });
+    await h.ready('ok');
+    await h.ready('stuck');
+    await admin.mergePatch(Gizmos, 'stuck', h.namespace, {
+      metadata: { finalizers: ['example.com/held'] },
+    });
+    await admin.delete(Gizmos, 'stuck', h.namespace);
+    await eventually(() => h.ended('failing').length >= 4, { description: 'four failures' });
+    const value = (text: string, series: string) =>
+      Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
+    const labels = `kind="Gizmo",namespace="${h.namespace}"`;
+    const live = await eventually(
+      async () => {
+        const text = await (await fetch(`http://127.0.0.1:${h.manager.probePort}/metrics`)).text();
+        return value(text, `steward_objects_terminating{${labels}}`) === 1 ? text : undefined;
+      },
+      { description: 'the Terminating Gizmo counted' },
+    );
+    try {
+      expect(value(live, `steward_objects{${labels},ready="true"}`)).toBe(2);
+      // never reconciled successfully: no Ready condition at all
+      expect(value(live, `steward_objects{${labels},ready="unknown"}`)).toBe(1);
+      expect(value(live, `steward_objects{${labels},ready="false"}`)).toBe(0);
+      expect(value(live, `steward_objects_failing{${labels}}`)).toBe(1);
+      expect(
+        value(live, `steward_objects_max_consecutive_failures{${labels}}`),
+      ).toBeGreaterThanOrEqual(4);
+      // "failing" never had its generation observed
+      expect(
+        value(live, `steward_objects_generation_unobserved{${labels}}`),
+      ).toBeGreaterThanOrEqual(1);
+      expect(
+        value(live, `steward_objects_longest_generation_unobserved_seconds{${labels}}`),
+      ).toBeGreaterThan(0);
+      expect(
+        value(live, `steward_objects_longest_terminating_seconds{${labels}}`),
+      ).toBeGreaterThanOrEqual(0);
+      expect(value(live, `steward_objects_longest_not_ready_seconds{${labels}}`)).toBeGreaterThan(
+        0,
+      );
+      expect(
+        value(live, `steward_objects_longest_since_success_seconds{${labels}}`),
+      ).toBeGreaterThan(0);
+      // one namespace: 11 series, whatever the number of objects
+      expect(
+        live.split('\n').filter((l) => l.startsWith('steward_objects') && l.includes(labels)),
+      ).toHaveLength(11);
+    } finally {
+      await admin.mergePatch(Gizmos, 'stuck', h.namespace, { metadata: { finalizers: null } });
+    }
+    // the stuck one gone, the namespace says so
+    await eventually(
+      async () => {
+        const text = await (await fetch(`http://127.0.0.1:${h.manager.probePort}/metrics`)).text();
+        return value(text, `steward_objects_terminating{${labels}}`) === 0 &&
+          value(text, `steward_objects_longest_terminating_seconds{${labels}}`) === 0
+          ? true
+          : undefined;
+      },
+      { description: 'the Terminating count back to 0' },
+    );
+  });
+
   it('reports ready on /readyz and alive on /healthz', async () => {
     const h = await harness('probes');
     expect((await fetch(`http://127.0.0.1:${h.manager.probePort}/readyz`)).status).toBe(200);

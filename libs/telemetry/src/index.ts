@@ -80,6 +80,14 @@ export {
   type ReadinessMetrics,
 } from './readiness-metrics.js';
 
+export {
+  aggregateObjectHealth,
+  noopObjectHealthMetrics,
+  objectHealthMetrics,
+  type ObjectHealthFacts,
+  type ObjectHealthMetrics,
+} from './object-health-metrics.js';
+
 export { withReconcileSpan, type ReconcileTarget } from './reconcile-span.js';
 export { withChildSpan, type ChildSpanOptions } from './child-span.js';
 export { recordSpanError } from './span-error.js';

@@ -1,0 +1,117 @@
+import { createServer, type Server } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  aggregateObjectHealth,
+  createTelemetry,
+  objectHealthMetrics,
+  type ObjectHealthFacts,
+  type Telemetry,
+} from './index.js';
+
+const now = Date.parse('2026-12-01T12:00:00Z');
+const ago = (seconds: number) => now - seconds * 1000;
+const healthy = (namespace: string): ObjectHealthFacts => ({
+  namespace,
+  ready: 'true',
+  lastSuccessAt: ago(10),
+  consecutiveFailures: 0,
+});
+
+describe('aggregateObjectHealth', () => {
+  it('counts per namespace and keeps the worst age of each kind of trouble', () => {
+    const stats = aggregateObjectHealth(
+      [
+        healthy('a'),
+        { ...healthy('a'), ready: 'false', notReadySince: ago(400), consecutiveFailures: 12 },
+        { ...healthy('a'), ready: 'unknown', consecutiveFailures: 3, lastSuccessAt: ago(900) },
+        { ...healthy('a'), generationUnobservedSince: ago(700), terminatingSince: ago(2000) },
+        healthy('b'),
+      ],
+      now,
+    );
+    expect(stats.get('a')).toEqual({
+      ready: { true: 2, false: 1, unknown: 1 },
+      longestNotReady: 400,
+      unobserved: 1,
+      longestUnobserved: 700,
+      terminating: 1,
+      longestTerminating: 2000,
+      longestSinceSuccess: 900,
+      failing: 2,
+      maxFailures: 12,
+    });
+    expect(stats.get('b')).toMatchObject({
+      ready: { true: 1, false: 0, unknown: 0 },
+      longestNotReady: 0,
+      failing: 0,
+      longestSinceSuccess: 10,
+    });
+  });
+
+  it('reports a namespace that lost its last object with zeros', () => {
+    const stats = aggregateObjectHealth([healthy('a')], now, ['a', 'gone']);
+    expect(stats.get('gone')).toMatchObject({
+      ready: { true: 0, false: 0, unknown: 0 },
+      longestTerminating: 0,
+      maxFailures: 0,
+    });
+  });
+});
+
+describe('objectHealthMetrics on /metrics', () => {
+  let telemetry: Telemetry;
+  let server: Server;
+  let url: string;
+  beforeEach(async () => {
+    telemetry = createTelemetry({
+      serviceName: 'widget-controller',
+      registerGlobal: false,
+      log: { level: 'silent' },
+    });
+    server = createServer(telemetry.metricsHandler);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`;
+  });
+  afterEach(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    await telemetry.shutdown();
+  });
+  const scrape = async () =>
+    (await (await fetch(url)).text()).split('\n').filter((l) => l.startsWith('steward_objects'));
+
+  it('serves one series per kind, namespace (and Ready status), and zeros once a controller stops', async () => {
+    const metrics = objectHealthMetrics(telemetry.meter, () => now);
+    let facts: ObjectHealthFacts[] = [
+      { ...healthy('shop'), ready: 'false', notReadySince: ago(301), consecutiveFailures: 10 },
+      { ...healthy('shop'), terminatingSince: ago(1801) },
+    ];
+    const stop = metrics.observe('Widget', () => facts);
+    const lines = await scrape();
+    expect(lines).toContain('steward_objects{kind="Widget",namespace="shop",ready="false"} 1');
+    expect(lines).toContain('steward_objects{kind="Widget",namespace="shop",ready="true"} 1');
+    expect(lines).toContain('steward_objects{kind="Widget",namespace="shop",ready="unknown"} 0');
+    expect(lines).toContain(
+      'steward_objects_longest_not_ready_seconds{kind="Widget",namespace="shop"} 301',
+    );
+    expect(lines).toContain(
+      'steward_objects_longest_terminating_seconds{kind="Widget",namespace="shop"} 1801',
+    );
+    expect(lines).toContain(
+      'steward_objects_max_consecutive_failures{kind="Widget",namespace="shop"} 10',
+    );
+    // 9 families; ready has 3 series: 11 series for one kind in one namespace
+    expect(lines.filter((l) => !l.startsWith('#'))).toHaveLength(11);
+
+    facts = [];
+    expect(await scrape()).toContain(
+      'steward_objects_longest_terminating_seconds{kind="Widget",namespace="shop"} 0',
+    );
+    facts = [{ ...healthy('shop'), terminatingSince: ago(5000) }];
+    stop();
+    // the retired source reports zeros, not its last values
+    expect(await scrape()).toContain(
+      'steward_objects_longest_terminating_seconds{kind="Widget",namespace="shop"} 0',
+    );
+  });
+});
