@@ -1,6 +1,7 @@
 // JSON files as the repository commits them: prettier-clean as written, so `prettier --check .`
 // and the generators' `--check` agree on every byte.
 import { join } from 'node:path';
+import { dump } from 'js-yaml';
 import { format, resolveConfig } from 'prettier';
 
 /** The path of an object member from the document's root, e.g. `['definitions', 'dnsLabel']`. */
@@ -45,4 +46,24 @@ export async function jsonFile(
   const filepath = join(repoRoot, repoPath);
   const options = (await resolveConfig(filepath)) ?? {};
   return format(jsonText(value, expand, []), { ...options, filepath, parser: 'json' });
+}
+
+/**
+ * `value` as the text of the YAML file `repoPath`, below a comment of `header`'s lines, formatted
+ * by prettier as the repository configures it for that path.
+ */
+export async function yamlFile(
+  repoRoot: string,
+  repoPath: string,
+  value: unknown,
+  header: string,
+): Promise<string> {
+  const filepath = join(repoRoot, repoPath);
+  const options = (await resolveConfig(filepath)) ?? {};
+  const comment = header
+    .split('\n')
+    .map((line) => `# ${line}`)
+    .join('\n');
+  const text = `${comment}\n${dump(value, { lineWidth: -1, noRefs: true })}`;
+  return format(text, { ...options, filepath, parser: 'yaml' });
 }

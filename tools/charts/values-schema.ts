@@ -57,6 +57,7 @@ const required = [
   'resources',
   'service',
   'serviceMonitor',
+  'prometheusRule',
   'podDisruptionBudget',
   'dashboard',
 ];
@@ -182,6 +183,15 @@ const properties: Record<string, JsonSchema> = {
       enabled: { type: 'boolean' },
       interval: { $ref: '#/definitions/duration' },
       scrapeTimeout: { $ref: '#/definitions/duration' },
+      labels: stringMap,
+    },
+  },
+  prometheusRule: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['enabled'],
+    properties: {
+      enabled: { type: 'boolean' },
       labels: stringMap,
     },
   },

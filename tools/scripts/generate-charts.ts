@@ -1,5 +1,6 @@
-// Writes each controller chart's Grafana dashboard (charts/<chart>/dashboards/<chart>.json) and
-// values schema (charts/<chart>/values.schema.json) from one source, tools/charts/, plus what the
+// Writes each controller chart's Grafana dashboard (charts/<chart>/dashboards/<chart>.json),
+// alerting rules (charts/<chart>/alerts/<chart>.rules.yaml) and values schema
+// (charts/<chart>/values.schema.json) from one source, tools/charts/, plus what the
 // chart's file under tools/charts/controllers/ adds. The controller charts are the charts whose
 // Chart.yaml depends on steward-common. The files are committed, marked as generated (the
 // dashboard in its description, the schema in its $comment) and never edited by hand; `--check`
@@ -24,7 +25,8 @@ import {
   type Drift,
   type OrphanRule,
 } from './generated-files.js';
-import { jsonFile } from '../charts/json-file.js';
+import { controllerAlerts } from '../charts/alerts.js';
+import { jsonFile, yamlFile } from '../charts/json-file.js';
 import { valuesSchema, valuesSchemaLayout } from '../charts/values-schema.js';
 
 export const GENERATOR = 'tools/scripts/generate-charts.ts';
@@ -45,6 +47,7 @@ export function generatedMarker(common: string, chart: ControllerChart, adds: bo
 export const dashboardPath = (chart: string) =>
   join('charts', chart, 'dashboards', `${chart}.json`);
 export const valuesSchemaPath = (chart: string) => join('charts', chart, 'values.schema.json');
+export const alertsPath = (chart: string) => join('charts', chart, 'alerts', `${chart}.rules.yaml`);
 
 /**
  * Each chart's dashboard and values schema, by path relative to the repo root → expected text,
@@ -74,6 +77,16 @@ export async function expectedFiles(
       values,
       generatedMarker('values-schema.ts', chart, chart.additions.values !== undefined),
     );
+    const rulesPath = alertsPath(chart.chart);
+    files.set(
+      rulesPath,
+      await yamlFile(
+        repoRoot,
+        rulesPath,
+        controllerAlerts(chart.chart),
+        `${generatedMarker('alerts.ts', chart, false)}\nPrometheus alerting rules; the chart renders them as a PrometheusRule when prometheusRule.enabled.`,
+      ),
+    );
     const schemaPath = valuesSchemaPath(chart.chart);
     files.set(schemaPath, await jsonFile(repoRoot, schemaPath, schema, valuesSchemaLayout));
   }
@@ -87,8 +100,9 @@ export type { Drift } from './generated-files.js';
  * (a chart renamed; the chart would still ship them).
  */
 const chartOrphans: OrphanRule = {
-  folders: (dirs) => dirs.filter((d) => basename(d) === 'dashboards'),
-  isOrphan: (name, text) => name.endsWith('.json') && text.includes(MARKER_PREFIX),
+  folders: (dirs) => dirs.filter((d) => ['dashboards', 'alerts'].includes(basename(d))),
+  isOrphan: (name, text) =>
+    (name.endsWith('.json') || name.endsWith('.yaml')) && text.includes(MARKER_PREFIX),
 };
 
 /** Compares the chart files `expected` with the tree (see `findDrift` in generated-files.ts). */
@@ -118,7 +132,7 @@ async function main(check: boolean): Promise<number> {
     check,
     what: `${expected.size} chart files of ${charts.length} charts`,
     generator: GENERATOR,
-    staleMessage: 'Chart dashboards and values schemas are out of date',
+    staleMessage: 'Chart dashboards, alerting rules and values schemas are out of date',
   });
 }
 

@@ -63,13 +63,17 @@ describeControllerChart({
       ],
     },
     {
-      name: 'ServiceMonitor on',
-      values: { serviceMonitor: { enabled: true, labels: { release: 'prometheus' } } },
+      name: 'ServiceMonitor and PrometheusRule on',
+      values: {
+        serviceMonitor: { enabled: true, labels: { release: 'prometheus' } },
+        prometheusRule: { enabled: true },
+      },
       kinds: [
         'ClusterRole',
         'ClusterRoleBinding',
         'ConfigMap',
         'Deployment',
+        'PrometheusRule',
         'Role',
         'RoleBinding',
         'Service',

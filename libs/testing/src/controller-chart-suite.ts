@@ -13,6 +13,7 @@
  * charts take. Its test file adds the checks only it needs.
  */
 import { type KubeConfig } from '@kubernetes/client-node';
+import { load as loadYaml } from 'js-yaml';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -342,19 +343,19 @@ const rejections: ChartRejection[] = [
   },
 ];
 
-/** A minimal ServiceMonitor CRD (monitoring.coreos.com/v1), so the API server can dry-run one. */
-const serviceMonitorCrd = {
+/** A minimal Prometheus Operator CRD (monitoring.coreos.com/v1), so the API server can dry-run one. */
+const monitoringCrd = (kind: string) => ({
   apiVersion: 'apiextensions.k8s.io/v1',
   kind: 'CustomResourceDefinition',
-  metadata: { name: 'servicemonitors.monitoring.coreos.com' },
+  metadata: { name: `${kind.toLowerCase()}s.monitoring.coreos.com` },
   spec: {
     group: 'monitoring.coreos.com',
     scope: 'Namespaced',
     names: {
-      kind: 'ServiceMonitor',
-      listKind: 'ServiceMonitorList',
-      plural: 'servicemonitors',
-      singular: 'servicemonitor',
+      kind,
+      listKind: `${kind}List`,
+      plural: `${kind.toLowerCase()}s`,
+      singular: kind.toLowerCase(),
     },
     versions: [
       {
@@ -372,7 +373,7 @@ const serviceMonitorCrd = {
       },
     ],
   },
-};
+});
 
 const Secrets: ServedResource = {
   group: '',
@@ -590,6 +591,25 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
       for (const panel of queryPanels) expect(panel.datasource?.uid).toBe('${datasource}');
     });
 
+    it('ships its alerting rules as a PrometheusRule when prometheusRule.enabled, each for its job', async () => {
+      expect((await render()).map((m) => m.kind)).not.toContain('PrometheusRule');
+      const manifests = await render({
+        prometheusRule: { enabled: true, labels: { release: 'kp' } },
+      });
+      const rule = manifestOf<Manifest & { spec: { groups: { rules: { expr: string }[] }[] } }>(
+        manifests,
+        'PrometheusRule',
+      );
+      expect(rule.metadata.labels).toMatchObject({ release: 'kp' });
+      const file = loadYaml(
+        readFileSync(join(chartDir, 'alerts', `${chart}.rules.yaml`), 'utf8'),
+      ) as { groups: unknown[] };
+      expect(rule.spec.groups).toEqual(file.groups);
+      const rules = rule.spec.groups.flatMap((g) => g.rules);
+      expect(rules.length).toBeGreaterThanOrEqual(9);
+      for (const r of rules) expect(r.expr).toContain(`job="steward/${chart}"`);
+    });
+
     it('queries only metrics that libs/telemetry defines', async () => {
       const defined = telemetryMetricNames();
       const used = dashboardMetricNames(
@@ -705,8 +725,17 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
         manifests,
         'ServiceMonitor',
       );
+      // the job and instance the OpenTelemetry Collector gives the same metrics
       expect(monitor.spec.endpoints).toEqual([
-        expect.objectContaining({ port: 'metrics', path: '/metrics' }),
+        expect.objectContaining({
+          port: 'metrics',
+          path: '/metrics',
+          honorLabels: true,
+          relabelings: [
+            { targetLabel: 'job', replacement: `steward/${chart}` },
+            { sourceLabels: ['__meta_kubernetes_pod_name'], targetLabel: 'instance' },
+          ],
+        }),
       ]);
     });
   });
@@ -856,7 +885,11 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
       plane = await startControlPlane({ crds: [join(chartDir, 'crds')] });
       const dir = await mkdtemp(join(tmpdir(), 'steward-servicemonitor-crd-'));
       try {
-        await writeFile(join(dir, 'servicemonitor.json'), JSON.stringify(serviceMonitorCrd));
+        for (const kind of ['ServiceMonitor', 'PrometheusRule'])
+          await writeFile(
+            join(dir, `${kind.toLowerCase()}.json`),
+            JSON.stringify(monitoringCrd(kind)),
+          );
         await plane.installCRDs(dir);
       } finally {
         await rm(dir, { recursive: true, force: true });

@@ -126,9 +126,12 @@ export function describeWorkloadControllerChart(spec: WorkloadChartSpec): void {
     },
     { name: 'two replicas', values: { replicas: 2 }, kinds: kindsWith('PodDisruptionBudget') },
     {
-      name: 'ServiceMonitor on',
-      values: { serviceMonitor: { enabled: true, labels: { release: 'prometheus' } } },
-      kinds: kindsWith('ServiceMonitor'),
+      name: 'ServiceMonitor and PrometheusRule on',
+      values: {
+        serviceMonitor: { enabled: true, labels: { release: 'prometheus' } },
+        prometheusRule: { enabled: true },
+      },
+      kinds: kindsWith('PrometheusRule', 'ServiceMonitor'),
     },
     {
       name: 'existing ServiceAccount, no leader election, no dashboard, extras',
