@@ -40,7 +40,7 @@ export class DatabaseInstanceControllerApp {
       busyPollIntervalMs: config.busyPollIntervalMs,
       maxConcurrentReconciles: config.maxConcurrentReconciles,
       events: this.events,
-      externalMetrics: externalMetrics(this.telemetry.meter),
+      externalMetrics: externalMetrics(this.telemetry.meter, this.telemetry.tracer),
     });
     if (config.manageProviderProfiles) {
       providerProfileController(manager, {

@@ -36,7 +36,7 @@ export class KafkaTopicControllerApp {
       busyPollIntervalMs: config.busyPollIntervalMs,
       maxConcurrentReconciles: config.maxConcurrentReconciles,
       events: this.events,
-      externalMetrics: externalMetrics(this.telemetry.meter),
+      externalMetrics: externalMetrics(this.telemetry.meter, this.telemetry.tracer),
     });
     if (config.manageProviderProfiles) {
       providerProfileController(manager, {

@@ -1,6 +1,7 @@
 import { type KubeConfig } from '@kubernetes/client-node';
 import { InformerFactory } from '@steward/informer';
-import { KubeClient, type KubeClientOptions } from '@steward/kube';
+import { ApiError, KubeClient, type CallInfo, type KubeClientOptions } from '@steward/kube';
+import { trace, type Tracer } from '@opentelemetry/api';
 import {
   controllerMetrics,
   createLogger,
@@ -9,6 +10,7 @@ import {
   noopLeaderElectionMetrics,
   objectHealthMetrics,
   restClientMetrics,
+  withChildSpan,
   workqueueMetricsProvider,
   type Logger,
   type Telemetry,
@@ -96,7 +98,9 @@ export class Manager {
     const rest = options.telemetry ? restClientMetrics(options.telemetry.meter) : undefined;
     const host = new URL(options.kubeConfig.getCurrentCluster()?.server ?? 'https://unknown').host;
     const userOnRequest = options.client?.onRequest;
+    const tracer = options.telemetry?.tracer;
     this.client = new KubeClient(options.kubeConfig, {
+      ...(tracer ? { traceCall: apiCallSpan(tracer, host) } : {}),
       ...options.client,
       fieldManager: options.name,
       onRequest: (info) => {
@@ -327,4 +331,38 @@ export class Manager {
       stop.removeEventListener('abort', onStop);
     }
   }
+}
+
+/**
+ * A child span per Kubernetes API call made inside a span (a reconcile's): `<METHOD> <resource>`
+ * (`PATCH postgresclusters/status`) with the method, path, verb, server and — when the server
+ * answered with an error — its status code. Calls outside any span (the informers' lists and
+ * watches) are not traced: they would each start a trace of their own.
+ */
+export function apiCallSpan(
+  tracer: Tracer,
+  host: string,
+): <R>(info: CallInfo, send: () => Promise<R>) => Promise<R> {
+  return (info, send) => {
+    if (!trace.getActiveSpan()) return send();
+    return withChildSpan(
+      tracer,
+      `${info.method} ${info.resource}`,
+      {
+        'http.request.method': info.method,
+        'url.path': info.path,
+        'k8s.verb': info.verb,
+        'k8s.api.resource': info.resource,
+        'server.address': host,
+      },
+      async (span) => {
+        try {
+          return await send();
+        } catch (error) {
+          if (error instanceof ApiError) span.setAttribute('http.response.status_code', error.code);
+          throw error;
+        }
+      },
+    );
+  };
 }

@@ -492,8 +492,30 @@ describe('a controller on a real API server', () => {
       timed: outcomes.length,
     });
 
-    const reconcileSpans = h.spans.getFinishedSpans().filter((s) => s.name === 'reconcile Gizmo');
+    const finished = h.spans.getFinishedSpans();
+    const reconcileSpans = finished.filter((s) => s.name === 'reconcile Gizmo');
     expect(reconcileSpans).toHaveLength(outcomes.length);
+    // the API calls of a reconcile are its child spans: the ConfigMap applied, the status patched
+    const ok = reconcileSpans.find(
+      (s) =>
+        s.attributes['k8s.resource.name'] === 'ok' &&
+        finished.some((c) => c.parentSpanContext?.spanId === s.spanContext().spanId),
+    )!;
+    const children = finished.filter(
+      (c) => c.parentSpanContext?.spanId === ok.spanContext().spanId,
+    );
+    expect(children.map((c) => c.name).sort()).toEqual(['PATCH configmaps', 'PATCH gizmos/status']);
+    for (const child of children) {
+      expect(child.spanContext().traceId).toBe(ok.spanContext().traceId);
+      expect(child.attributes).toMatchObject({
+        'http.request.method': 'PATCH',
+        'k8s.verb': expect.stringMatching(/^(apply|patch)$/),
+      });
+    }
+    // the informers' lists and watches, outside any reconcile, start no traces
+    expect(finished.filter((s) => !s.parentSpanContext && s.name !== 'reconcile Gizmo')).toEqual(
+      [],
+    );
     const terminal = reconcileSpans.filter((s) => s.attributes['k8s.resource.name'] === 'terminal');
     expect(terminal.map((s) => s.attributes)).toEqual([
       expect.objectContaining({

@@ -12,7 +12,14 @@ import {
 import { type JsonPatchOperation } from './patch.js';
 import { type RequestRateLimiter, TokenBucketRateLimiter } from './rate-limiter.js';
 import { apiPath, apiVersionOf, type ResourceType } from './resource-type.js';
-import { inferVerb, type KubeRequest, type RequestInfo, type Verb } from './request.js';
+import {
+  inferVerb,
+  resourceOfPath,
+  type CallInfo,
+  type KubeRequest,
+  type RequestInfo,
+  type Verb,
+} from './request.js';
 import { parseRetryAfter } from './retry-after.js';
 import { type Status } from './status.js';
 import { readWatchEvents, type WatchEvent, type WatchOptions } from './watch.js';
@@ -34,6 +41,11 @@ export interface KubeClientOptions {
    * (for a watch: once the response headers arrived). Exceptions it throws are ignored.
    */
   onRequest?: (info: RequestInfo) => void;
+  /**
+   * Wraps each call made through `request` (all but `watch`), its retries included, e.g. in a
+   * trace span: it must call `send` once and answer what it answers (or throw what it throws).
+   */
+  traceCall?: <R>(info: CallInfo, send: () => Promise<R>) => Promise<R>;
   /** How often a 429, or a 5xx carrying Retry-After, is retried before its error is thrown. Default 5. */
   maxRetries?: number;
   /** Replaces the qps/burst token bucket, e.g. to share one limiter between clients. */
@@ -124,6 +136,7 @@ export class KubeClient {
   private readonly fieldManager: string | undefined;
   private readonly maxRetries: number;
   private readonly onRequest: ((info: RequestInfo) => void) | undefined;
+  private readonly traceCall: KubeClientOptions['traceCall'];
 
   /**
    * Talks to the current context's cluster as its user. Sends nothing yet. Throws a `TypeError`
@@ -143,6 +156,7 @@ export class KubeClient {
     this.fieldManager = options.fieldManager;
     this.maxRetries = Math.max(0, options.maxRetries ?? 5);
     this.onRequest = options.onRequest;
+    this.traceCall = options.traceCall;
   }
 
   /**
@@ -361,6 +375,17 @@ export class KubeClient {
    */
   async request<R = unknown>(request: KubeRequest): Promise<R> {
     const verb = request.verb ?? inferVerb(request);
+    if (!this.traceCall) return this.requestWithRetries<R>(request, verb);
+    const info: CallInfo = {
+      method: request.method,
+      path: request.path,
+      verb,
+      resource: resourceOfPath(request.path),
+    };
+    return this.traceCall(info, () => this.requestWithRetries<R>(request, verb));
+  }
+
+  private async requestWithRetries<R>(request: KubeRequest, verb: Verb): Promise<R> {
     for (let attempt = 0; ; attempt++) {
       await this.limiter.acquire(request.signal);
       const answer = await this.send(request, verb);

@@ -102,6 +102,7 @@ export {
 export {
   inferVerb,
   resourceOfPath,
+  type CallInfo,
   type KubeRequest,
   type QueryValue,
   type RequestInfo,

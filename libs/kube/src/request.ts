@@ -40,6 +40,15 @@ export interface RequestInfo {
   durationMs: number;
 }
 
+/** One API call as a tracer sees it: before it is sent (retries of it included). */
+export interface CallInfo {
+  method: string;
+  path: string;
+  verb: Verb;
+  /** The resource the path names, e.g. `pods`, `postgresclusters/status` (low cardinality). */
+  resource: string;
+}
+
 /**
  * The verb of a raw request: GET is `get` on an object and `list` on a collection (`watch` with
  * `watch=true`), POST `create`, PUT `update`, PATCH `apply` with the apply content type else

@@ -69,6 +69,7 @@ export {
   type LeaderElectionMetrics,
 } from './leader-election-metrics.js';
 export {
+  externalCall,
   externalMetrics,
   noopExternalMetrics,
   type ExternalMetrics,

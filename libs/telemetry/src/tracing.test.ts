@@ -6,7 +6,14 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTelemetry, type Telemetry, withChildSpan, withReconcileSpan } from './index.js';
+import {
+  createTelemetry,
+  externalCall,
+  externalMetrics,
+  type Telemetry,
+  withChildSpan,
+  withReconcileSpan,
+} from './index.js';
 
 class ConflictError extends Error {
   override name = 'ConflictError';
@@ -98,6 +105,43 @@ describe('reconcile and child spans', () => {
     expect(post.parentSpanContext?.spanId).toBe(create.spanContext().spanId);
     expect(get.kind).toBe(SpanKind.CLIENT);
     expect(get.attributes).toEqual({ 'k8s.resource.name': 'blue' });
+  });
+
+  it('traces and counts an external call inside a reconcile, and only counts one outside', async () => {
+    const counted: string[] = [];
+    const metrics = {
+      ...externalMetrics(telemetry.meter, telemetry.tracer),
+      request: (p: string, o: string, r: string) => void counted.push(`${p} ${o} ${r}`),
+    };
+    await withReconcileSpan(
+      telemetry.tracer,
+      { controller: 'widget', kind: 'Widget', name: 'a' },
+      () => externalCall(metrics, 'aws', 'CreateDBInstance', () => sleep(1)),
+    );
+    await expect(
+      withReconcileSpan(telemetry.tracer, { controller: 'widget', kind: 'Widget', name: 'b' }, () =>
+        externalCall(metrics, 'gcp', 'instances.get', () => Promise.reject(new Error('quota'))),
+      ),
+    ).rejects.toThrow('quota');
+    await externalCall(metrics, 'kafka', 'Metadata', () => sleep(1));
+    expect(counted).toEqual([
+      'aws CreateDBInstance success',
+      'gcp instances.get error',
+      'kafka Metadata success',
+    ]);
+    const spans = exporter.getFinishedSpans();
+    const aws = spans.find((s) => s.name === 'aws CreateDBInstance')!;
+    expect(aws.attributes).toMatchObject({
+      'steward.provider': 'aws',
+      'rpc.method': 'CreateDBInstance',
+    });
+    expect(aws.parentSpanContext?.spanId).toBe(
+      spans.find((s) => s.attributes['k8s.resource.name'] === 'a')!.spanContext().spanId,
+    );
+    expect(spans.find((s) => s.name === 'gcp instances.get')!.status.code).toBe(
+      SpanStatusCode.ERROR,
+    );
+    expect(spans.map((s) => s.name)).not.toContain('kafka Metadata');
   });
 
   it('keeps concurrent reconciles in separate traces', async () => {

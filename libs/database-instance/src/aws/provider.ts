@@ -18,7 +18,7 @@ import {
 } from '@steward/external';
 import { type ProviderProfile } from '@steward/provider-profile-api';
 import { type AwsConfig } from '../provider-config.js';
-import { type ExternalMetrics } from '@steward/telemetry';
+import { externalCall, type ExternalMetrics } from '@steward/telemetry';
 import { checkVersionUnchanged, versionChanged } from '../engine-version.js';
 import { DefaultEngineVersions, desiredRdsInstance, type DesiredRdsInstance } from './desired.js';
 import { RdsError, RdsReasons, rdsCall } from './errors.js';
@@ -109,21 +109,15 @@ export function rdsExternalProvider(options: RdsProviderOptions): RdsProvider {
 
 /**
  * Counts each attempt of each call (the SDK's retries included: the middleware sits below the
- * retry step) as `steward_external_requests_total{provider="aws",operation="CreateDBInstance",…}`.
+ * retry step) as `steward_external_requests_total{provider="aws",operation="CreateDBInstance",…}`,
+ * and traces it as a child span of the reconcile.
  */
 function countRequests(client: RDSClient, metrics: ExternalMetrics): void {
   client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const operation = (context.commandName ?? 'Unknown').replace(/Command$/, '');
-      try {
-        const output = await next(args);
-        metrics.request('aws', operation, 'success');
-        return output;
-      } catch (error) {
-        metrics.request('aws', operation, 'error');
-        throw error;
-      }
-    },
+    (next, context) => (args) =>
+      externalCall(metrics, 'aws', (context.commandName ?? 'Unknown').replace(/Command$/, ''), () =>
+        next(args),
+      ),
     { step: 'deserialize', name: 'stewardExternalRequests' },
   );
 }

@@ -2,7 +2,7 @@ import { protos, v1 } from '@google-cloud/sql';
 import { TerminalError } from '@steward/controller';
 import { checkVersionUnchanged, versionChanged } from '../engine-version.js';
 import { type DatabaseInstance } from '@steward/database-instance-api';
-import { type ExternalMetrics } from '@steward/telemetry';
+import { externalCall, type ExternalMetrics } from '@steward/telemetry';
 import {
   type ExternalClient,
   type ExternalProvider,
@@ -131,19 +131,9 @@ class CloudSqlClient implements ExternalClient<DatabaseInstance, DesiredInstance
     this.operations = new v1.SqlOperationsServiceClient(config.clientOptions as ClientOptions);
   }
 
-  /** One Cloud SQL call: counted (the client never retries, so once per attempt), errors mapped. */
+  /** One Cloud SQL call: counted (the client never retries, so once per attempt) and traced, errors mapped. */
   private call<R>(method: string, call: () => Promise<R>): Promise<R> {
-    const metrics = this.options.metrics;
-    return callCloudSql(method, async () => {
-      try {
-        const result = await call();
-        metrics?.request('gcp', method, 'success');
-        return result;
-      } catch (error) {
-        metrics?.request('gcp', method, 'error');
-        throw error;
-      }
-    });
+    return callCloudSql(method, () => externalCall(this.options.metrics, 'gcp', method, call));
   }
 
   private get project() {

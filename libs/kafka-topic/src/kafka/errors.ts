@@ -1,5 +1,5 @@
 import { TerminalError } from '@steward/controller';
-import { type ExternalMetrics } from '@steward/telemetry';
+import { externalCall, type ExternalMetrics } from '@steward/telemetry';
 import { KafkaTopicReasons } from '../reasons.js';
 
 /** What a kafkajs error means to Steward, decided by the protocol error types and error names in it. */
@@ -223,11 +223,8 @@ export async function kafkaRequest<R>(
   call: () => Promise<R>,
 ): Promise<R> {
   try {
-    const result = await call();
-    context.metrics?.request('kafka', operation, 'success');
-    return result;
+    return await externalCall(context.metrics, 'kafka', operation, call);
   } catch (error) {
-    context.metrics?.request('kafka', operation, 'error');
     const kind = kafkaErrorKind(error);
     if (kind === 'unreachable' || kind === 'authentication' || kind === 'tls')
       context.onUnusable?.();
