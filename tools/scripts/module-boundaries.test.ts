@@ -72,7 +72,7 @@ describe('scope tags', () => {
     expect(misnamed).toEqual([]);
   });
 
-  it('puts every app, e2e project and domain lib of a family in that family, ProviderProfile aside', () => {
+  it('puts every app, e2e project and domain lib of a family in that family, ProviderProfile and observability aside', () => {
     const shared = Object.keys(graph.nodes)
       .filter((p) => tagsOf(graph, p, 'scope:')[0] === 'scope:shared')
       .filter(
@@ -80,8 +80,10 @@ describe('scope tags', () => {
           !['type:runtime', 'type:testing', 'type:tool'].includes(tagsOf(graph, p, 'type:')[0]!),
       )
       .sort();
-    // the one family every other family uses: its kind is the profile each resource references
-    expect(shared).toEqual(['provider-profile', 'provider-profile-api']);
+    // the one family every other family uses: its kind is the profile each resource references;
+    // and the e2e of the telemetry every family's controller shares (it runs the apps' bundles and
+    // reads their dashboards, importing no family's code)
+    expect(shared).toEqual(['observability-e2e', 'provider-profile', 'provider-profile-api']);
   });
 
   it('has no project of one family depending on another family in the graph (tests included)', () => {

@@ -194,6 +194,8 @@ export class Controller {
     // it too, and from whatever the reconcile wrote since (the shared writer tracks it).
     const cached = forInformer.store.get(key) as ObjectWithStatus | undefined;
     let status = cached ? new StatusWriter(this.deps.client, forType, cached) : undefined;
+    // The reconcile's trace, for the log lines written after its span ended (its failure).
+    let traced: Record<string, string> = {};
     try {
       if (this.reconciler.kind === 'object' && !status) {
         this.queue.forget(key);
@@ -207,7 +209,11 @@ export class Controller {
           name: request.name,
           ...(request.namespace ? { namespace: request.namespace } : {}),
         },
-        async () => (await this.invoke(request, abort, status)) ?? undefined,
+        async () => {
+          const span = trace.getActiveSpan()?.spanContext();
+          if (span) traced = { trace_id: span.traceId, span_id: span.spanId };
+          return (await this.invoke(request, abort, status)) ?? undefined;
+        },
       );
       const requeueAfter = (outcome as Result | undefined)?.requeueAfter ?? 0;
       this.queue.forget(key);
@@ -227,7 +233,13 @@ export class Controller {
         terminal = true;
         this.queue.forget(key);
         log.warn(
-          { key, reason: error.reason, msg2: error.message, recheckAfter: error.recheckAfter },
+          {
+            ...traced,
+            key,
+            reason: error.reason,
+            msg2: error.message,
+            recheckAfter: error.recheckAfter,
+          },
           'reconcile failed terminally; not retrying',
         );
         status = this.writerAfter(key, status);
@@ -242,7 +254,7 @@ export class Controller {
       } else {
         this.queue.addRateLimited(key);
         log.error(
-          { err: error, key, requeues: this.queue.numRequeues(key) },
+          { ...traced, err: error, key, requeues: this.queue.numRequeues(key) },
           'reconcile failed; retrying with backoff',
         );
       }

@@ -84,7 +84,8 @@ export function prometheusConfig(
   };
 }
 
-const targetsFile = (dataDir: string, job: string) => join(dataDir, `targets-${job}.json`);
+const targetsFile = (dataDir: string, job: string) =>
+  join(dataDir, `targets-${job.replace(/[^A-Za-z0-9_.-]/g, '_')}.json`);
 
 /**
  * Starts Prometheus (Debian's package, unpacked on first use by tools/backends/prometheus/
