@@ -161,6 +161,86 @@ const overview: RowSpec = {
   ],
 };
 
+/**
+ * The series of the selected pods' objects. Not by `$namespace`: on Steward's per-object health
+ * metrics `namespace` is the objects' own (the ServiceMonitor honours it), not the pod's.
+ */
+const objectsOfJob: readonly Matcher[] = [matches('job', '$job')];
+
+const objects: RowSpec = {
+  title: 'Objects',
+  panels: [
+    timeseries({
+      title: 'Objects by Ready condition',
+      description: `${Metric.objects}: the objects of each kind the controller reconciles, by their Ready condition (true, false, unknown: no condition yet).`,
+      unit: 'short',
+      stacked: true,
+      queries: [
+        {
+          expr: sum(series(Metric.objects, objectsOfJob), ['kind', 'ready']),
+          legend: legend(['kind', 'ready']),
+        },
+      ],
+    }),
+    timeseries({
+      title: 'Desired vs observed generation',
+      description: `Objects whose spec changed (metadata.generation) but whose status has not yet observed it (status.observedGeneration), those Terminating, and those whose last reconcile failed.`,
+      unit: 'short',
+      queries: [
+        {
+          expr: sum(series(Metric.objectsGenerationUnobserved, objectsOfJob), ['kind']),
+          legend: `${legend(['kind'])} generation not observed`,
+        },
+        {
+          expr: sum(series(Metric.objectsTerminating, objectsOfJob), ['kind']),
+          legend: `${legend(['kind'])} Terminating`,
+        },
+        {
+          expr: sum(series(Metric.objectsFailing, objectsOfJob), ['kind']),
+          legend: `${legend(['kind'])} failing`,
+        },
+      ],
+    }),
+    timeseries({
+      title: 'Last reconcile and longest waits',
+      description: `The worst object of each kind: time since its last successful reconcile, how long it has not been Ready, how long its newest generation has waited, how long it has been Terminating.`,
+      unit: 's',
+      queries: [
+        {
+          expr: maxBy(['kind'], series(Metric.objectsLongestSinceSuccessSeconds, objectsOfJob)),
+          legend: `${legend(['kind'])} since last successful reconcile`,
+        },
+        {
+          expr: maxBy(['kind'], series(Metric.objectsLongestNotReadySeconds, objectsOfJob)),
+          legend: `${legend(['kind'])} not Ready`,
+        },
+        {
+          expr: maxBy(
+            ['kind'],
+            series(Metric.objectsLongestGenerationUnobservedSeconds, objectsOfJob),
+          ),
+          legend: `${legend(['kind'])} generation unobserved`,
+        },
+        {
+          expr: maxBy(['kind'], series(Metric.objectsLongestTerminatingSeconds, objectsOfJob)),
+          legend: `${legend(['kind'])} Terminating`,
+        },
+      ],
+    }),
+    timeseries({
+      title: 'Longest failure streak',
+      description: `${Metric.objectsMaxConsecutiveFailures}: the most reconciles in a row one object of the kind has failed (0 after a success; 10 alerts).`,
+      unit: 'short',
+      queries: [
+        {
+          expr: maxBy(['kind'], series(Metric.objectsMaxConsecutiveFailures, objectsOfJob)),
+          legend: legend(['kind']),
+        },
+      ],
+    }),
+  ],
+};
+
 const reconciliation: RowSpec = {
   title: 'Reconciliation',
   panels: [
@@ -329,6 +409,7 @@ export function controllerDashboard(
     variables: variables(controller),
     rows: [
       overview,
+      objects,
       reconciliation,
       workQueue,
       {

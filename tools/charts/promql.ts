@@ -23,6 +23,16 @@ export const Metric = {
   restClientRequestsTotal: 'rest_client_requests_total',
   leaderElectionMasterStatus: 'leader_election_master_status',
   externalRequestsTotal: 'steward_external_requests_total',
+  objects: 'steward_objects',
+  objectsGenerationUnobserved: 'steward_objects_generation_unobserved',
+  objectsTerminating: 'steward_objects_terminating',
+  objectsFailing: 'steward_objects_failing',
+  objectsLongestNotReadySeconds: 'steward_objects_longest_not_ready_seconds',
+  objectsLongestGenerationUnobservedSeconds:
+    'steward_objects_longest_generation_unobserved_seconds',
+  objectsLongestTerminatingSeconds: 'steward_objects_longest_terminating_seconds',
+  objectsLongestSinceSuccessSeconds: 'steward_objects_longest_since_success_seconds',
+  objectsMaxConsecutiveFailures: 'steward_objects_max_consecutive_failures',
 } as const;
 
 /** `metric{m1, m2}`; the bare name without matchers. */

@@ -199,6 +199,7 @@ describe('generate-charts: a chart with no file of its own', () => {
     expect(board.tags).toEqual([...commonTags]);
     expect(board.panels.filter((p) => p.type === 'row').map((p) => p.title)).toEqual([
       'Overview',
+      'Objects',
       'Reconciliation',
       'Work queue',
       'Kubernetes API',

@@ -115,48 +115,49 @@ export function objectHealthMetrics(
   meter: Meter,
   now: () => number = Date.now,
 ): ObjectHealthMetrics {
-  const gauge = (name: string, description: string, unit?: string) =>
-    meter.createObservableGauge(name, { description, ...(unit ? { unit } : {}) });
-  const objects = gauge(
-    'steward_objects',
-    'Objects per kind and namespace, by their Ready condition.',
-  );
-  const longestNotReady = gauge(
-    'steward_objects_longest_not_ready_seconds',
-    'Seconds the object not Ready the longest has been so, per kind and namespace (0: all Ready).',
-    's',
-  );
-  const unobserved = gauge(
-    'steward_objects_generation_unobserved',
-    'Objects whose status.observedGeneration lags metadata.generation, per kind and namespace.',
-  );
-  const longestUnobserved = gauge(
+  const objects = meter.createObservableGauge('steward_objects', {
+    description: 'Objects per kind and namespace, by their Ready condition.',
+  });
+  const longestNotReady = meter.createObservableGauge('steward_objects_longest_not_ready_seconds', {
+    description:
+      'Seconds the object not Ready the longest has been so, per kind and namespace (0: all Ready).',
+    unit: 's',
+  });
+  const unobserved = meter.createObservableGauge('steward_objects_generation_unobserved', {
+    description:
+      'Objects whose status.observedGeneration lags metadata.generation, per kind and namespace.',
+  });
+  const longestUnobserved = meter.createObservableGauge(
     'steward_objects_longest_generation_unobserved_seconds',
-    'Seconds the oldest unobserved generation has waited, per kind and namespace.',
-    's',
+    {
+      description: 'Seconds the oldest unobserved generation has waited, per kind and namespace.',
+      unit: 's',
+    },
   );
-  const terminating = gauge(
-    'steward_objects_terminating',
-    'Objects with a deletionTimestamp (Terminating), per kind and namespace.',
-  );
-  const longestTerminating = gauge(
+  const terminating = meter.createObservableGauge('steward_objects_terminating', {
+    description: 'Objects with a deletionTimestamp (Terminating), per kind and namespace.',
+  });
+  const longestTerminating = meter.createObservableGauge(
     'steward_objects_longest_terminating_seconds',
-    'Seconds since the oldest deletionTimestamp, per kind and namespace.',
-    's',
+    {
+      description: 'Seconds since the oldest deletionTimestamp, per kind and namespace.',
+      unit: 's',
+    },
   );
-  const sinceSuccess = gauge(
+  const sinceSuccess = meter.createObservableGauge(
     'steward_objects_longest_since_success_seconds',
-    'Seconds since the last successful reconcile of the object longest without one, per kind and namespace.',
-    's',
+    {
+      description:
+        'Seconds since the last successful reconcile of the object longest without one, per kind and namespace.',
+      unit: 's',
+    },
   );
-  const failing = gauge(
-    'steward_objects_failing',
-    'Objects whose last reconcile failed, per kind and namespace.',
-  );
-  const maxFailures = gauge(
-    'steward_objects_max_consecutive_failures',
-    'The most reconciles in a row that failed for one object, per kind and namespace.',
-  );
+  const failing = meter.createObservableGauge('steward_objects_failing', {
+    description: 'Objects whose last reconcile failed, per kind and namespace.',
+  });
+  const maxFailures = meter.createObservableGauge('steward_objects_max_consecutive_failures', {
+    description: 'The most reconciles in a row that failed for one object, per kind and namespace.',
+  });
   const sources = new Map<
     symbol,
     {
