@@ -50,6 +50,10 @@ describe('npm start', () => {
         /shop\/postgrescluster\/notes +in-cluster +True \w+ +Ready 1\/1 +primary notes-0, notes-rw\.shop\.svc:5432, PostgreSQL 15/,
       );
       expect(stdout).toContain('steward: every example resource is Ready.');
+      // every controller's telemetry through the OpenTelemetry Collector into Prometheus
+      expect(stdout).toMatch(
+        /steward: Prometheus has every controller's metrics through the OpenTelemetry Collector \(steward\/cache-cluster-controller, steward\/database-instance-controller, steward\/kafka-topic-controller, steward\/postgres-cluster-controller\); [1-9]\d* reconcile spans traced/,
+      );
       expect(stdout).toContain('steward: stopped cleanly.');
     },
     21 * 60_000,

@@ -30,6 +30,8 @@ import {
   startCloudSqlApi,
   startKafka,
   startMoto,
+  startOtelCollector,
+  startPrometheus,
   stopNodeTier,
 } from '@steward/testing';
 import { copyFile, mkdir } from 'node:fs/promises';
@@ -90,6 +92,28 @@ stops.push(
 log(`steward: RDS API (moto) at ${moto.endpoint}; Cloud SQL Admin API at ${cloudSql.baseUrl}`);
 log(`steward: Kafka ${kafka.clusterId} at ${kafka.bootstrapServers.join(',')}`);
 
+// Telemetry: the controllers export metrics and traces over OTLP to an OpenTelemetry Collector on
+// the node's bridge address; Prometheus scrapes the collector, with every chart's alerting rules.
+const collector = await startOtelCollector({ host });
+stops.push(() => collector.stop());
+const prometheus = await startPrometheus({
+  host,
+  jobs: [{ name: 'otel-collector', targets: [collector.prometheusTarget], honorLabels: true }],
+  ruleFiles: controllers().map(({ app }) =>
+    join(root, 'charts', app, 'alerts', `${app}.rules.yaml`),
+  ),
+  intervalSeconds: 5,
+});
+stops.push(() => prometheus.stop());
+log(
+  `steward: OpenTelemetry Collector at ${collector.otlpEndpoint} (OTLP/HTTP); Prometheus at ${prometheus.url}`,
+);
+/** What every chart gets besides its own values: OTLP to the collector, exported every 10 s. */
+const telemetryValues = {
+  otel: { endpoint: collector.otlpEndpoint },
+  extraEnv: [{ name: 'OTEL_METRIC_EXPORT_INTERVAL', value: '10000' }],
+};
+
 // Controllers: each app's image built from apps/Dockerfile, its chart installed as a platform team
 // would (default values, the local image), in the namespace a platform team would pick.
 const admin = new KubeClient(tier.kubeConfig, { fieldManager: 'steward-examples' });
@@ -125,11 +149,15 @@ for (const { app } of controllers()) {
     values:
       app === 'cache-cluster-controller' || app === 'postgres-cluster-controller'
         ? // Redis and PostgreSQL have no watch: the controller's polls detect a lost primary.
-          { pollIntervalSeconds: 5, busyPollIntervalSeconds: 1 }
+          { ...telemetryValues, pollIntervalSeconds: 5, busyPollIntervalSeconds: 1 }
         : {
+            ...telemetryValues,
             // a local platform converges at a pace a person watches
             pollIntervalSeconds: 30,
-            extraEnv: [{ name: 'STEWARD_BUSY_POLL_INTERVAL_SECONDS', value: '2' }],
+            extraEnv: [
+              ...telemetryValues.extraEnv,
+              { name: 'STEWARD_BUSY_POLL_INTERVAL_SECONDS', value: '2' },
+            ],
           },
   });
   stops.push(() => installed.uninstall());
@@ -201,6 +229,14 @@ log(
 log(
   `    psql "postgresql://orders:$(${tier.binaries.kubectl} -n shop get secret orders-app -o jsonpath='{.data.password}' | base64 -d)@$(${tier.binaries.kubectl} -n shop get svc orders-rw -o jsonpath='{.spec.clusterIP}'):5432/orders"   # from this host, as the application user, through the read-write Service`,
 );
+log('');
+log('  Metrics, alerts and traces:');
+log(`    ${prometheus.url}/graph   # Prometheus: the controllers' metrics through the collector`);
+log(`    ${prometheus.url}/alerts  # every chart's alerting rules (runbooks: docs/runbooks/)`);
+log(
+  `    Grafana of your own: add a Prometheus data source at ${prometheus.url}, then import charts/<chart>/dashboards/<chart>.json`,
+);
+log(`    traces (OTLP JSON, one export per line): ${collector.tracesFile}`);
 log('');
 log(
   exitWhenReady
@@ -343,6 +379,36 @@ async function rows(): Promise<{ rows: Row[]; allReady: boolean }> {
   return { rows: out, allReady: allReady && resources > 0 };
 }
 
+/**
+ * Whether every controller's metrics reached Prometheus through the collector, and traces the
+ * collector's file (waits up to a minute: metrics are exported every 10 s). Says which.
+ */
+let telemetryChecked: boolean | undefined;
+async function telemetryArrived(): Promise<boolean> {
+  if (telemetryChecked !== undefined) return telemetryChecked;
+  const wanted = controllers().map(({ app }) => `steward/${app}`);
+  const deadline = Date.now() + 60_000;
+  let jobs: string[] = [];
+  let traced = 0;
+  while (Date.now() < deadline) {
+    jobs = (
+      await prometheus.query('count by (job) (controller_runtime_reconcile_total)').catch(() => [])
+    )
+      .map((s) => s.metric['job'] ?? '')
+      .sort();
+    traced = (await collector.spans()).filter((s) => s.name.startsWith('reconcile ')).length;
+    if (wanted.every((j) => jobs.includes(j)) && traced > 0) break;
+    await sleep(2_000);
+  }
+  telemetryChecked = wanted.every((j) => jobs.includes(j)) && traced > 0;
+  log(
+    telemetryChecked
+      ? `steward: Prometheus has every controller's metrics through the OpenTelemetry Collector (${jobs.join(', ')}); ${traced} reconcile spans traced`
+      : `steward: telemetry missing: Prometheus has the jobs [${jobs.join(', ')}] of [${wanted.join(', ')}], ${traced} reconcile spans traced`,
+  );
+  return telemetryChecked;
+}
+
 /** What the broker itself lists (not what the CRs say), internal topics left out. */
 const kafkaAdmin = await kafka.admin();
 async function kafkaTopics(): Promise<string> {
@@ -375,7 +441,8 @@ for (;;) {
     }
     if (exitWhenReady && view.allReady) {
       log('\nsteward: every example resource is Ready.');
-      await shutdown('done');
+      const telemetry = await telemetryArrived();
+      await shutdown(telemetry ? 'done' : 'no telemetry', telemetry ? 0 : 1);
     }
   }
   if (exitWhenReady && Date.now() > deadline) {
