@@ -82,6 +82,21 @@ beforeAll(async () => {
       metadata: { name },
       spec: { provider: 'kafka', kafka: { bootstrapServers: servers } },
     } as KubeObject);
+  // a profile of another provider: this process's ProviderProfile controller leaves it alone, and
+  // its health metrics must not count it
+  await admin.create(Profiles, {
+    apiVersion: 'steward.dev/v1alpha1',
+    kind: 'ProviderProfile',
+    metadata: { name: 'rds' },
+    spec: {
+      provider: 'aws',
+      aws: {
+        region: 'eu-west-1',
+        credentialsSecretRef: { namespace: 'steward-credentials', name: 'rds' },
+      },
+      sizeClasses: { small: 'db.t3.micro' },
+    },
+  } as KubeObject);
   const manifests = await renderChart(join(repoRoot(), 'charts', chart));
   serviceAccount = manifests.find((m) => m.kind === 'ServiceAccount')!.metadata.name!;
   identity = await bindChartRbac(plane, manifests, RELEASE_NAMESPACE);
@@ -309,6 +324,11 @@ describe(`the ${chart} telemetry through the OpenTelemetry Collector into Promet
         [`127.0.0.1:${controller!.probePort}`, expect.any(String)].sort(),
       );
     }
+    // the kafka profiles only, through each path
+    const profiles = await prometheus.query(
+      `sum by (instance) (steward_objects{job="${job}", kind="ProviderProfile"})`,
+    );
+    expect(profiles.map((s) => s.value[1])).toEqual(['2', '2']);
     const failing = await prometheus.query(
       `steward_objects_failing{job="${job}", kind="KafkaTopic", namespace="${ns}"}`,
     );

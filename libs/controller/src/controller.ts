@@ -20,7 +20,7 @@ import {
 } from '@steward/workqueue';
 import { mappingHandler, type MapFunc } from './handlers.js';
 import { ObjectHealthTracker } from './object-health.js';
-import { type Predicate } from './predicates.js';
+import { passesCreate, type Predicate } from './predicates.js';
 import {
   requestFromKey,
   type ObjectReconciler,
@@ -141,10 +141,14 @@ export class Controller {
       this.detach();
       return;
     }
-    // Only while it runs (leads): a standby's view would be stale by design.
+    // Only while it runs (leads): a standby's view would be stale by design. Only the objects this
+    // controller reconciles: those its own watch's predicates let in (a process's ProviderProfile
+    // controller handles the profiles of its providers, not every profile in the cache).
+    const own = this.options.watches.find((w) => w.informer === this.options.forInformer);
+    const mine = (obj: KubeObject) => !own || passesCreate(own.predicates, obj);
     this.unsubscribes.push(
       (this.deps.health ?? noopObjectHealthMetrics).observe(this.options.forType.kind, () =>
-        this.health.facts(this.options.forInformer.store.list()),
+        this.health.facts(this.options.forInformer.store.list().filter(mine)),
       ),
     );
     this.metrics.controllerStarted(this.name, workers);
