@@ -114,4 +114,17 @@ describe('objectHealthMetrics on /metrics', () => {
       'steward_objects_longest_terminating_seconds{kind="Widget",namespace="shop"} 0',
     );
   });
+
+  it('keeps 10,000 objects in 100 namespaces to 1,100 series: per namespace, never per object', async () => {
+    const metrics = objectHealthMetrics(telemetry.meter, () => now);
+    const facts: ObjectHealthFacts[] = Array.from({ length: 10_000 }, (_, i) => ({
+      ...healthy(`team-${i % 100}`),
+      ...(i % 7 === 0 ? { ready: 'false' as const, notReadySince: ago(i % 600) } : {}),
+      consecutiveFailures: i % 13,
+    }));
+    metrics.observe('Widget', () => facts);
+    const series = (await scrape()).filter((l) => !l.startsWith('#'));
+    expect(series).toHaveLength(100 * 11);
+    expect(series).toContain('steward_objects{kind="Widget",namespace="team-0",ready="false"} 15');
+  });
 });
