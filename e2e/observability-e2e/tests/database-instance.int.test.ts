@@ -6,7 +6,7 @@
  * profile's credentials Secret does not exist; then every panel query of its dashboard — the
  * providers' API calls and error ratio among them — must answer series.
  */
-import { KubeClient, Namespaces, Secrets, type KubeObject, type ResourceType } from '@steward/kube';
+import { KubeClient, Namespaces, Secrets, type KubeObject } from '@steward/kube';
 import {
   bindChartRbac,
   eventually,
@@ -27,27 +27,14 @@ import {
 } from '@steward/testing';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { panelsWithoutData } from './support.js';
+import { collectorJob, otlpEnv, panelsWithoutData, Profiles, stewardKind } from './support.js';
 
 const chart = 'database-instance-controller';
 const job = `steward/${chart}`;
 const ns = 'apps';
 const CREDENTIALS = 'steward-credentials';
 const GCP_PROJECT = 'steward-e2e';
-const Profiles: ResourceType = {
-  group: 'steward.dev',
-  version: 'v1alpha1',
-  kind: 'ProviderProfile',
-  plural: 'providerprofiles',
-  namespaced: false,
-};
-const Instances: ResourceType = {
-  group: 'database.steward.dev',
-  version: 'v1alpha1',
-  kind: 'DatabaseInstance',
-  plural: 'databaseinstances',
-  namespaced: true,
-};
+const Instances = stewardKind('database.steward.dev', 'DatabaseInstance', 'databaseinstances');
 
 let plane: ControlPlane;
 let moto: Moto;
@@ -126,14 +113,12 @@ beforeAll(async () => {
     env: {
       STEWARD_LEADER_ELECT: 'true',
       POD_NAMESPACE: 'steward-system',
-      OTEL_EXPORTER_OTLP_ENDPOINT: collector.otlpEndpoint,
-      OTEL_METRIC_EXPORT_INTERVAL: '1000',
-      OTEL_BSP_SCHEDULE_DELAY: '200',
+      ...otlpEnv(collector),
     },
   });
   await controller.ready();
   prometheus = await startPrometheus({
-    jobs: [{ name: 'otel-collector', targets: [collector.prometheusTarget], honorLabels: true }],
+    jobs: [collectorJob(collector)],
   });
 }, 900_000);
 

@@ -31,29 +31,23 @@ import {
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { panelsWithoutData } from './support.js';
+import { collectorJob, otlpEnv, panelsWithoutData, Profiles, stewardKind } from './support.js';
 
 const chart = 'kafka-topic-controller';
 const job = `steward/${chart}`;
 const RELEASE_NAMESPACE = 'steward-system';
 const ns = 'shop';
 
-const group = (g: string, kind: string, plural: string, namespaced: boolean): ResourceType => ({
-  group: g,
-  version: g === 'steward.dev' || g === 'kafka.steward.dev' ? 'v1alpha1' : 'v1',
+const Topics = stewardKind('kafka.steward.dev', 'KafkaTopic', 'kafkatopics');
+const flowControl = (kind: string, plural: string): ResourceType => ({
+  group: 'flowcontrol.apiserver.k8s.io',
+  version: 'v1',
   kind,
   plural,
-  namespaced,
+  namespaced: false,
 });
-const Topics = group('kafka.steward.dev', 'KafkaTopic', 'kafkatopics', true);
-const Profiles = group('steward.dev', 'ProviderProfile', 'providerprofiles', false);
-const FlowSchemas = group('flowcontrol.apiserver.k8s.io', 'FlowSchema', 'flowschemas', false);
-const PriorityLevels = group(
-  'flowcontrol.apiserver.k8s.io',
-  'PriorityLevelConfiguration',
-  'prioritylevelconfigurations',
-  false,
-);
+const FlowSchemas = flowControl('FlowSchema', 'flowschemas');
+const PriorityLevels = flowControl('PriorityLevelConfiguration', 'prioritylevelconfigurations');
 
 let plane: ControlPlane;
 let kafka: Kafka;
@@ -108,16 +102,14 @@ beforeAll(async () => {
     env: {
       STEWARD_LEADER_ELECT: 'true',
       POD_NAMESPACE: RELEASE_NAMESPACE,
-      OTEL_EXPORTER_OTLP_ENDPOINT: collector.otlpEndpoint,
-      OTEL_METRIC_EXPORT_INTERVAL: '1000',
-      OTEL_BSP_SCHEDULE_DELAY: '200',
+      ...otlpEnv(collector),
     },
   });
   await controller.ready();
   prometheus = await startPrometheus({
     jobs: [
       // the collector's exporter names the series job="steward/<chart>" (service.namespace/name)
-      { name: 'otel-collector', targets: [collector.prometheusTarget], honorLabels: true },
+      collectorJob(collector),
       // as the chart's ServiceMonitor does: the job relabelled, the objects' namespace label kept
       { name: job, targets: [`127.0.0.1:${controller.probePort}`], honorLabels: true },
     ],

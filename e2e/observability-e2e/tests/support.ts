@@ -1,4 +1,11 @@
-import { eventually, repoRoot, type Prometheus } from '@steward/testing';
+import { type ResourceType } from '@steward/kube';
+import {
+  eventually,
+  repoRoot,
+  type OtelCollector,
+  type Prometheus,
+  type ScrapeJob,
+} from '@steward/testing';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -65,3 +72,27 @@ export async function panelsWithoutData(prometheus: Prometheus, chart: string): 
     { description: `every panel of ${chart} answering`, timeoutMs: 120_000, intervalMs: 2_000 },
   ).catch(missing);
 }
+
+/** A Steward kind (`v1alpha1`), without importing its family's API lib. */
+export const stewardKind = (
+  group: string,
+  kind: string,
+  plural: string,
+  namespaced = true,
+): ResourceType => ({ group, version: 'v1alpha1', kind, plural, namespaced });
+
+export const Profiles = stewardKind('steward.dev', 'ProviderProfile', 'providerprofiles', false);
+
+/** The environment that makes a controller process export to `collector`, quickly. */
+export const otlpEnv = (collector: OtelCollector): Record<string, string> => ({
+  OTEL_EXPORTER_OTLP_ENDPOINT: collector.otlpEndpoint,
+  OTEL_METRIC_EXPORT_INTERVAL: '1000',
+  OTEL_BSP_SCHEDULE_DELAY: '200',
+});
+
+/** Prometheus' job for the collector's exporter: its series keep their job="steward/<chart>". */
+export const collectorJob = (collector: OtelCollector): ScrapeJob => ({
+  name: 'otel-collector',
+  targets: [collector.prometheusTarget],
+  honorLabels: true,
+});

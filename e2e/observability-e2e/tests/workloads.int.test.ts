@@ -7,7 +7,7 @@
  * (a size the profile does not have). Then every panel query of both generated dashboards must
  * answer series.
  */
-import { KubeClient, Namespaces, type KubeObject, type ResourceType } from '@steward/kube';
+import { KubeClient, Namespaces, type KubeObject } from '@steward/kube';
 import {
   eventually,
   repoRoot,
@@ -22,26 +22,18 @@ import {
 } from '@steward/testing';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { panelsWithoutData } from './support.js';
+import { collectorJob, otlpEnv, panelsWithoutData, Profiles, stewardKind } from './support.js';
 
 const ns = 'shop';
-const kind = (group: string, k: string, plural: string, namespaced = true): ResourceType => ({
-  group,
-  version: 'v1alpha1',
-  kind: k,
-  plural,
-  namespaced,
-});
-const Profiles = kind('steward.dev', 'ProviderProfile', 'providerprofiles', false);
 const charts = [
   {
     app: 'cache-cluster-controller',
-    kind: kind('cache.steward.dev', 'CacheCluster', 'cacheclusters'),
+    kind: stewardKind('cache.steward.dev', 'CacheCluster', 'cacheclusters'),
     spec: { engine: 'redis', version: '7.0', mode: 'Standalone', size: 'small' },
   },
   {
     app: 'postgres-cluster-controller',
-    kind: kind('postgres.steward.dev', 'PostgresCluster', 'postgresclusters'),
+    kind: stewardKind('postgres.steward.dev', 'PostgresCluster', 'postgresclusters'),
     spec: {
       version: '15',
       replicas: 1,
@@ -92,14 +84,12 @@ beforeAll(async () => {
         releaseNamespace: 'steward-system',
         watchNamespace: ns,
         env: {
-          OTEL_EXPORTER_OTLP_ENDPOINT: collector.otlpEndpoint,
-          OTEL_METRIC_EXPORT_INTERVAL: '1000',
-          OTEL_BSP_SCHEDULE_DELAY: '200',
+          ...otlpEnv(collector),
         },
       }),
     );
   prometheus = await startPrometheus({
-    jobs: [{ name: 'otel-collector', targets: [collector.prometheusTarget], honorLabels: true }],
+    jobs: [collectorJob(collector)],
   });
 }, 900_000);
 

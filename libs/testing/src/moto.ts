@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './free-port.js';
 import { defaultListenHost, type ListenHostOption } from './listen-host.js';
 import { ManagedProcess } from './managed-process.js';
-import { parsePrintEnv, runPrintEnv } from './print-env.js';
+import { installedEnv, parsePrintEnv } from './print-env.js';
 import { repoRoot } from './repo-root.js';
 
 export interface MotoOptions extends ListenHostOption {
@@ -157,26 +157,11 @@ async function waitReady(proc: ManagedProcess, endpoint: string, timeoutMs: numb
   }
 }
 
-let pending: Promise<string> | undefined;
-
 /**
  * The path of moto_server, installed on first use by `tools/backends/moto/install.sh` (instant
  * when cached, about a minute cold, progress on stderr). `STEWARD_MOTO_SERVER_BIN` wins.
  */
-export function motoServerBinary(): Promise<string> {
-  pending ??= resolveBinary().catch((error: unknown) => {
-    pending = undefined;
-    throw error;
-  });
-  return pending;
-}
-
-async function resolveBinary(): Promise<string> {
-  const fromEnv = process.env['STEWARD_MOTO_SERVER_BIN'];
-  if (fromEnv) return fromEnv;
+export async function motoServerBinary(): Promise<string> {
   const script = join(repoRoot(), 'tools', 'backends', 'moto', 'install.sh');
-  const path = (await runPrintEnv(script))['STEWARD_MOTO_SERVER_BIN'];
-  if (!path)
-    throw new Error(`steward: ${script} --print-env did not print STEWARD_MOTO_SERVER_BIN`);
-  return path;
+  return (await installedEnv(script, ['STEWARD_MOTO_SERVER_BIN']))['STEWARD_MOTO_SERVER_BIN']!;
 }

@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './free-port.js';
 import { defaultListenHost, type ListenHostOption } from './listen-host.js';
 import { ManagedProcess } from './managed-process.js';
-import { runPrintEnv } from './print-env.js';
+import { installedEnv } from './print-env.js';
 import { repoRoot } from './repo-root.js';
+import { startServerProcess, waitAnswering } from './server-process.js';
 
 export interface OtelCollectorOptions extends ListenHostOption {
   /** How long to wait for the collector's receiver and exporter to listen. Default 60 s. */
@@ -51,8 +51,6 @@ export interface OtelCollector {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-const maxStartAttempts = 3;
-
 /**
  * The collector's configuration: the OTLP receiver (HTTP) on `otlp`, metrics batched into the
  * Prometheus exporter on `prometheus` (series unseen for 5 minutes expire, as they would in
@@ -90,57 +88,37 @@ export async function startOtelCollector(
   const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
   const dataDir = await mkdtemp(join(tmpdir(), 'steward-otelcol-'));
   const tracesFile = join(dataDir, 'traces.jsonl');
-  let proc: ManagedProcess | undefined;
-  let otlpEndpoint = '';
-  let prometheusTarget = '';
-  try {
-    for (let attempt = 1; ; attempt++) {
+  const { proc, info, stop } = await startServerProcess(
+    dataDir,
+    options.keepDataDir,
+    async (attempt) => {
       const [otlpPort, promPort] = [await freePort(host), await freePort(host)];
-      otlpEndpoint = `http://${host}:${otlpPort}`;
-      prometheusTarget = `${host}:${promPort}`;
+      const otlpEndpoint = `http://${host}:${otlpPort}`;
+      const prometheusTarget = `${host}:${promPort}`;
       const config = join(dataDir, `config-${attempt}.yaml`);
       await writeFile(
         config,
         JSON.stringify(collectorConfig(`${host}:${otlpPort}`, prometheusTarget, tracesFile)),
       );
-      proc = ManagedProcess.start(
+      const proc = ManagedProcess.start(
         'otel-collector',
         binary,
         [`--config=file:${config}`],
         join(dataDir, `collector-${attempt}.log`),
       );
-      try {
-        await waitListening(
-          proc,
-          [otlpEndpoint, `http://${prometheusTarget}/metrics`],
-          readyTimeoutMs,
-        );
-        break;
-      } catch (error) {
-        await proc.stop();
-        if (!/address already in use/i.test(proc.logTail()) || attempt >= maxStartAttempts)
-          throw error;
-      }
-    }
-  } catch (error) {
-    if (!options.keepDataDir) await rm(dataDir, { recursive: true, force: true });
-    throw error;
-  }
-
-  const running = proc;
-  let stopped = false;
-  const stop = async (): Promise<void> => {
-    if (stopped) return;
-    stopped = true;
-    await running.stop();
-    if (!options.keepDataDir) await rm(dataDir, { recursive: true, force: true });
-  };
+      // Any HTTP answer means the port listens (the receiver answers 404 or 405 on its base URL).
+      const urls = [otlpEndpoint, `http://${prometheusTarget}/metrics`];
+      const ready = () => waitAnswering(proc, 'the OpenTelemetry Collector', urls, readyTimeoutMs);
+      return { proc, info: { otlpEndpoint, prometheusTarget }, ready };
+    },
+  );
+  const { otlpEndpoint, prometheusTarget } = info;
   return {
     otlpEndpoint,
     prometheusTarget,
     tracesFile,
-    logFile: running.logFile,
-    pid: running.pid!,
+    logFile: proc.logFile,
+    pid: proc.pid!,
     spans: async () =>
       existsSync(tracesFile) ? parseSpans(await readFile(tracesFile, 'utf8')) : [],
     stop,
@@ -209,47 +187,11 @@ export function parseSpans(text: string): CollectedSpan[] {
   return spans;
 }
 
-async function waitListening(proc: ManagedProcess, urls: string[], timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (!proc.running)
-      throw new Error(
-        `steward: the OpenTelemetry Collector exited during start-up; log ${proc.logFile}:\n${proc.logTail()}`,
-      );
-    // Any HTTP answer means the port listens (the receiver answers 404 or 405 on its base URL).
-    const answers = await Promise.all(
-      urls.map((url) =>
-        fetch(url, { signal: AbortSignal.timeout(2_000) })
-          .then(async (r) => (await r.text(), true))
-          .catch(() => false),
-      ),
-    );
-    if (answers.every(Boolean) && proc.running) return;
-    if (Date.now() > deadline)
-      throw new Error(
-        `steward: the OpenTelemetry Collector did not listen on ${urls.join(' and ')} after ${timeoutMs} ms; log ${proc.logFile}:\n${proc.logTail()}`,
-      );
-    await sleep(100);
-  }
-}
-
-let pending: Promise<string> | undefined;
-
 /**
  * The collector's path: `STEWARD_OTELCOL_BIN`, or built on first use by
  * `tools/otel-collector/build.sh` (instant when cached; minutes cold, progress on stderr).
  */
-export function otelCollectorBinary(): Promise<string> {
-  pending ??= (async () => {
-    const fromEnv = process.env['STEWARD_OTELCOL_BIN'];
-    if (fromEnv) return fromEnv;
-    const script = join(repoRoot(), 'tools', 'otel-collector', 'build.sh');
-    const path = (await runPrintEnv(script))['STEWARD_OTELCOL_BIN'];
-    if (!path) throw new Error(`steward: ${script} --print-env did not print STEWARD_OTELCOL_BIN`);
-    return path;
-  })().catch((error: unknown) => {
-    pending = undefined;
-    throw error;
-  });
-  return pending;
+export async function otelCollectorBinary(): Promise<string> {
+  const script = join(repoRoot(), 'tools', 'otel-collector', 'build.sh');
+  return (await installedEnv(script, ['STEWARD_OTELCOL_BIN']))['STEWARD_OTELCOL_BIN']!;
 }

@@ -38,3 +38,31 @@ export async function runPrintEnv(
   });
   return parsePrintEnv(output);
 }
+
+const installed = new Map<string, Promise<Record<string, string>>>();
+
+/**
+ * The variables `names` (`STEWARD_*`): from this process's environment when every one is set
+ * (`npm test` exports them), else from `script --print-env` (see {@link runPrintEnv}: it installs
+ * what is missing), once per script and process — a failed run is tried again by the next call.
+ * Rejects naming the variables the script did not print.
+ */
+export function installedEnv(
+  script: string,
+  names: readonly string[],
+): Promise<Record<string, string>> {
+  const fromEnv = names.map((name) => [name, process.env[name] ?? ''] as const);
+  if (fromEnv.every(([, value]) => value)) return Promise.resolve(Object.fromEntries(fromEnv));
+  let pending = installed.get(script);
+  if (!pending) {
+    pending = runPrintEnv(script).then((env) => {
+      const missing = names.filter((name) => !env[name]);
+      if (missing.length)
+        throw new Error(`steward: ${script} --print-env did not print ${missing.join(', ')}`);
+      return Object.fromEntries(names.map((name) => [name, env[name]!]));
+    });
+    installed.set(script, pending);
+    pending.catch(() => installed.delete(script));
+  }
+  return pending;
+}

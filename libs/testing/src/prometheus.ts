@@ -1,12 +1,12 @@
-import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './free-port.js';
 import { defaultListenHost, type ListenHostOption } from './listen-host.js';
 import { ManagedProcess } from './managed-process.js';
-import { runPrintEnv } from './print-env.js';
+import { installedEnv } from './print-env.js';
 import { repoRoot } from './repo-root.js';
+import { startServerProcess, waitAnswering } from './server-process.js';
 
 /** A scrape job whose targets the test sets (and changes) while Prometheus runs. */
 export interface ScrapeJob {
@@ -60,8 +60,6 @@ export interface Prometheus {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-const maxStartAttempts = 3;
-
 /** Prometheus' configuration: one file-discovered scrape config per job. */
 export function prometheusConfig(
   jobs: ScrapeJob[],
@@ -104,19 +102,19 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Prome
     await writeFile(`${file}.tmp`, JSON.stringify([{ targets, labels: {} }]));
     await rename(`${file}.tmp`, file);
   };
-  let proc: ManagedProcess | undefined;
-  let url = '';
-  try {
-    for (const job of options.jobs) await setTargets(job.name, job.targets ?? []);
-    const config = join(dataDir, 'prometheus.yml');
-    await writeFile(
-      config,
-      JSON.stringify(prometheusConfig(options.jobs, dataDir, interval, options.ruleFiles ?? [])),
-    );
-    for (let attempt = 1; ; attempt++) {
+  for (const job of options.jobs) await setTargets(job.name, job.targets ?? []);
+  const config = join(dataDir, 'prometheus.yml');
+  await writeFile(
+    config,
+    JSON.stringify(prometheusConfig(options.jobs, dataDir, interval, options.ruleFiles ?? [])),
+  );
+  const { proc, info, stop } = await startServerProcess(
+    dataDir,
+    options.keepDataDir,
+    async (attempt) => {
       const address = `${host}:${await freePort(host)}`;
-      url = `http://${address}`;
-      proc = ManagedProcess.start(
+      const url = `http://${address}`;
+      const proc = ManagedProcess.start(
         'prometheus',
         bin.prometheus,
         [
@@ -129,28 +127,12 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Prome
         ],
         join(dataDir, `prometheus-${attempt}.log`),
       );
-      try {
-        await waitReady(proc, url, readyTimeoutMs);
-        break;
-      } catch (error) {
-        await proc.stop();
-        if (!/address already in use/i.test(proc.logTail()) || attempt >= maxStartAttempts)
-          throw error;
-      }
-    }
-  } catch (error) {
-    if (!options.keepDataDir) await rm(dataDir, { recursive: true, force: true });
-    throw error;
-  }
-
-  const running = proc;
-  let stopped = false;
-  const stop = async (): Promise<void> => {
-    if (stopped) return;
-    stopped = true;
-    await running.stop();
-    if (!options.keepDataDir) await rm(dataDir, { recursive: true, force: true });
-  };
+      const ready = () =>
+        waitAnswering(proc, 'Prometheus', [`${url}/-/ready`], readyTimeoutMs, (r) => r.ok);
+      return { proc, info: url, ready };
+    },
+  );
+  const url = info;
   const api = async <T>(path: string): Promise<T> => {
     const response = await fetch(`${url}${path}`, { signal: AbortSignal.timeout(10_000) });
     const body = (await response.json()) as { status: string; data: T; error?: string };
@@ -160,8 +142,8 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Prome
   };
   return {
     url,
-    logFile: running.logFile,
-    pid: running.pid!,
+    logFile: proc.logFile,
+    pid: proc.pid!,
     setTargets,
     query: async (expr, time) => {
       const params = new URLSearchParams({ query: expr });
@@ -203,25 +185,6 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Prome
   };
 }
 
-async function waitReady(proc: ManagedProcess, url: string, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (!proc.running)
-      throw new Error(
-        `steward: Prometheus exited during start-up; log ${proc.logFile}:\n${proc.logTail()}`,
-      );
-    const ok = await fetch(`${url}/-/ready`, { signal: AbortSignal.timeout(2_000) })
-      .then(async (r) => (await r.text(), r.ok))
-      .catch(() => false);
-    if (ok && proc.running) return;
-    if (Date.now() > deadline)
-      throw new Error(
-        `steward: Prometheus was not ready at ${url} after ${timeoutMs} ms; log ${proc.logFile}:\n${proc.logTail()}`,
-      );
-    await sleep(100);
-  }
-}
-
 export interface PrometheusBinaries {
   prometheus: string;
   promtool: string;
@@ -229,34 +192,20 @@ export interface PrometheusBinaries {
   assets: string;
 }
 
-let pending: Promise<PrometheusBinaries> | undefined;
-
 /**
  * Where Prometheus, promtool and the UI's assets are: the `STEWARD_PROMETHEUS_*` variables, or
  * unpacked on first use by `tools/backends/prometheus/install.sh` (instant when cached).
  */
-export function prometheusBinaries(): Promise<PrometheusBinaries> {
-  pending ??= (async () => {
-    let env: Record<string, string | undefined> = process.env;
-    if (
-      !env['STEWARD_PROMETHEUS_BIN'] ||
-      !env['STEWARD_PROMTOOL_BIN'] ||
-      !env['STEWARD_PROMETHEUS_ASSETS']
-    )
-      env = await runPrintEnv(join(repoRoot(), 'tools', 'backends', 'prometheus', 'install.sh'));
-    const [prometheus, promtool, assets] = [
-      env['STEWARD_PROMETHEUS_BIN'],
-      env['STEWARD_PROMTOOL_BIN'],
-      env['STEWARD_PROMETHEUS_ASSETS'],
-    ];
-    if (!prometheus || !promtool || !assets)
-      throw new Error(
-        'steward: tools/backends/prometheus/install.sh --print-env did not print STEWARD_PROMETHEUS_BIN, STEWARD_PROMTOOL_BIN and STEWARD_PROMETHEUS_ASSETS',
-      );
-    return { prometheus, promtool, assets };
-  })().catch((error: unknown) => {
-    pending = undefined;
-    throw error;
-  });
-  return pending;
+export async function prometheusBinaries(): Promise<PrometheusBinaries> {
+  const script = join(repoRoot(), 'tools', 'backends', 'prometheus', 'install.sh');
+  const env = await installedEnv(script, [
+    'STEWARD_PROMETHEUS_BIN',
+    'STEWARD_PROMTOOL_BIN',
+    'STEWARD_PROMETHEUS_ASSETS',
+  ]);
+  return {
+    prometheus: env['STEWARD_PROMETHEUS_BIN']!,
+    promtool: env['STEWARD_PROMTOOL_BIN']!,
+    assets: env['STEWARD_PROMETHEUS_ASSETS']!,
+  };
 }
