@@ -42,6 +42,7 @@ import { podFacts, type Pod } from './pods.js';
 import { redisAdmin, type RedisAdmin, type RedisEndpoint } from './redis/index.js';
 import { resolveWorkload, type Resolution } from './resolve.js';
 import { planRoles, type PrimaryMemory, type RoleAction } from './roles/plan.js';
+import { cacheClusterGauges } from './metrics.js';
 import { cacheStatus, CacheReasons } from './status.js';
 
 type Cluster = CacheCluster;
@@ -155,6 +156,7 @@ export function cacheClusterController(
     predicates: [generationChanged],
   })
     .named('cachecluster')
+    .gauges(...cacheClusterGauges)
     .watches(ProviderProfile.resourceType, byProfile)
     .watches(Pods, byClusterLabel, { selection: childSelection })
     .watches(PersistentVolumeClaims, byClusterLabel, { selection: childSelection });

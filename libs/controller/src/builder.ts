@@ -1,5 +1,6 @@
 import { type KubeObject, type ResourceType } from '@steward/kube';
 import { type Selection } from '@steward/informer';
+import { type NamespaceGauge } from '@steward/telemetry';
 import { type RateLimiter } from '@steward/workqueue';
 import { type Controller, type WatchSpec } from './controller.js';
 import { enqueueForObject, enqueueForOwner, type MapFunc } from './handlers.js';
@@ -30,6 +31,7 @@ export class ControllerBuilder {
   private readonly globalPredicates: Predicate<KubeObject>[] = [];
   private maxConcurrentReconciles = 1;
   private rateLimiter: RateLimiter | undefined;
+  private readonly kindGauges: NamespaceGauge<KubeObject>[] = [];
 
   constructor(
     private readonly manager: Manager,
@@ -86,6 +88,16 @@ export class ControllerBuilder {
     return this;
   }
 
+  /**
+   * Gauges of the kind's own (its domain's), computed from the objects this controller
+   * reconciles at each collection and reported per kind and namespace while it leads — never per
+   * object. `T` is the kind's object type.
+   */
+  gauges<T extends KubeObject>(...gauges: NamespaceGauge<T>[]): this {
+    this.kindGauges.push(...(gauges as unknown as NamespaceGauge<KubeObject>[]));
+    return this;
+  }
+
   /** Creates the controller with a key-level reconciler (it reads what it needs itself). */
   complete(reconciler: Reconciler): Controller {
     return this.build({ kind: 'key', reconcile: reconciler });
@@ -116,6 +128,7 @@ export class ControllerBuilder {
         watches,
         maxConcurrentReconciles: this.maxConcurrentReconciles,
         ...(this.rateLimiter ? { rateLimiter: this.rateLimiter } : {}),
+        ...(this.kindGauges.length ? { gauges: this.kindGauges } : {}),
       },
       reconciler,
     );

@@ -3,11 +3,14 @@ import { type Informer } from '@steward/informer';
 import { type KubeClient, type KubeObject, type ResourceType } from '@steward/kube';
 import {
   noopControllerMetrics,
+  noopNamespaceGauges,
   noopObjectHealthMetrics,
   noopWorkqueueMetricsProvider,
   withReconcileSpan,
   type ControllerMetrics,
   type Logger,
+  type NamespaceGauge,
+  type NamespaceGauges,
   type ObjectHealthMetrics,
   type ReconcileResult,
   type WorkqueueMetricsProvider,
@@ -61,6 +64,11 @@ export interface ControllerOptions {
   maxConcurrentReconciles?: number;
   /** Default: per-key exponential 5 ms → 1000 s, max'd with a 10 qps / burst 100 bucket. */
   rateLimiter?: RateLimiter;
+  /**
+   * The kind's own gauges (its domain's: failovers, backups …), computed from the cached objects
+   * this controller reconciles and reported per namespace while it runs, like the health metrics.
+   */
+  gauges?: readonly NamespaceGauge<KubeObject>[];
 }
 
 export interface ControllerDeps {
@@ -71,6 +79,8 @@ export interface ControllerDeps {
   queueMetrics?: WorkqueueMetricsProvider;
   /** Per-object health of `forType`, aggregated per kind and namespace, while the controller runs. */
   health?: ObjectHealthMetrics;
+  /** Where `options.gauges` are reported. */
+  gauges?: NamespaceGauges;
   events?: EventRecorder;
 }
 
@@ -146,11 +156,21 @@ export class Controller {
     // controller handles the profiles of its providers, not every profile in the cache).
     const own = this.options.watches.find((w) => w.informer === this.options.forInformer);
     const mine = (obj: KubeObject) => !own || passesCreate(own.predicates, obj);
+    const objects = () => this.options.forInformer.store.list().filter(mine);
     this.unsubscribes.push(
       (this.deps.health ?? noopObjectHealthMetrics).observe(this.options.forType.kind, () =>
-        this.health.facts(this.options.forInformer.store.list().filter(mine)),
+        this.health.facts(objects()),
       ),
     );
+    if (this.options.gauges?.length)
+      this.unsubscribes.push(
+        (this.deps.gauges ?? noopNamespaceGauges).observe(
+          this.options.forType.kind,
+          this.options.gauges,
+          objects,
+          (obj) => obj.metadata.namespace ?? '',
+        ),
+      );
     this.metrics.controllerStarted(this.name, workers);
     log.info({ workers }, 'starting workers');
     const onStop = (): void => void this.queue.shutDownWithDrain();

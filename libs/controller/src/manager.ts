@@ -8,12 +8,14 @@ import {
   leaderElectionMetrics,
   noopControllerMetrics,
   noopLeaderElectionMetrics,
+  namespaceGauges,
   objectHealthMetrics,
   restClientMetrics,
   withChildSpan,
   workqueueMetricsProvider,
   type Logger,
   type Telemetry,
+  type NamespaceGauges,
   type ObjectHealthMetrics,
 } from '@steward/telemetry';
 import { randomUUID } from 'node:crypto';
@@ -89,6 +91,7 @@ export class Manager {
   private server: Awaited<ReturnType<typeof startHealthServer>> | undefined;
   private leading = false;
   private health: ObjectHealthMetrics | undefined;
+  private gauges: NamespaceGauges | undefined;
 
   constructor(private readonly options: ManagerOptions) {
     this.identity = options.identity ?? `${hostname()}_${randomUUID()}`;
@@ -137,6 +140,7 @@ export class Manager {
               metrics: controllerMetrics(telemetry.meter),
               queueMetrics: workqueueMetricsProvider(telemetry.meter, options.name),
               health: (this.health ??= objectHealthMetrics(telemetry.meter)),
+              gauges: (this.gauges ??= namespaceGauges(telemetry.meter)),
             }
           : { metrics: noopControllerMetrics }),
         ...(this.options.events ? { events: this.options.events } : {}),

@@ -79,6 +79,7 @@ import {
   type PlanMemory,
 } from './plan/plan.js';
 import { resolveBackup, resolvePostgres, type Resolution } from './resolve.js';
+import { postgresClusterGauges } from './metrics.js';
 import { postgresStatus, PostgresReasons } from './status.js';
 
 type Cluster = PostgresCluster;
@@ -210,6 +211,7 @@ export function postgresClusterController(
     predicates: [or(generationChanged, annotationChanged(SwitchoverAnnotation))],
   })
     .named('postgrescluster')
+    .gauges(...postgresClusterGauges)
     .watches(ProviderProfile.resourceType, byProfile)
     .watches(Pods, byClusterLabel, { selection: childSelection })
     .watches(PersistentVolumeClaims, byClusterLabel, { selection: childSelection })

@@ -82,8 +82,15 @@ export {
 } from './readiness-metrics.js';
 
 export {
-  aggregateObjectHealth,
+  aggregateByNamespace,
+  namespaceGauges,
+  noopNamespaceGauges,
+  type NamespaceGauge,
+  type NamespaceGauges,
+} from './namespace-gauges.js';
+export {
   noopObjectHealthMetrics,
+  objectHealthGauges,
   objectHealthMetrics,
   type ObjectHealthFacts,
   type ObjectHealthMetrics,

@@ -2,8 +2,10 @@ import { createServer, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  aggregateObjectHealth,
+  aggregateByNamespace,
   createTelemetry,
+  namespaceGauges,
+  objectHealthGauges,
   objectHealthMetrics,
   type ObjectHealthFacts,
   type Telemetry,
@@ -18,7 +20,23 @@ const healthy = (namespace: string): ObjectHealthFacts => ({
   consecutiveFailures: 0,
 });
 
-describe('aggregateObjectHealth', () => {
+/** Each namespace's values by metric name (and Ready status). */
+const aggregateObjectHealth = (facts: ObjectHealthFacts[], at: number, previously?: string[]) =>
+  new Map(
+    [...aggregateByNamespace(facts, objectHealthGauges, (f) => f.namespace, at, previously)].map(
+      ([namespace, row]) => [
+        namespace,
+        Object.fromEntries(
+          objectHealthGauges.map((g, i) => [
+            g.labels ? `${g.name}{ready=${String(g.labels.ready)}}` : g.name,
+            row[i],
+          ]),
+        ),
+      ],
+    ),
+  );
+
+describe('the object health gauges, aggregated per namespace', () => {
   it('counts per namespace and keeps the worst age of each kind of trouble', () => {
     const stats = aggregateObjectHealth(
       [
@@ -31,31 +49,33 @@ describe('aggregateObjectHealth', () => {
       now,
     );
     expect(stats.get('a')).toEqual({
-      ready: { true: 2, false: 1, unknown: 1 },
-      longestNotReady: 400,
-      unobserved: 1,
-      longestUnobserved: 700,
-      terminating: 1,
-      longestTerminating: 2000,
-      longestSinceSuccess: 900,
-      failing: 2,
-      maxFailures: 12,
+      'steward_objects{ready=true}': 2,
+      'steward_objects{ready=false}': 1,
+      'steward_objects{ready=unknown}': 1,
+      steward_objects_longest_not_ready_seconds: 400,
+      steward_objects_generation_unobserved: 1,
+      steward_objects_longest_generation_unobserved_seconds: 700,
+      steward_objects_terminating: 1,
+      steward_objects_longest_terminating_seconds: 2000,
+      steward_objects_longest_since_success_seconds: 900,
+      steward_objects_failing: 2,
+      steward_objects_max_consecutive_failures: 12,
     });
     expect(stats.get('b')).toMatchObject({
-      ready: { true: 1, false: 0, unknown: 0 },
-      longestNotReady: 0,
-      failing: 0,
-      longestSinceSuccess: 10,
+      'steward_objects{ready=true}': 1,
+      'steward_objects{ready=false}': 0,
+      'steward_objects{ready=unknown}': 0,
+      steward_objects_longest_not_ready_seconds: 0,
+      steward_objects_failing: 0,
+      steward_objects_longest_since_success_seconds: 10,
     });
   });
 
   it('reports a namespace that lost its last object with zeros', () => {
     const stats = aggregateObjectHealth([healthy('a')], now, ['a', 'gone']);
-    expect(stats.get('gone')).toMatchObject({
-      ready: { true: 0, false: 0, unknown: 0 },
-      longestTerminating: 0,
-      maxFailures: 0,
-    });
+    expect(Object.values(stats.get('gone') ?? { missing: 1 })).toEqual(
+      objectHealthGauges.map(() => 0),
+    );
   });
 });
 
@@ -126,5 +146,56 @@ describe('objectHealthMetrics on /metrics', () => {
     const series = (await scrape()).filter((l) => !l.startsWith('#'));
     expect(series).toHaveLength(100 * 11);
     expect(series).toContain('steward_objects{kind="Widget",namespace="team-0",ready="false"} 15');
+  });
+
+  it('serves any kind’s own gauges the same way: sum and max per namespace, an object with no value left out', async () => {
+    interface Cluster {
+      namespace: string;
+      failovers?: number;
+      lagBytes?: number;
+    }
+    let clusters: Cluster[] = [
+      { namespace: 'shop', failovers: 2, lagBytes: 100 },
+      { namespace: 'shop', failovers: 1 },
+      { namespace: 'ops', lagBytes: 7 },
+    ];
+    const stop = namespaceGauges(telemetry.meter, () => now).observe<Cluster>(
+      'Widget',
+      [
+        {
+          name: 'steward_widget_failovers',
+          description: 'd',
+          aggregate: 'sum',
+          value: (c) => c.failovers,
+        },
+        {
+          name: 'steward_widget_max_lag_bytes',
+          description: 'd',
+          aggregate: 'max',
+          value: (c) => c.lagBytes,
+        },
+      ],
+      () => clusters,
+      (c) => c.namespace,
+    );
+    const widgetLines = async () =>
+      (await (await fetch(url)).text()).split('\n').filter((l) => l.startsWith('steward_widget'));
+    expect(await widgetLines()).toEqual(
+      expect.arrayContaining([
+        'steward_widget_failovers{kind="Widget",namespace="shop"} 3',
+        'steward_widget_failovers{kind="Widget",namespace="ops"} 0',
+        'steward_widget_max_lag_bytes{kind="Widget",namespace="shop"} 100',
+        'steward_widget_max_lag_bytes{kind="Widget",namespace="ops"} 7',
+      ]),
+    );
+    clusters = [{ namespace: 'shop', failovers: 5, lagBytes: 1 }];
+    stop();
+    const afterStop = await widgetLines();
+    expect(afterStop).toContain('steward_widget_failovers{kind="Widget",namespace="shop"} 0');
+    expect(afterStop).toContain('steward_widget_max_lag_bytes{kind="Widget",namespace="ops"} 0');
+    // and nothing new once retired: the source is no longer read
+    expect(await widgetLines()).not.toContain(
+      'steward_widget_failovers{kind="Widget",namespace="shop"} 5',
+    );
   });
 });

@@ -1,4 +1,5 @@
-import { type Attributes, type Meter } from '@opentelemetry/api';
+import { type Meter } from '@opentelemetry/api';
+import { namespaceGauges, type NamespaceGauge } from './namespace-gauges.js';
 
 /**
  * What a controller knows of one object it reconciles, at the moment metrics are collected. Times
@@ -50,171 +51,83 @@ export interface ObjectHealthMetrics {
   observe(kind: string, facts: () => Iterable<ObjectHealthFacts>): () => void;
 }
 
-interface Aggregate {
-  ready: Record<ObjectHealthFacts['ready'], number>;
-  longestNotReady: number;
-  unobserved: number;
-  longestUnobserved: number;
-  terminating: number;
-  longestTerminating: number;
-  longestSinceSuccess: number;
-  failing: number;
-  maxFailures: number;
-}
+const age = (since: number | undefined, now: number): number | undefined =>
+  since === undefined ? undefined : Math.max(0, now - since) / 1000;
 
-const emptyAggregate = (): Aggregate => ({
-  ready: { true: 0, false: 0, unknown: 0 },
-  longestNotReady: 0,
-  unobserved: 0,
-  longestUnobserved: 0,
-  terminating: 0,
-  longestTerminating: 0,
-  longestSinceSuccess: 0,
-  failing: 0,
-  maxFailures: 0,
-});
-
-/**
- * Aggregates `facts` per namespace at `now` (pure; what the gauges report). Namespaces in
- * `previously` that have no object now are reported with zeros: the OpenTelemetry SDK keeps an
- * asynchronous series' last value, and a namespace emptied of its last stuck object must not go on
- * saying it is stuck.
- */
-export function aggregateObjectHealth(
-  facts: Iterable<ObjectHealthFacts>,
-  now: number,
-  previously: Iterable<string> = [],
-): Map<string, Aggregate> {
-  const byNamespace = new Map<string, Aggregate>();
-  for (const namespace of previously) byNamespace.set(namespace, emptyAggregate());
-  const age = (since: number | undefined) =>
-    since === undefined ? 0 : Math.max(0, now - since) / 1000;
-  for (const f of facts) {
-    let a = byNamespace.get(f.namespace);
-    if (!a) byNamespace.set(f.namespace, (a = emptyAggregate()));
-    a.ready[f.ready]++;
-    if (f.ready !== 'true')
-      a.longestNotReady = Math.max(a.longestNotReady, age(f.notReadySince ?? now));
-    if (f.generationUnobservedSince !== undefined) {
-      a.unobserved++;
-      a.longestUnobserved = Math.max(a.longestUnobserved, age(f.generationUnobservedSince));
-    }
-    if (f.terminatingSince !== undefined) {
-      a.terminating++;
-      a.longestTerminating = Math.max(a.longestTerminating, age(f.terminatingSince));
-    }
-    a.longestSinceSuccess = Math.max(a.longestSinceSuccess, age(f.lastSuccessAt));
-    if (f.consecutiveFailures > 0) a.failing++;
-    a.maxFailures = Math.max(a.maxFailures, f.consecutiveFailures);
-  }
-  return byNamespace;
-}
+/** The gauges of {@link ObjectHealthMetrics}, over each object's facts. */
+export const objectHealthGauges: readonly NamespaceGauge<ObjectHealthFacts>[] = [
+  ...(['true', 'false', 'unknown'] as const).map((ready): NamespaceGauge<ObjectHealthFacts> => ({
+    name: 'steward_objects',
+    description: 'Objects per kind and namespace, by their Ready condition.',
+    labels: { ready },
+    aggregate: 'sum',
+    value: (f) => (f.ready === ready ? 1 : 0),
+  })),
+  {
+    name: 'steward_objects_longest_not_ready_seconds',
+    description:
+      'Seconds the object not Ready the longest has been so, per kind and namespace (0: all Ready).',
+    unit: 's',
+    aggregate: 'max',
+    value: (f, now) => (f.ready === 'true' ? undefined : age(f.notReadySince ?? now, now)),
+  },
+  {
+    name: 'steward_objects_generation_unobserved',
+    description:
+      'Objects whose status.observedGeneration lags metadata.generation, per kind and namespace.',
+    aggregate: 'sum',
+    value: (f) => (f.generationUnobservedSince === undefined ? 0 : 1),
+  },
+  {
+    name: 'steward_objects_longest_generation_unobserved_seconds',
+    description: 'Seconds the oldest unobserved generation has waited, per kind and namespace.',
+    unit: 's',
+    aggregate: 'max',
+    value: (f, now) => age(f.generationUnobservedSince, now),
+  },
+  {
+    name: 'steward_objects_terminating',
+    description: 'Objects with a deletionTimestamp (Terminating), per kind and namespace.',
+    aggregate: 'sum',
+    value: (f) => (f.terminatingSince === undefined ? 0 : 1),
+  },
+  {
+    name: 'steward_objects_longest_terminating_seconds',
+    description: 'Seconds since the oldest deletionTimestamp, per kind and namespace.',
+    unit: 's',
+    aggregate: 'max',
+    value: (f, now) => age(f.terminatingSince, now),
+  },
+  {
+    name: 'steward_objects_longest_since_success_seconds',
+    description:
+      'Seconds since the last successful reconcile of the object longest without one, per kind and namespace.',
+    unit: 's',
+    aggregate: 'max',
+    value: (f, now) => age(f.lastSuccessAt, now),
+  },
+  {
+    name: 'steward_objects_failing',
+    description: 'Objects whose last reconcile failed, per kind and namespace.',
+    aggregate: 'sum',
+    value: (f) => (f.consecutiveFailures > 0 ? 1 : 0),
+  },
+  {
+    name: 'steward_objects_max_consecutive_failures',
+    description: 'The most reconciles in a row that failed for one object, per kind and namespace.',
+    aggregate: 'max',
+    value: (f) => f.consecutiveFailures,
+  },
+];
 
 /** Records {@link ObjectHealthMetrics} on `meter`. */
 export function objectHealthMetrics(
   meter: Meter,
   now: () => number = Date.now,
 ): ObjectHealthMetrics {
-  const objects = meter.createObservableGauge('steward_objects', {
-    description: 'Objects per kind and namespace, by their Ready condition.',
-  });
-  const longestNotReady = meter.createObservableGauge('steward_objects_longest_not_ready_seconds', {
-    description:
-      'Seconds the object not Ready the longest has been so, per kind and namespace (0: all Ready).',
-    unit: 's',
-  });
-  const unobserved = meter.createObservableGauge('steward_objects_generation_unobserved', {
-    description:
-      'Objects whose status.observedGeneration lags metadata.generation, per kind and namespace.',
-  });
-  const longestUnobserved = meter.createObservableGauge(
-    'steward_objects_longest_generation_unobserved_seconds',
-    {
-      description: 'Seconds the oldest unobserved generation has waited, per kind and namespace.',
-      unit: 's',
-    },
-  );
-  const terminating = meter.createObservableGauge('steward_objects_terminating', {
-    description: 'Objects with a deletionTimestamp (Terminating), per kind and namespace.',
-  });
-  const longestTerminating = meter.createObservableGauge(
-    'steward_objects_longest_terminating_seconds',
-    {
-      description: 'Seconds since the oldest deletionTimestamp, per kind and namespace.',
-      unit: 's',
-    },
-  );
-  const sinceSuccess = meter.createObservableGauge(
-    'steward_objects_longest_since_success_seconds',
-    {
-      description:
-        'Seconds since the last successful reconcile of the object longest without one, per kind and namespace.',
-      unit: 's',
-    },
-  );
-  const failing = meter.createObservableGauge('steward_objects_failing', {
-    description: 'Objects whose last reconcile failed, per kind and namespace.',
-  });
-  const maxFailures = meter.createObservableGauge('steward_objects_max_consecutive_failures', {
-    description: 'The most reconciles in a row that failed for one object, per kind and namespace.',
-  });
-  const sources = new Map<
-    symbol,
-    {
-      kind: string;
-      facts: () => Iterable<ObjectHealthFacts>;
-      namespaces: Set<string>;
-      retired?: boolean;
-    }
-  >();
-  meter.addBatchObservableCallback(
-    (result) => {
-      const at = now();
-      for (const [id, { kind, facts, namespaces, retired }] of sources) {
-        // A retired source (a controller that stopped: leadership lost) reports zeros once, so that
-        // its last values do not linger beside the new leader's.
-        if (retired) sources.delete(id);
-        for (const [namespace, a] of aggregateObjectHealth(
-          retired ? [] : facts(),
-          at,
-          namespaces,
-        )) {
-          namespaces.add(namespace);
-          const labels: Attributes = { kind, namespace };
-          for (const ready of ['true', 'false', 'unknown'] as const)
-            result.observe(objects, a.ready[ready], { ...labels, ready });
-          result.observe(longestNotReady, a.longestNotReady, labels);
-          result.observe(unobserved, a.unobserved, labels);
-          result.observe(longestUnobserved, a.longestUnobserved, labels);
-          result.observe(terminating, a.terminating, labels);
-          result.observe(longestTerminating, a.longestTerminating, labels);
-          result.observe(sinceSuccess, a.longestSinceSuccess, labels);
-          result.observe(failing, a.failing, labels);
-          result.observe(maxFailures, a.maxFailures, labels);
-        }
-      }
-    },
-    [
-      objects,
-      longestNotReady,
-      unobserved,
-      longestUnobserved,
-      terminating,
-      longestTerminating,
-      sinceSuccess,
-      failing,
-      maxFailures,
-    ],
-  );
+  const gauges = namespaceGauges(meter, now);
   return {
-    observe(kind, facts) {
-      const id = Symbol(kind);
-      sources.set(id, { kind, facts, namespaces: new Set() });
-      return () => {
-        const source = sources.get(id);
-        if (source) source.retired = true;
-      };
-    },
+    observe: (kind, facts) => gauges.observe(kind, objectHealthGauges, facts, (f) => f.namespace),
   };
 }
 
