@@ -25,7 +25,7 @@ export interface RuleFile {
 /** The job label of a chart's controller metrics. */
 export const jobOf = (chart: string) => `steward/${chart}`;
 
-interface AlertSpec {
+export interface AlertSpec {
   alert: string;
   severity: AlertRule['labels']['severity'];
   /** The expression, given the chart's job matcher (`job="steward/<chart>"`). */
@@ -129,14 +129,97 @@ export const ALERTS: readonly AlertSpec[] = [
   },
 ];
 
-/** The rule file of one chart. */
-export function controllerAlerts(chart: string): RuleFile {
+/**
+ * The failovers of a workload kind (a chart adds them: CacheCluster, PostgresCluster), on the
+ * failover gauges its controller computes from the objects' status.
+ */
+export const failoverAlerts: readonly AlertSpec[] = [
+  {
+    alert: 'StewardFailover',
+    severity: 'warning',
+    // A gauge (failovers recorded by the objects present): delta, not increase — a deleted
+    // object takes its count with it, which must not read as a reset.
+    expr: (job) => `max by (${byObject}) (delta(steward_failovers{${job}}[15m])) > 0`,
+    summary: 'A {{ $labels.kind }} in namespace {{ $labels.namespace }} failed over.',
+    description:
+      'About {{ $value | printf "%.0f" }} failover(s) of {{ $labels.kind }}s in {{ $labels.namespace }} in the last 15 minutes: a primary was lost and a replica promoted. status.failover says what it may have lost.',
+  },
+  {
+    alert: 'StewardFailoverStuck',
+    severity: 'critical',
+    expr: (job) => `max by (${byObject}) (steward_failovers_in_progress{${job}}) > 0`,
+    for: '10m',
+    summary:
+      'A failover of a {{ $labels.kind }} in namespace {{ $labels.namespace }} has not completed in 10 minutes.',
+    description:
+      '{{ $value }} {{ $labels.kind }}(s) in {{ $labels.namespace }} have had a failover in progress (status.failover.phase not Completed) for 10 minutes: writes may be down.',
+  },
+];
+
+/** The PostgresCluster chart's own alerts: replication, failover refusals, backups, rehearsals. */
+export const postgresAlerts: readonly AlertSpec[] = [
+  {
+    alert: 'StewardPostgresFailoverRefused',
+    severity: 'critical',
+    expr: (job) => `max by (${byObject}) (steward_postgres_failover_refused{${job}}) > 0`,
+    for: '1m',
+    summary:
+      'A PostgresCluster in namespace {{ $labels.namespace }} has no primary: its failover was refused.',
+    description:
+      '{{ $value }} PostgresCluster(s) in {{ $labels.namespace }} lost their primary and every standby lagged more than spec.failover.maxLagBytes (Degraded FailoverRefusedLagExceedsBound): no writes until the primary returns or a person decides.',
+  },
+  {
+    alert: 'StewardPostgresFailoverAtRisk',
+    severity: 'warning',
+    expr: (job) => `max by (${byObject}) (steward_postgres_failover_at_risk{${job}}) > 0`,
+    for: '15m',
+    summary:
+      'A PostgresCluster in namespace {{ $labels.namespace }} could not fail over: every standby lags beyond its bound.',
+    description:
+      'For 15 minutes {{ $value }} PostgresCluster(s) in {{ $labels.namespace }} have had every standby lag more than spec.failover.maxLagBytes: losing the primary now would leave them without one.',
+  },
+  {
+    alert: 'StewardPostgresBackupOverdue',
+    severity: 'warning',
+    expr: (job) => `max by (${byObject}) (steward_postgres_backups_overdue{${job}}) > 0`,
+    for: '5m',
+    summary: 'A PostgresCluster in namespace {{ $labels.namespace }} missed its scheduled backup.',
+    description:
+      '{{ $value }} PostgresCluster(s) in {{ $labels.namespace }} have no successful base backup since a due time more than an hour ago (spec.backup.schedule): the restore point is getting old.',
+  },
+  {
+    alert: 'StewardPostgresBackupFailing',
+    severity: 'warning',
+    expr: (job) => `max by (${byObject}) (steward_postgres_backups_failing{${job}}) > 0`,
+    summary: 'The newest backup of a PostgresCluster in namespace {{ $labels.namespace }} failed.',
+    description:
+      'The newest base backup attempt of {{ $value }} PostgresCluster(s) in {{ $labels.namespace }} failed and none has succeeded since; status.backup.lastFailed says why.',
+  },
+  {
+    alert: 'StewardPostgresRestoreRehearsalFailed',
+    severity: 'warning',
+    expr: (job) => `max by (${byObject}) (steward_postgres_restore_rehearsals_failed{${job}}) > 0`,
+    summary:
+      'A restore rehearsal of a PostgresCluster in namespace {{ $labels.namespace }} failed.',
+    description:
+      'The newest restore rehearsal of {{ $value }} PostgresCluster(s) in {{ $labels.namespace }} failed (status.backup.lastVerification): the newest backup may not restore.',
+  },
+];
+
+/** Every alert of a chart: the common ones, then its own (`extra`). */
+export const chartAlerts = (extra: readonly AlertSpec[] = []): readonly AlertSpec[] => [
+  ...ALERTS,
+  ...extra,
+];
+
+/** The rule file of one chart, with its own alerts (`extra`) after the common ones. */
+export function controllerAlerts(chart: string, extra: readonly AlertSpec[] = []): RuleFile {
   const job = `job="${jobOf(chart)}"`;
   return {
     groups: [
       {
         name: `steward-${chart}`,
-        rules: ALERTS.map((a) => ({
+        rules: chartAlerts(extra).map((a) => ({
           alert: a.alert,
           expr: a.expr(job),
           ...(a.for ? { for: a.for } : {}),

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { type AlertSpec } from './alerts.js';
 import { type DashboardAdditions } from './dashboard.js';
 import { type ValuesSchemaAdditions } from './values-schema.js';
 
@@ -25,6 +26,8 @@ export interface ControllerAdditions {
    */
   providers?: readonly string[];
   dashboard?: DashboardAdditions;
+  /** Alerts of its own, after the common ones in its rule file (each with its runbook). */
+  alerts?: readonly AlertSpec[];
   values?: ValuesSchemaAdditions;
 }
 

@@ -165,7 +165,7 @@ const overview: RowSpec = {
  * The series of the selected pods' objects. Not by `$namespace`: on Steward's per-object health
  * metrics `namespace` is the objects' own (the ServiceMonitor honours it), not the pod's.
  */
-const objectsOfJob: readonly Matcher[] = [matches('job', '$job')];
+export const objectsOfJob: readonly Matcher[] = [matches('job', '$job')];
 
 const objects: RowSpec = {
   title: 'Objects',
@@ -240,6 +240,55 @@ const objects: RowSpec = {
     }),
   ],
 };
+
+/**
+ * The failovers of a workload kind (CacheCluster, PostgresCluster), from the failover gauges its
+ * controller computes from the objects' status (`failoverGauges` in @steward/workload), per
+ * namespace of the objects.
+ */
+export function failoverRow(what: { kind: string; lossUnit: string }): RowSpec {
+  const own = [...objectsOfJob, equals('kind', what.kind)];
+  const byNamespace = ['namespace'];
+  return {
+    title: 'Failovers',
+    panels: [
+      timeseries({
+        title: 'Failovers recorded',
+        description: `${Metric.failovers}: status.failoverCount summed over the ${what.kind}s of each namespace — a step up at every failover. ${Metric.failoversInProgress}: failovers not yet completed (promoting, repointing).`,
+        unit: 'short',
+        queries: [
+          {
+            expr: sum(series(Metric.failovers, own), byNamespace),
+            legend: `${legend(byNamespace)} failovers`,
+          },
+          {
+            expr: sum(series(Metric.failoversInProgress, own), byNamespace),
+            legend: `${legend(byNamespace)} in progress`,
+          },
+        ],
+      }),
+      timeseries({
+        title: 'What the newest failovers may have lost',
+        description: `${Metric.failoverPossibleLossBytes}: the largest upper bound on lost writes published by the newest failover of each ${what.kind} (${what.lossUnit}; 0: nothing lost). ${Metric.failoverLossUnknown}: ${what.kind}s whose newest failover could not bound it (the old primary was never seen) — read status.failover.`,
+        unit: 'bytes',
+        queries: [
+          {
+            expr: maxBy(byNamespace, series(Metric.failoverPossibleLossBytes, own)),
+            legend: `${legend(byNamespace)} possible loss`,
+          },
+        ],
+      }),
+      stat({
+        title: 'Newest failovers with an unknown loss',
+        description: `${Metric.failoverLossUnknown}: ${what.kind}s whose newest failover could not bound what it lost.`,
+        unit: 'none',
+        instant: true,
+        thresholds: [{ color: 'orange', value: 1 }],
+        query: { expr: sum(series(Metric.failoverLossUnknown, own)) },
+      }),
+    ],
+  };
+}
 
 const reconciliation: RowSpec = {
   title: 'Reconciliation',

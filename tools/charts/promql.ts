@@ -33,6 +33,17 @@ export const Metric = {
   objectsLongestTerminatingSeconds: 'steward_objects_longest_terminating_seconds',
   objectsLongestSinceSuccessSeconds: 'steward_objects_longest_since_success_seconds',
   objectsMaxConsecutiveFailures: 'steward_objects_max_consecutive_failures',
+  failovers: 'steward_failovers',
+  failoversInProgress: 'steward_failovers_in_progress',
+  failoverPossibleLossBytes: 'steward_failover_possible_loss_bytes',
+  failoverLossUnknown: 'steward_failover_loss_unknown',
+  postgresReplicationMaxLagBytes: 'steward_postgres_replication_max_lag_bytes',
+  postgresFailoverAtRisk: 'steward_postgres_failover_at_risk',
+  postgresFailoverRefused: 'steward_postgres_failover_refused',
+  postgresBackupsOverdue: 'steward_postgres_backups_overdue',
+  postgresBackupLongestSinceSuccessSeconds: 'steward_postgres_backup_longest_since_success_seconds',
+  postgresBackupsFailing: 'steward_postgres_backups_failing',
+  postgresRestoreRehearsalsFailed: 'steward_postgres_restore_rehearsals_failed',
 } as const;
 
 /** `metric{m1, m2}`; the bare name without matchers. */

@@ -83,8 +83,8 @@ export async function expectedFiles(
       await yamlFile(
         repoRoot,
         rulesPath,
-        controllerAlerts(chart.chart),
-        `${generatedMarker('alerts.ts', chart, false)}\nPrometheus alerting rules; the chart renders them as a PrometheusRule when prometheusRule.enabled.`,
+        controllerAlerts(chart.chart, chart.additions.alerts),
+        `${generatedMarker('alerts.ts', chart, chart.additions.alerts !== undefined)}\nPrometheus alerting rules; the chart renders them as a PrometheusRule when prometheusRule.enabled.`,
       ),
     );
     const schemaPath = valuesSchemaPath(chart.chart);

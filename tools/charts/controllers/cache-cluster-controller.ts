@@ -1,13 +1,19 @@
 // What the cache-cluster-controller chart has besides the common dashboard and values schema: the
-// kubernetes ProviderProfiles its process manages, and the values only it has (the fast poll of
-// Redis servers while something moves, the default profile). Its controller exports no
-// cache-specific metrics yet, so its dashboard has the common rows only; ioredis calls are not
-// counted in steward_external_requests_total.
+// kubernetes ProviderProfiles its process manages, its dashboard's failover row (from the failover
+// gauges the controller computes from the clusters' status: libs/cache-cluster/src/metrics.ts) and
+// the alerts on them, and the values only it has (the fast poll of Redis servers while something
+// moves, the default profile). ioredis calls are not counted in steward_external_requests_total.
 import { type ControllerAdditions } from '../controller-chart.js';
+import { failoverAlerts } from '../alerts.js';
+import { failoverRow } from '../dashboard.js';
 
 export const additions: ControllerAdditions = {
   providers: ['kubernetes'],
-  dashboard: { tags: ['cache', 'redis'] },
+  dashboard: {
+    tags: ['cache', 'redis'],
+    rows: [failoverRow({ kind: 'CacheCluster', lossUnit: 'bytes of the replication stream' })],
+  },
+  alerts: failoverAlerts,
   values: {
     properties: {
       busyPollIntervalSeconds: {
