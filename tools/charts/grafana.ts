@@ -2,6 +2,9 @@
 // the layout Steward's dashboards use. A builder fixes everything the dashboards share (data
 // source, legend, tooltip, line style), so a panel is written as what it shows: title, description,
 // unit and queries. Ids and grid positions are assigned by `layoutRows`, never written by hand.
+// Not @grafana/grafana-foundation-sdk: its only stable line is 0.0.x and its builds for a Grafana
+// release are pre-release versions (`11.6.0-cogv0.0.x.<timestamp>`); three panel kinds do not need
+// it (see the README, "Metrics, alerts, traces").
 
 /** The Prometheus data source, picked by the dashboard's `datasource` variable. */
 export interface Datasource {

@@ -525,6 +525,22 @@ describe('CacheCluster failover, the cache-cluster-controller process on the nod
     });
     expect(failover.reason).toMatch(/^Primary(PodDeleted|PodMissing|Unreachable|Restarted)$/);
     expect(rejoined.uid).not.toBe(oldUid);
+    // The controller's /metrics says the same as the status: one failover in the namespace (the
+    // first of the three clusters to fail over), none in progress, and the bound the test held
+    // against what the client really lost.
+    const labels = `{kind="CacheCluster",namespace="${ns}"}`;
+    const metrics = await eventually(
+      async () => {
+        const text = await controller!.metrics();
+        return text.includes(`steward_failovers${labels} 1`) ? text : undefined;
+      },
+      { description: 'steward_failovers counting the failover', timeoutMs: 30_000 },
+    );
+    expect(metrics).toContain(`steward_failovers_in_progress${labels} 0`);
+    expect(metrics).toContain(
+      `steward_failover_possible_loss_bytes${labels} ${failover.bytesPossiblyLost}`,
+    );
+    expect(metrics).toContain(`steward_failover_loss_unknown${labels} 0`);
   }, 300_000);
 
   it('fails over when the primary’s server process is killed: the killed server is lost (restarted or unreachable), it rejoins as a replica', async () => {

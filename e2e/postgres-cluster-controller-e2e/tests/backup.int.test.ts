@@ -455,6 +455,19 @@ describe('PostgresCluster backups, the postgres-cluster-controller process on th
     expect(degraded).toMatchObject({ status: 'True', reason: 'VerificationFailed' });
     expect(degraded?.message).toContain(why.job);
     await eventNamed(rehearsed, 'VerificationFailed', new RegExp(`backup ${why.backupId}`));
+    // …and on /metrics, for the StewardPostgresRestoreRehearsalFailed alert: this namespace's
+    // clusters with a failed newest rehearsal (this one), and their backups on time.
+    const labels = `{kind="PostgresCluster",namespace="${ctx.ns}"}`;
+    const metrics = await eventually(
+      async () => {
+        const text = await harness!.process!.metrics();
+        return text.includes(`steward_postgres_restore_rehearsals_failed${labels} 1`)
+          ? text
+          : undefined;
+      },
+      { description: 'steward_postgres_restore_rehearsals_failed 1', timeoutMs: 30_000 },
+    );
+    expect(metrics).toContain(`steward_postgres_backups_overdue${labels} 0`);
   }, 420_000);
 
   it('takes a backup on demand (PostgresBackup), and deletes it from the bucket only when asked', async () => {

@@ -151,6 +151,20 @@ describe('PostgresCluster failover, the postgres-cluster-controller process on t
     const span = lost.length ? lsnBytes(lost[lost.length - 1]!.lsn) - promotedAt : 0n;
     expect(span).toBeLessThanOrEqual(BigInt(failover.maxLagBytes!));
     expect(failover.dataLossRisk).toBe('Bounded');
+    // The controller's /metrics publishes what the status does: one failover in the namespace
+    // (this cluster is its only one now), none in progress, the lag held against the lost rows.
+    const labels = `{kind="PostgresCluster",namespace="${ctx.ns}"}`;
+    const metrics = await eventually(
+      async () => {
+        const text = await harness!.process!.metrics();
+        return text.includes(`steward_failovers${labels} 1`) ? text : undefined;
+      },
+      { description: 'steward_failovers counting the failover', timeoutMs: 30_000 },
+    );
+    expect(metrics).toContain(`steward_failovers_in_progress${labels} 0`);
+    expect(metrics).toContain(
+      `steward_failover_possible_loss_bytes${labels} ${failover.lagBytes ?? 0}`,
+    );
     await annotate(
       `acked ${writer.acked.length}, uncertain ${writer.uncertain.length}, lost ${lost.length} (WAL span ${span} B); published lag ${failover.lagBytes} B, bound ${failover.maxLagBytes} B`,
     );
@@ -224,6 +238,14 @@ describe('PostgresCluster failover, the postgres-cluster-controller process on t
       expect(refusedObj.status?.failoverCount ?? 0).toBe(0);
       expect(refusedObj.status?.currentPrimary).toBe(old);
       await eventNamed('lagging', 'FailoverRefusedLagExceedsBound', /maxLagBytes 65536/);
+      // …and on /metrics, for the StewardPostgresFailoverRefused alert.
+      await eventually(
+        async () =>
+          (await harness!.process!.metrics()).includes(
+            `steward_postgres_failover_refused{kind="PostgresCluster",namespace="${ctx.ns}"} 1`,
+          ),
+        { description: 'steward_postgres_failover_refused 1', timeoutMs: 30_000 },
+      );
       // Nothing was promoted: the standby is still in recovery.
       const rows = await query<{ r: boolean }>(
         await superuserAt('lagging', standby),

@@ -14,7 +14,7 @@
  */
 import { type KubeConfig } from '@kubernetes/client-node';
 import { load as loadYaml } from 'js-yaml';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -267,13 +267,24 @@ async function authorizerAllows(identity: ApiRequester, request: AccessRequest):
   return review.status?.allowed === true;
 }
 
-/** The metric names libs/telemetry creates (`meter.createCounter('name', …)` and the like). */
-function telemetryMetricNames(): Set<string> {
-  const telemetrySrc = join(repoRoot(), 'libs', 'telemetry', 'src');
+/**
+ * The metric names Steward's libraries define: instruments created by name
+ * (`meter.createCounter('name', …)` and the like, libs/telemetry) and the per-namespace gauges a
+ * kind declares as data (`{ name: 'steward_…', … }`, a `NamespaceGauge`: libs/telemetry's health
+ * metrics, libs/workload's failover gauges, a domain lib's own).
+ */
+function definedMetricNames(): Set<string> {
+  const libs = join(repoRoot(), 'libs');
   const defined = new Set<string>();
-  for (const file of readdirSync(telemetrySrc).filter((f) => !f.endsWith('.test.ts'))) {
-    const source = readFileSync(join(telemetrySrc, file), 'utf8');
-    for (const match of source.matchAll(/\.create\w+\(\s*'([a-z_:]+)'/g)) defined.add(match[1]!);
+  for (const lib of readdirSync(libs)) {
+    const src = join(libs, lib, 'src');
+    if (!existsSync(src)) continue;
+    for (const file of readdirSync(src, { recursive: true, encoding: 'utf8' })) {
+      if (!file.endsWith('.ts') || file.endsWith('.test.ts')) continue;
+      const source = readFileSync(join(src, file), 'utf8');
+      for (const match of source.matchAll(/\.create\w+\(\s*'([a-z_:]+)'/g)) defined.add(match[1]!);
+      for (const match of source.matchAll(/\bname: '(steward_[a-z_]+)'/g)) defined.add(match[1]!);
+    }
   }
   return defined;
 }
@@ -610,8 +621,8 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
       for (const r of rules) expect(r.expr).toContain(`job="steward/${chart}"`);
     });
 
-    it('queries only metrics that libs/telemetry defines', async () => {
-      const defined = telemetryMetricNames();
+    it('queries only metrics that Steward’s libraries define', async () => {
+      const defined = definedMetricNames();
       const used = dashboardMetricNames(
         readFileSync(join(chartDir, 'dashboards', `${chart}.json`), 'utf8'),
       );
