@@ -578,6 +578,9 @@ describe('a controller on a real API server', () => {
       expect(
         live.split('\n').filter((l) => l.startsWith('steward_objects') && l.includes(labels)),
       ).toHaveLength(11);
+      // the kind's own gauge (the builder's gauges(...)), from the same cache: "fine" and "held
+      // by a finalizer" ("failing" has no message)
+      expect(value(live, `steward_gizmo_message_characters{${labels}}`)).toBe(4 + 19);
     } finally {
       await admin.mergePatch(Gizmos, 'stuck', h.namespace, { metadata: { finalizers: null } });
     }
@@ -586,7 +589,8 @@ describe('a controller on a real API server', () => {
       async () => {
         const text = await (await fetch(`http://127.0.0.1:${h.manager.probePort}/metrics`)).text();
         return value(text, `steward_objects_terminating{${labels}}`) === 0 &&
-          value(text, `steward_objects_longest_terminating_seconds{${labels}}`) === 0
+          value(text, `steward_objects_longest_terminating_seconds{${labels}}`) === 0 &&
+          value(text, `steward_gizmo_message_characters{${labels}}`) === 4
           ? true
           : undefined;
       },
