@@ -47,3 +47,4 @@ export {
 export { cacheStatus, CacheReasons, type CacheStatusChange, type StatusInput } from './status.js';
 export * from './children/index.js';
 export * from './redis/index.js';
+export { cacheClusterGauges } from './metrics.js';

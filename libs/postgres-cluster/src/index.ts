@@ -10,6 +10,9 @@
  * - `plan/plan.ts`: who is primary and what each instance is told (pure), failover included —
  *   fence first, the most advanced standby, `maxLagBytes`, `dataLossRisk`.
  * - `status.ts`: the phase and conditions stated from the plan's health (pure).
+ * - `metrics.ts`: the controller's own gauges per namespace (failovers, replication lag, failover
+ *   at risk or refused, backups overdue or failing, rehearsals failed), computed from the
+ *   clusters' status at each collection.
  * - `postgresClusterController(manager, options)`: the controller; finalizer
  *   `postgres.steward.dev/cleanup` honours `spec.deletionPolicy` (Retain: claims and Secrets stay,
  *   detached, an Event says where, backups included; Delete: a final backup first with
@@ -55,3 +58,4 @@ export {
 } from './plan/plan.js';
 export { DEFAULT_STORAGE, resolvePostgres, type ResolvedPostgres } from './resolve.js';
 export { postgresStatus, PostgresReasons } from './status.js';
+export { BACKUP_GRACE_MS, backupOverdue, postgresClusterGauges } from './metrics.js';

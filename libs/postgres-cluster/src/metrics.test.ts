@@ -92,6 +92,20 @@ describe('backupOverdue: the newest due time an hour past is later than the newe
   });
 });
 
+describe('backupOverdue as time passes (each schedule’s due time is remembered until the next)', () => {
+  it('turns overdue an hour after a missed due time, and not before', () => {
+    const c = cluster(
+      'c',
+      { backup: { schedule: '0 * * * *' } } as Partial<PostgresCluster['spec']>,
+      { backup: { lastSuccessful: backup('2026-12-05T10:00:02Z') } },
+    );
+    const at = (time: string) => backupOverdue(c, Date.parse(`2026-12-05T${time}Z`));
+    expect(
+      ['11:30:00', '11:59:59', '12:00:01', '12:30:00', '11:10:00', '13:05:00'].map(at),
+    ).toEqual([false, false, true, true, false, true]);
+  });
+});
+
 describe('the PostgresCluster gauges, per namespace', () => {
   it('sum failovers, keep the worst loss bound and lag, count clusters in trouble', () => {
     const failover = (risk: 'None' | 'Bounded' | 'Unknown', lagBytes?: number) => ({

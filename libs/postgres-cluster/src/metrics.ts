@@ -6,7 +6,6 @@ import { findCondition } from '@steward/conditions';
 import { type NamespaceGauge } from '@steward/telemetry';
 import { failoverGauges } from '@steward/workload';
 import { DEFAULT_MAX_LAG_BYTES, type PostgresCluster } from '@steward/postgres-cluster-api';
-import { type Cron } from 'croner';
 import { parseSchedule } from './backup/plan.js';
 import { PlanReasons } from './plan/plan.js';
 
@@ -15,15 +14,28 @@ export const BACKUP_GRACE_MS = 60 * 60 * 1000;
 
 const DEFAULT_SCHEDULE = '0 3 * * *';
 
-/** Parsed schedules, bounded: a cluster's schedule rarely changes, and there are few distinct ones. */
-const schedules = new Map<string, Cron | undefined>();
-function cronOf(schedule: string): Cron | undefined {
-  if (!schedules.has(schedule)) {
-    if (schedules.size >= 256) schedules.clear();
-    const parsed = parseSchedule(schedule);
-    schedules.set(schedule, 'error' in parsed ? undefined : parsed);
+/**
+ * The newest due time of a schedule at or before a moment, remembered per schedule until the
+ * following due time: working it out (croner's `previousRuns`) costs far more than a scrape may
+ * spend per cluster, and every cluster of a schedule shares it. Bounded: a schedule rarely
+ * changes, and there are few distinct ones.
+ */
+const slots = new Map<string, { due: number | undefined; until: number } | null>();
+function newestDue(schedule: string, at: number): number | undefined {
+  let slot = slots.get(schedule);
+  if (slot === null) return undefined; // does not parse
+  if (!slot || at >= slot.until || (slot.due !== undefined && at < slot.due)) {
+    if (slots.size >= 256) slots.clear();
+    const cron = parseSchedule(schedule);
+    if ('error' in cron) {
+      slots.set(schedule, null);
+      return undefined;
+    }
+    const due = cron.previousRuns(1, new Date(at))[0]?.getTime();
+    const until = cron.nextRun(new Date(due ?? at))?.getTime() ?? Number.POSITIVE_INFINITY;
+    slots.set(schedule, (slot = { due, until }));
   }
-  return schedules.get(schedule);
+  return slot.due;
 }
 
 const ms = (text: string | undefined): number | undefined => {
@@ -39,13 +51,11 @@ const ms = (text: string | undefined): number | undefined => {
  */
 export function backupOverdue(cluster: PostgresCluster, now: number): boolean {
   if (!cluster.spec.backup) return false;
-  const cron = cronOf(cluster.spec.backup.schedule ?? DEFAULT_SCHEDULE);
-  if (!cron) return false;
+  const due = newestDue(cluster.spec.backup.schedule ?? DEFAULT_SCHEDULE, now - BACKUP_GRACE_MS);
+  if (due === undefined) return false;
   const reference =
     ms(cluster.status?.backup?.lastSuccessful?.startedAt) ?? ms(cluster.metadata.creationTimestamp);
-  if (reference === undefined) return false;
-  const due = cron.previousRuns(1, new Date(now - BACKUP_GRACE_MS))[0];
-  return due !== undefined && due.getTime() > reference;
+  return reference !== undefined && due > reference;
 }
 
 /** The smallest lag of the cluster's standbys, in bytes; undefined without a standby that reports one. */
