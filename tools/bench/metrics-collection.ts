@@ -1,6 +1,6 @@
 // Benchmark: what one Prometheus scrape of /metrics costs a controller whose objects' gauges are
 // computed at collection (the per-object health metrics, and a kind's own gauges: the
-// PostgresCluster controller's 15), by number of objects — time per scrape, the scrape's size and
+// PostgresCluster controller's 11), by number of objects — time per scrape, the scrape's size and
 // series, and heap. Side by side in one run: health gauges alone vs health + PostgresCluster
 // gauges, at 1,000 and 10,000 objects in 100 namespaces. Not a test: it prints figures for
 // BENCHMARKS.md.

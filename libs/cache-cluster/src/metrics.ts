@@ -10,18 +10,7 @@ import { failoverGauges } from '@steward/workload';
  * (the newest failovers' bytesPossiblyLost) and `steward_failover_loss_unknown` (lossBound
  * Unknown), with `kind="CacheCluster"`.
  */
-export const cacheClusterGauges: readonly NamespaceGauge<CacheCluster>[] =
-  failoverGauges<CacheCluster>((c) => {
-    const f = c.status?.failover;
-    return {
-      count: c.status?.failoverCount ?? 0,
-      ...(f
-        ? {
-            newest: {
-              inProgress: f.phase !== 'Completed',
-              ...(f.lossBound === 'Bounded' ? { possibleLossBytes: f.bytesPossiblyLost ?? 0 } : {}),
-            },
-          }
-        : {}),
-    };
-  });
+export const cacheClusterGauges: readonly NamespaceGauge<CacheCluster>[] = failoverGauges(
+  (c: CacheCluster) => c.status,
+  (f) => (f.lossBound === 'Bounded' ? (f.bytesPossiblyLost ?? 0) : undefined),
+);

@@ -84,24 +84,11 @@ function bestStandbyLag(cluster: PostgresCluster): number | undefined {
  * - `steward_postgres_restore_rehearsals_failed` — clusters whose newest restore rehearsal failed
  */
 export const postgresClusterGauges: readonly NamespaceGauge<PostgresCluster>[] = [
-  ...failoverGauges<PostgresCluster>((c) => {
-    const f = c.status?.failover;
-    return {
-      count: c.status?.failoverCount ?? 0,
-      ...(f
-        ? {
-            newest: {
-              inProgress: f.phase !== 'Completed',
-              ...(f.dataLossRisk === 'None'
-                ? { possibleLossBytes: 0 }
-                : f.dataLossRisk === 'Bounded'
-                  ? { possibleLossBytes: f.lagBytes ?? 0 }
-                  : {}),
-            },
-          }
-        : {}),
-    };
-  }),
+  ...failoverGauges(
+    (c: PostgresCluster) => c.status,
+    (f) =>
+      f.dataLossRisk === 'None' ? 0 : f.dataLossRisk === 'Bounded' ? (f.lagBytes ?? 0) : undefined,
+  ),
   {
     name: 'steward_postgres_replication_max_lag_bytes',
     description:

@@ -68,4 +68,4 @@ export {
   WorkloadChildren,
   type WorkloadChildrenOptions,
 } from './workload-children.js';
-export { failoverGauges, type FailoverFacts } from './failover-gauges.js';
+export { failoverGauges, type FailoverStatus } from './failover-gauges.js';

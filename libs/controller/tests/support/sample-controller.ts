@@ -125,36 +125,33 @@ export function sampleController(manager: Manager, hooks: SampleControllerHooks 
       : undefined;
   }
 
-  return (
-    controllerFor(manager, Gizmos, { selection, predicates: [generationChanged] })
-      .named('gizmo')
-      .owns(ConfigMaps, { selection })
-      // A kind's own gauge, per namespace: the length of the Gizmos' messages, summed.
-      .gauges<Gizmo>({
-        name: 'steward_gizmo_message_characters',
-        description: 'Characters of spec.message, summed over the Gizmos of a namespace.',
-        aggregate: 'sum',
-        value: (g) => g.spec?.message?.length,
-      })
-      .withOptions({ maxConcurrentReconciles: hooks.maxConcurrentReconciles ?? 2 })
-      .complete((_ctx, request) => {
-        const gizmo = gizmos.store.get(request.key);
-        if (gizmo?.spec?.behaviour === 'throw-sync' && !gizmo.metadata.deletionTimestamp) {
-          // Not an async function's rejection: this reconciler throws before it returns a promise.
-          void Promise.resolve(hooks.onReconcile?.(request)).catch(() => undefined);
-          hooks.onReconciled?.(request, 'error');
-          throw new TypeError('synchronous failure');
-        }
-        return reconcile(request).then(
-          (result) => {
-            hooks.onReconciled?.(request, result?.requeueAfter ? 'requeue_after' : 'success');
-            return result;
-          },
-          (error: unknown) => {
-            hooks.onReconciled?.(request, error instanceof TerminalError ? 'terminal' : 'error');
-            throw error;
-          },
-        );
-      })
-  );
+  return controllerFor(manager, Gizmos, { selection, predicates: [generationChanged] })
+    .named('gizmo')
+    .owns(ConfigMaps, { selection })
+    .gauges<Gizmo>({
+      name: 'steward_gizmo_message_characters',
+      description: 'Characters of spec.message, summed over the Gizmos of a namespace.',
+      aggregate: 'sum',
+      value: (g) => g.spec?.message?.length,
+    })
+    .withOptions({ maxConcurrentReconciles: hooks.maxConcurrentReconciles ?? 2 })
+    .complete((_ctx, request) => {
+      const gizmo = gizmos.store.get(request.key);
+      if (gizmo?.spec?.behaviour === 'throw-sync' && !gizmo.metadata.deletionTimestamp) {
+        // Not an async function's rejection: this reconciler throws before it returns a promise.
+        void Promise.resolve(hooks.onReconcile?.(request)).catch(() => undefined);
+        hooks.onReconciled?.(request, 'error');
+        throw new TypeError('synchronous failure');
+      }
+      return reconcile(request).then(
+        (result) => {
+          hooks.onReconciled?.(request, result?.requeueAfter ? 'requeue_after' : 'success');
+          return result;
+        },
+        (error: unknown) => {
+          hooks.onReconciled?.(request, error instanceof TerminalError ? 'terminal' : 'error');
+          throw error;
+        },
+      );
+    });
 }
