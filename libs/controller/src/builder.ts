@@ -22,7 +22,8 @@ interface Source {
  * - `controllerFor(mgr, T)` ≡ watch T's informer, mapping each object to its own key;
  * - `.owns(C)` ≡ `.watches(C, enqueueForOwner(T))` — keys of C's controller owner of kind T;
  * - `.watches(X, map)` — any kind, any mapping;
- * - `.withEventFilter(p)` — predicates for every source; per-source predicates add to them.
+ * - `.withEventFilter(p)` — predicates for every source; per-source predicates add to them;
+ * - `.gauges(g…)` — the kind's own gauges, over the objects it reconciles, per namespace.
  * `.complete(reconciler)` creates the controller and adds it to the manager.
  */
 export class ControllerBuilder {

@@ -18,6 +18,9 @@
  * - `controllerFor(mgr, T).owns(C).watches(X, map).withEventFilter(generationChanged).complete(r)`:
  *   `owns(C)` is exactly `watches(C, enqueueForOwner(T))`. Every kind + selection has one shared
  *   informer per manager.
+ * - While a controller runs (leads), its objects' health (`steward_objects…`) and the kind's own
+ *   gauges (`.gauges(...)`: `NamespaceGauge`s of its domain) are computed from its cache at each
+ *   metrics collection and reported per kind and namespace, never per object; zeros once it stops.
  * - `Manager` runs informers on every replica and controllers only while holding the Lease
  *   (15 s / 10 s / 2 s); a leader that cannot renew for the renew deadline stops reconciling before
  *   its lease could be taken, and `start()` rejects with `LeaderElectionLostError`. `/healthz` and
