@@ -639,6 +639,7 @@ describe('the cache-cluster-controller process on the node tier', () => {
       metadata: { name: profile },
       spec: {
         provider: 'kubernetes',
+        namespaceSelector: {},
         kubernetes: {
           sizeClasses: {
             small: { cpu: '50m', memory: '96Mi', maxMemory: '48Mi', storage: '1Gi' },

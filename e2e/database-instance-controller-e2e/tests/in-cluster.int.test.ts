@@ -143,11 +143,13 @@ describe('the database-instance-controller chart, installed and running in a clu
         provider === 'aws'
           ? {
               provider: 'aws',
+              namespaceSelector: {},
               aws: { region: moto.region, endpoint: moto.endpoint, credentialsSecretRef },
               sizeClasses: { small: 'db.t3.micro' },
             }
           : {
               provider: 'gcp',
+              namespaceSelector: {},
               gcp: {
                 project: GCP_PROJECT,
                 region: 'europe-west1',

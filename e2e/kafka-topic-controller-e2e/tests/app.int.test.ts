@@ -48,7 +48,11 @@ describe('the kafka-topic-controller process', () => {
       apiVersion: ProviderProfile.apiVersion,
       kind: 'ProviderProfile',
       metadata: { name: 'events' },
-      spec: { provider: 'kafka', kafka: { bootstrapServers: kafka.bootstrapServers } },
+      spec: {
+        provider: 'kafka',
+        namespaceSelector: {},
+        kafka: { bootstrapServers: kafka.bootstrapServers },
+      },
     } as ProviderProfile);
     const chart = join(repoRoot(), 'charts/kafka-topic-controller');
     const identity = await bindChartRbac(plane, await renderChart(chart), RELEASE_NAMESPACE);

@@ -124,7 +124,11 @@ describe('the kafka-topic-controller chart, installed and running in a cluster',
       apiVersion: ProviderProfile.apiVersion,
       kind: 'ProviderProfile',
       metadata: { name: profile },
-      spec: { provider: 'kafka', kafka: { bootstrapServers: kafka.bootstrapServers } },
+      spec: {
+        provider: 'kafka',
+        namespaceSelector: {},
+        kafka: { bootstrapServers: kafka.bootstrapServers },
+      },
     } as ProviderProfile);
     await admin.create<Topic>(Topics, topic('payments'));
     const created = await ready('payments');

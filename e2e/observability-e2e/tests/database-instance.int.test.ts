@@ -76,6 +76,7 @@ beforeAll(async () => {
     metadata: { name },
     spec: {
       provider: 'aws',
+      namespaceSelector: {},
       aws: {
         region: moto.region,
         endpoint: moto.endpoint,
@@ -92,6 +93,7 @@ beforeAll(async () => {
     metadata: { name: 'gcp' },
     spec: {
       provider: 'gcp',
+      namespaceSelector: {},
       gcp: {
         project: GCP_PROJECT,
         region: 'europe-west1',

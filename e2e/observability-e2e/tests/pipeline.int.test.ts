@@ -75,7 +75,7 @@ beforeAll(async () => {
       apiVersion: 'steward.dev/v1alpha1',
       kind: 'ProviderProfile',
       metadata: { name },
-      spec: { provider: 'kafka', kafka: { bootstrapServers: servers } },
+      spec: { provider: 'kafka', namespaceSelector: {}, kafka: { bootstrapServers: servers } },
     } as KubeObject);
   // a profile of another provider: this process's ProviderProfile controller leaves it alone, and
   // its health metrics must not count it
@@ -85,6 +85,7 @@ beforeAll(async () => {
     metadata: { name: 'rds' },
     spec: {
       provider: 'aws',
+      namespaceSelector: {},
       aws: {
         region: 'eu-west-1',
         credentialsSecretRef: { namespace: 'steward-credentials', name: 'rds' },

@@ -66,6 +66,7 @@ beforeAll(async () => {
     metadata: { name: 'in-cluster' },
     spec: {
       provider: 'kubernetes',
+      namespaceSelector: {},
       kubernetes: {
         sizeClasses: { small: { cpu: '100m', memory: '128Mi', maxMemory: '96Mi', storage: '1Gi' } },
         images: [

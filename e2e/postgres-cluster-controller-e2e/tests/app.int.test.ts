@@ -86,6 +86,7 @@ beforeAll(async () => {
     metadata: { name: profile },
     spec: {
       provider: 'kubernetes',
+      namespaceSelector: {},
       kubernetes: {
         sizeClasses: {
           small: { cpu: '100m', memory: '192Mi', storage: '1Gi' },
@@ -389,6 +390,7 @@ describe('the postgres-cluster-controller process on the node tier', () => {
       metadata: { name: production },
       spec: {
         provider: 'kubernetes',
+        namespaceSelector: {},
         kubernetes: {
           sizeClasses: { small: { cpu: '100m', memory: '192Mi', storage: '1Gi' } },
           images: [{ engine: 'postgres', version: '17', image: images['postgres-17']!.ref }],

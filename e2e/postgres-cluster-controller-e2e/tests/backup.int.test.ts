@@ -626,6 +626,7 @@ describe('PostgresCluster backups, the postgres-cluster-controller process on th
       metadata: { name: profile },
       spec: {
         provider: 'kubernetes',
+        namespaceSelector: {},
         kubernetes: {
           images: [{ engine: 'postgres', version: '17', image: images['postgres-17']!.ref }],
           backup: {

@@ -29,7 +29,12 @@ import {
   type KubeObject,
   type ResourceType,
 } from '@steward/kube';
-import { compareQuantities, type ProfileUser } from '@steward/provider-profile';
+import {
+  compareQuantities,
+  namespaceDirectory,
+  type NamespaceFacts,
+  type ProfileUser,
+} from '@steward/provider-profile';
 import { ProviderProfile } from '@steward/provider-profile-api';
 import {
   generatePassword,
@@ -108,6 +113,7 @@ export function cacheClusterController(
   const childSelection: Selection = { ...selection, labelSelector: Labels.cluster };
   const clusters = manager.informers.informerFor<Cluster>(CacheCluster.resourceType, selection);
   const profiles = manager.informers.informerFor<Profile>(ProviderProfile.resourceType);
+  const namespaces = namespaceDirectory(manager);
   const pods = manager.informers.informerFor<Pod>(Pods, childSelection);
   const claims = manager.informers.informerFor<KubeObject>(PersistentVolumeClaims, childSelection);
   try {
@@ -141,6 +147,7 @@ export function cacheClusterController(
     pods: () => pods.store.list(),
     claims: () => claims.store.list(),
     profile: (name) => profiles.store.get(name),
+    namespace: (name) => namespaces.facts(name),
     options,
   });
 
@@ -151,6 +158,7 @@ export function cacheClusterController(
     return cluster && obj.metadata.namespace ? [`${obj.metadata.namespace}/${cluster}`] : [];
   };
 
+  const namespaceWatch = namespaces.watchFor(clusters);
   let builder = controllerFor(manager, CacheCluster.resourceType, {
     selection,
     predicates: [generationChanged],
@@ -158,6 +166,9 @@ export function cacheClusterController(
     .named('cachecluster')
     .gauges(...cacheClusterGauges)
     .watches(ProviderProfile.resourceType, byProfile)
+    .watches(namespaceWatch.resourceType, namespaceWatch.map, {
+      predicates: namespaceWatch.predicates,
+    })
     .watches(Pods, byClusterLabel, { selection: childSelection })
     .watches(PersistentVolumeClaims, byClusterLabel, { selection: childSelection });
   for (const kind of childKinds) builder = builder.owns(kind, { selection: childSelection });
@@ -173,6 +184,8 @@ interface ReconcilerDeps {
   pods: () => Pod[];
   claims: () => KubeObject[];
   profile: (name: string) => Profile | undefined;
+  /** The namespace's name and labels, for the profile's namespace binding. */
+  namespace: (name: string) => NamespaceFacts;
   options: CacheClusterControllerOptions;
 }
 
@@ -268,7 +281,7 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
         message: `ProviderProfile ${profileName} not found: create it, or reference an existing kubernetes profile`,
       };
     }
-    return resolveWorkload(obj, profile);
+    return resolveWorkload(obj, profile, deps.namespace(obj.metadata.namespace ?? ''));
   }
 
   async function converge(ctx: ObjectReconcileContext<Cluster>, obj: Cluster): Promise<Result> {

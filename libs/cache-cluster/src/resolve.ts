@@ -1,5 +1,10 @@
 import { type CacheCluster } from '@steward/cache-cluster-api';
-import { admitWorkload, compareQuantities, quantityToNumber } from '@steward/provider-profile';
+import {
+  admitWorkload,
+  compareQuantities,
+  quantityToNumber,
+  type NamespaceFacts,
+} from '@steward/provider-profile';
 import { type ProviderProfile } from '@steward/provider-profile-api';
 import { BuiltInImages } from './images.js';
 import { CacheReasons } from './status.js';
@@ -33,6 +38,7 @@ export const DEFAULT_STORAGE = '1Gi';
 export function resolveWorkload(
   obj: CacheCluster,
   profile: ProviderProfile | undefined,
+  namespace: NamespaceFacts = { name: obj.metadata.namespace ?? '' },
 ): Resolution {
   const spec = obj.spec;
   const engine = spec.engine ?? 'redis';
@@ -44,6 +50,7 @@ export function resolveWorkload(
   if (profile) {
     const admission = admitWorkload(profile, {
       kind: 'CacheCluster',
+      namespace,
       engine,
       version: spec.version,
       ...(spec.size ? { size: spec.size } : {}),

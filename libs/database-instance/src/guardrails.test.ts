@@ -10,6 +10,7 @@ const profile = (spec: Partial<ProviderProfile['spec']> = {}): ProviderProfile =
     metadata: { name: 'aws-prod' },
     spec: {
       provider: 'aws',
+      namespaceSelector: {},
       aws: { region: 'eu-west-1', credentialsSecretRef: { namespace: 'steward', name: 'aws' } },
       sizeClasses: { small: 'db.t3.micro', large: 'db.r6g.large' },
       ...spec,

@@ -31,7 +31,12 @@ const profileOf = (c: AwsConfig): ProviderProfile =>
     apiVersion: 'steward.dev/v1alpha1',
     kind: 'ProviderProfile',
     metadata: { name: 'aws' },
-    spec: { provider: 'aws', sizeClasses: c.sizeClasses, aws: { region: c.region } },
+    spec: {
+      provider: 'aws',
+      namespaceSelector: {},
+      sizeClasses: c.sizeClasses,
+      aws: { region: c.region },
+    },
   }) as ProviderProfile;
 import { rdsExternalProvider, rdsIdentifier, RdsTags } from '../src/aws/index.js';
 

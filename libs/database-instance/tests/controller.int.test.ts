@@ -48,6 +48,7 @@ const awsProfile = (name: string, guardrails?: Profile['spec']['guardrails']): P
     metadata: { name },
     spec: {
       provider: 'aws',
+      namespaceSelector: {},
       aws: {
         region: moto.region,
         endpoint: moto.endpoint,
@@ -99,6 +100,7 @@ beforeAll(async () => {
     metadata: { name: 'gcp' },
     spec: {
       provider: 'gcp',
+      namespaceSelector: {},
       gcp: {
         project: 'steward-test',
         region: 'europe-west1',
@@ -275,7 +277,11 @@ describe('databaseInstanceController', () => {
       apiVersion: ProviderProfile.apiVersion,
       kind: 'ProviderProfile',
       metadata: { name: profileName },
-      spec: { provider: 'kafka', kafka: { bootstrapServers: ['127.0.0.1:9092'] } },
+      spec: {
+        provider: 'kafka',
+        namespaceSelector: {},
+        kafka: { bootstrapServers: ['127.0.0.1:9092'] },
+      },
     } as Profile);
     await create('misdirected', { providerProfileRef: { name: profileName } });
     await reason('misdirected', 'WrongProvider');

@@ -102,6 +102,7 @@ const awsProfile = (secretName: string, endpoint = moto.endpoint, key?: string):
     metadata: { name: `aws-${secretName}`, uid: secretName, generation: 1 },
     spec: {
       provider: 'aws',
+      namespaceSelector: {},
       aws: {
         region: moto.region,
         endpoint,
@@ -117,6 +118,7 @@ const gcpProfile = (secretName: string, endpoint = api.baseUrl): Profile =>
     metadata: { name: `gcp-${secretName}`, uid: secretName, generation: 1 },
     spec: {
       provider: 'gcp',
+      namespaceSelector: {},
       gcp: {
         project: PROJECT,
         region: 'europe-west1',
@@ -326,7 +328,11 @@ describe('databaseCredentialsCheck', () => {
       apiVersion: ProviderProfile.apiVersion,
       kind: 'ProviderProfile',
       metadata: { name: 'events' },
-      spec: { provider: 'kafka', kafka: { bootstrapServers: ['127.0.0.1:9092'] } },
+      spec: {
+        provider: 'kafka',
+        namespaceSelector: {},
+        kafka: { bootstrapServers: ['127.0.0.1:9092'] },
+      },
     } as Profile;
     expect(await check(kafka, signal())).toMatchObject({
       ok: false,

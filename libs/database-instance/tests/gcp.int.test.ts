@@ -25,7 +25,12 @@ const profileOf = (c: GcpConfig): ProviderProfile =>
     apiVersion: 'steward.dev/v1alpha1',
     kind: 'ProviderProfile',
     metadata: { name: 'gcp' },
-    spec: { provider: 'gcp', sizeClasses: c.sizeClasses, gcp: { region: c.region } },
+    spec: {
+      provider: 'gcp',
+      namespaceSelector: {},
+      sizeClasses: c.sizeClasses,
+      gcp: { region: c.region },
+    },
   }) as ProviderProfile;
 import { cloudSqlExternalProvider, cloudSqlInstanceName, OwnerLabels } from '../src/gcp/index.js';
 

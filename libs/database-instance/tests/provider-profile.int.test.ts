@@ -178,6 +178,7 @@ const awsProfile = (name: string, aws: Partial<NonNullable<Profile['spec']['aws'
     metadata: { name },
     spec: {
       provider: 'aws',
+      namespaceSelector: {},
       aws: {
         region: moto.region,
         endpoint: moto.endpoint,
@@ -194,6 +195,7 @@ const gcpProfile = (name: string, secretName = 'gcp-creds') =>
     metadata: { name },
     spec: {
       provider: 'gcp',
+      namespaceSelector: {},
       gcp: {
         project: PROJECT,
         region: 'europe-west1',
@@ -371,6 +373,7 @@ describe('providerProfileController', () => {
       metadata: { name, finalizers: ['example.com/keep'] },
       spec: {
         provider: 'aws',
+        namespaceSelector: {},
         aws: {
           region: moto.region,
           endpoint: moto.endpoint,
@@ -436,7 +439,11 @@ describe('providerProfileController', () => {
       apiVersion: ProviderProfile.apiVersion,
       kind: 'ProviderProfile',
       metadata: { name: kafka },
-      spec: { provider: 'kafka', kafka: { bootstrapServers: ['127.0.0.1:9092'] } },
+      spec: {
+        provider: 'kafka',
+        namespaceSelector: {},
+        kafka: { bootstrapServers: ['127.0.0.1:9092'] },
+      },
     } as Profile);
     await createDb('misdirected', kafka);
     // an aws profile created afterwards is handled: the controller has seen the kafka one by then

@@ -14,7 +14,17 @@
  * status writer, Events and poll intervals — and the ledger that makes a crash at any step unable
  * to duplicate an external resource (`ledger.ts`, `metadata-writes.ts`): a new resource is Ready
  * in four writes (finalizer + name + pending mark in one checked patch, the outcome, two status
- * writes), a converged one costs none. What the ledger remembers (a create refused at a
+ * writes), a converged one costs none.
+ *
+ * **Ownership is proven at the provider, not by annotations.** A provider that can keep marks
+ * (RDS tags, Cloud SQL user labels) reports the object its resource's mark names (`Present.mark`);
+ * `ownerOf` compares it with the object. A resource marked by an object of another namespace is
+ * never updated, adopted or deleted (`ExternalResourceOwnedElsewhere`); one that is unmarked or
+ * marked by another object of the namespace is this object's only by an adoption that its
+ * ProviderProfile allows for the namespace (`Admission.adoptionAllowed`; else `AlreadyExists` /
+ * `AdoptionNotAllowed`) — the ledger annotations, which a user can write, never suffice. A
+ * deletion acts only on a resource carrying this object's mark. Providers without marks (Kafka)
+ * fall back on the ledger. What the ledger remembers (a create refused at a
  * generation) lives in annotations, never in status.
  */
 export { ExternalAnnotations } from './annotations.js';
@@ -28,7 +38,7 @@ export {
   type LedgerState,
   type MissingResourceDecision,
 } from './ledger.js';
-export { managedReconciler } from './managed-reconciler.js';
+export { managedReconciler, ownerOf } from './managed-reconciler.js';
 export {
   type Admission,
   type ManagedObject,
@@ -49,6 +59,7 @@ export {
   type ExternalClient,
   type ExternalProvider,
   type Observation,
+  type OwnerMark,
   type Present,
 } from './provider.js';
 export { Reasons } from './reasons.js';

@@ -21,7 +21,14 @@ import { metadataWrites } from './metadata-writes.js';
 import { createPhase } from './phase-create.js';
 import { deletePhase, releasePhase } from './phase-delete.js';
 import { syncPhase } from './phase-sync.js';
-import { planManaged, type ManagedAction, type ManagedFacts, type RefusalReason } from './plan.js';
+import {
+  planManaged,
+  type ManagedAction,
+  type ManagedFacts,
+  type Owner,
+  type RefusalReason,
+} from './plan.js';
+import { type OwnerMark } from './provider.js';
 import { Reasons } from './reasons.js';
 
 /**
@@ -108,6 +115,7 @@ async function reconcile<T extends ManagedObject>(
     refusedAtThisGeneration: refused !== undefined,
     deletionPolicy: obj.spec.deletionPolicy ?? 'Retain',
     adopt: obj.spec.adopt === true,
+    adoptionAllowed: admission?.action === 'manage' && admission.adoptionAllowed === true,
     deterministicNames: run.provider?.deterministicNames ?? true,
     admission: stop ? 'stop' : (admission?.action ?? 'manage'),
     observed: 'not-yet',
@@ -127,19 +135,21 @@ async function reconcile<T extends ManagedObject>(
     action = planManaged({
       ...facts,
       observed: observation.exists
-        ? {
-            owner:
-              observation.ownedByThisObject === true
-                ? 'this'
-                : observation.ownedByThisObject === false
-                  ? 'other'
-                  : 'unknown',
-            upToDate: observation.upToDate,
-          }
+        ? { owner: ownerOf(obj, observation.mark), upToDate: observation.upToDate }
         : 'absent',
     });
   }
   return execute(run, action, stop, refused);
+}
+
+/** Whose the observed resource is, by its mark (see `Owner`). */
+export function ownerOf(obj: ManagedObject, mark: OwnerMark | null | undefined): Owner {
+  if (mark === undefined) return 'unknown';
+  if (mark === null) return 'unmarked';
+  if (mark.uid && mark.uid === obj.metadata.uid) return 'this';
+  if (mark.namespace !== undefined && mark.namespace !== (obj.metadata.namespace ?? ''))
+    return 'other-namespace';
+  return 'other';
 }
 
 async function execute<T extends ManagedObject>(
@@ -198,8 +208,22 @@ function refusal<T extends ManagedObject>(
     case 'already-exists':
       return new TerminalError(
         Reasons.AlreadyExists,
-        `${name} already exists at ${where} and was not created by this object; set spec.adopt: true to manage the existing resource, or choose another name`,
+        `${name} already exists at ${where} and was not created by this object; set spec.adopt: true to manage the existing resource (if the ProviderProfile allows adoption from this namespace), or choose another name`,
       );
+    case 'owned-elsewhere': {
+      const mark = run.observed?.mark;
+      const owner = mark ? ` (${mark.namespace ?? '?'}/${mark.name ?? '?'})` : '';
+      return new TerminalError(
+        Reasons.ExternalResourceOwnedElsewhere,
+        `${name} at ${where} belongs to an object of another namespace${owner}: nothing was changed at ${where}. Choose another name; annotations and spec.adopt cannot take over another namespace's resource`,
+      );
+    }
+    case 'adoption-not-allowed': {
+      return new TerminalError(
+        Reasons.AdoptionNotAllowed,
+        `${name} already exists at ${where} and is not this object's; spec.adopt is true, but its ProviderProfile does not allow adoption from namespace ${run.obj.metadata.namespace ?? ''} (spec.adoption.namespaces): nothing was changed at ${where}`,
+      );
+    }
   }
 }
 

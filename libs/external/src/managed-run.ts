@@ -22,7 +22,16 @@ export interface ManagedObject extends ObjectWithStatus {
  * need not (or must not) reach any provider.
  */
 export type Admission<T extends ManagedObject, C> =
-  | { action: 'manage'; provider: ExternalProvider<T, C>; context: C }
+  | {
+      action: 'manage';
+      provider: ExternalProvider<T, C>;
+      context: C;
+      /**
+       * The object's profile lets its namespace adopt existing resources (`spec.adopt`). Default
+       * false: an existing resource that is not this object's is never taken over.
+       */
+      adoptionAllowed?: boolean;
+    }
   | { action: 'stop'; reason: string; message: string; recheckAfter?: number }
   | { action: 'release' };
 

@@ -11,6 +11,7 @@ const converged: ManagedFacts = {
   refusedAtThisGeneration: false,
   deletionPolicy: 'Retain',
   adopt: false,
+  adoptionAllowed: false,
   deterministicNames: true,
   admission: 'manage',
   observed: { owner: 'this', upToDate: true },
@@ -30,6 +31,8 @@ const deleting = (f: Partial<ManagedFacts>): ManagedFacts => ({
 });
 const other = { owner: 'other', upToDate: true } as const;
 const unknownOwner = { owner: 'unknown', upToDate: true } as const;
+const otherNamespace = { owner: 'other-namespace', upToDate: false } as const;
+const unmarked = { owner: 'unmarked', upToDate: false } as const;
 
 const cases: [name: string, facts: ManagedFacts, expected: ManagedAction][] = [
   // Pause comes first, whatever else holds.
@@ -121,9 +124,49 @@ const cases: [name: string, facts: ManagedFacts, expected: ManagedAction][] = [
     { type: 'refuse', reason: 'already-exists' },
   ],
   [
-    'never created, present, foreign, spec.adopt: adopts (records) and updates to the spec',
-    { ...fresh, adopt: true, observed: { owner: 'other', upToDate: false } },
+    'never created, present, foreign, spec.adopt, the profile allows adoption: adopts (records) and updates to the spec',
+    { ...fresh, adopt: true, adoptionAllowed: true, observed: { owner: 'other', upToDate: false } },
     { type: 'sync', record: true, update: true },
+  ],
+  [
+    'never created, present, foreign, spec.adopt, the profile does not allow adoption: refused, nothing taken over',
+    { ...fresh, adopt: true, observed: { owner: 'other', upToDate: false } },
+    { type: 'refuse', reason: 'adoption-not-allowed' },
+  ],
+  [
+    'never created, present, unmarked, spec.adopt, adoption allowed: adopts',
+    { ...fresh, adopt: true, adoptionAllowed: true, observed: unmarked },
+    { type: 'sync', record: true, update: true },
+  ],
+  [
+    'never created, present, unmarked, no spec.adopt: AlreadyExists',
+    { ...fresh, observed: unmarked },
+    { type: 'refuse', reason: 'already-exists' },
+  ],
+  [
+    "present with another namespace's mark, spec.adopt, adoption allowed: OwnedElsewhere, never taken over",
+    { ...fresh, adopt: true, adoptionAllowed: true, observed: otherNamespace },
+    { type: 'refuse', reason: 'owned-elsewhere' },
+  ],
+  [
+    "forged ledger (created, succeeded) on another namespace's resource: OwnedElsewhere",
+    { ...converged, observed: otherNamespace },
+    { type: 'refuse', reason: 'owned-elsewhere' },
+  ],
+  [
+    'forged ledger on an unmarked resource of a provider that marks: AlreadyExists (the ledger is no proof)',
+    { ...converged, observed: unmarked },
+    { type: 'refuse', reason: 'already-exists' },
+  ],
+  [
+    'owner unknown (no marks), spec.adopt without the profile allowing it: refused',
+    { ...fresh, adopt: true, observed: unknownOwner },
+    { type: 'refuse', reason: 'adoption-not-allowed' },
+  ],
+  [
+    'owner unknown (no marks), created by the ledger: syncs (the ledger is all there is)',
+    { ...converged, observed: unknownOwner },
+    { type: 'sync', record: false, update: false },
   ],
   [
     'never created, present with our ownership mark (create answer lost before the ledger): syncs',
@@ -146,9 +189,9 @@ const cases: [name: string, facts: ManagedFacts, expected: ManagedAction][] = [
     { type: 'sync', record: true, update: false },
   ],
   [
-    "created, present, someone else's mark now, ledger says ours: syncs (the ledger decides)",
+    "created, present, someone else's mark now, ledger says ours: AlreadyExists (the mark decides, not the ledger)",
     { ...converged, observed: other },
-    { type: 'sync', record: false, update: false },
+    { type: 'refuse', reason: 'already-exists' },
   ],
   [
     'created, absent (deleted outside): creates it again',
@@ -203,9 +246,29 @@ const cases: [name: string, facts: ManagedFacts, expected: ManagedAction][] = [
     { type: 'release', reason: 'foreign' },
   ],
   [
-    'deleting, adopted, Delete, present with another mark: deletes (adoption was explicit)',
-    deleting({ deletionPolicy: 'Delete', adopt: true, observed: other }),
+    'deleting, adopt, Delete, present with another mark: not deleted (only what carries our mark is)',
+    deleting({ deletionPolicy: 'Delete', adopt: true, adoptionAllowed: true, observed: other }),
+    { type: 'release', reason: 'foreign' },
+  ],
+  [
+    "deleting, forged ledger, Delete, another namespace's resource: not deleted",
+    deleting({ deletionPolicy: 'Delete', adopt: true, observed: otherNamespace }),
+    { type: 'release', reason: 'foreign' },
+  ],
+  [
+    'deleting, Delete, unmarked resource: not deleted',
+    deleting({ deletionPolicy: 'Delete', observed: unmarked }),
+    { type: 'release', reason: 'foreign' },
+  ],
+  [
+    'deleting, created (ledger), Delete, owner unknown (no marks): deletes',
+    deleting({ deletionPolicy: 'Delete', observed: unknownOwner }),
     { type: 'delete' },
+  ],
+  [
+    'deleting, adopt without permission, Delete, owner unknown, nothing in the ledger: not deleted',
+    deleting({ deletionPolicy: 'Delete', ledger: 'none', adopt: true, observed: unknownOwner }),
+    { type: 'release', reason: 'foreign' },
   ],
   [
     'deleting, created, Delete, admission refuses (profile gone): holds the finalizer',

@@ -1,7 +1,16 @@
 import { type LedgerState } from './ledger.js';
 
-/** Who an existing external resource belongs to, as far as observation tells. */
-export type Owner = 'this' | 'other' | 'unknown';
+/**
+ * Who an existing external resource belongs to, as its ownership mark at the provider (tags,
+ * labels) tells — never as the object's own annotations claim:
+ * - `this`: the mark names this object (its uid);
+ * - `other-namespace`: the mark names an object of another namespace — another tenant's: never
+ *   changed, adopted or deleted through this object;
+ * - `other`: the mark names another object of this namespace (e.g. one deleted with Retain);
+ * - `unmarked`: the provider keeps marks, but this resource has none (made outside Steward);
+ * - `unknown`: the provider keeps no marks (Kafka topics): the create ledger alone decides.
+ */
+export type Owner = 'this' | 'other-namespace' | 'other' | 'unmarked' | 'unknown';
 
 /** What the managed reconciler knows about one object when it decides (all of it plain data). */
 export interface ManagedFacts {
@@ -19,6 +28,11 @@ export interface ManagedFacts {
   refusedAtThisGeneration: boolean;
   deletionPolicy: 'Retain' | 'Delete';
   adopt: boolean;
+  /**
+   * The object's profile lets its namespace adopt existing resources (`spec.adoption`). Without
+   * it, `adopt` takes nothing over.
+   */
+  adoptionAllowed: boolean;
   /** The provider's `deterministicNames`. */
   deterministicNames: boolean;
   /**
@@ -51,7 +65,11 @@ export type RefusalReason =
   /** A create of unknown outcome with names that are not deterministic: another could duplicate it. */
   | 'create-outcome-unknown'
   /** A resource of the name exists that this object did not create, and `spec.adopt` is not set. */
-  | 'already-exists';
+  | 'already-exists'
+  /** The resource's ownership mark names an object of another namespace. */
+  | 'owned-elsewhere'
+  /** `spec.adopt` asks to take an existing resource over, and the profile does not allow it. */
+  | 'adoption-not-allowed';
 
 /** The one thing to do next. */
 export type ManagedAction =
@@ -95,9 +113,17 @@ export function planManaged(f: ManagedFacts): ManagedAction {
       return { type: 'refuse', reason: 'create-outcome-unknown' };
     return { type: 'create' };
   }
-  const neverCreated = f.ledger === 'none' || f.ledger === 'failed';
-  if (neverCreated && !f.adopt && f.observed.owner !== 'this')
-    return { type: 'refuse', reason: 'already-exists' };
+  const owner = f.observed.owner;
+  if (owner === 'other-namespace') return { type: 'refuse', reason: 'owned-elsewhere' };
+  if (owner !== 'this') {
+    // With marks, the ledger's word is no proof (a user can write annotations): only the mark
+    // says a resource is this object's. Without marks (`unknown`), the ledger is all there is.
+    const claimed = owner === 'unknown' && f.ledger !== 'none' && f.ledger !== 'failed';
+    if (!claimed) {
+      if (!f.adopt) return { type: 'refuse', reason: 'already-exists' };
+      if (!f.adoptionAllowed) return { type: 'refuse', reason: 'adoption-not-allowed' };
+    }
+  }
   return {
     type: 'sync',
     record: !f.hasFinalizer || !f.nameRecorded || f.ledger !== 'succeeded',
@@ -118,6 +144,11 @@ function planDeletion(f: ManagedFacts): ManagedAction {
   if (f.admission === 'stop') return { type: 'refuse', reason: 'admission' };
   if (f.observed === 'not-yet') return { type: 'observe' };
   if (f.observed === 'absent') return { type: 'release', reason: 'deleted' };
-  if (f.observed.owner === 'other' && !f.adopt) return { type: 'release', reason: 'foreign' };
+  // Only what this object's mark is on is deleted; without marks, what it created or adopted.
+  const owner = f.observed.owner;
+  if (owner === 'this') return { type: 'delete' };
+  if (owner !== 'unknown') return { type: 'release', reason: 'foreign' };
+  if (f.ledger === 'none' && !(f.adopt && f.adoptionAllowed))
+    return { type: 'release', reason: 'foreign' };
   return { type: 'delete' };
 }

@@ -21,11 +21,12 @@ export interface Present<R = unknown> {
   /** The provider's own state word, for status and messages (e.g. `creating`, `available`). */
   state?: string;
   /**
-   * Whether the resource carries this object's ownership mark (tag/label). `false` for a resource of
-   * that name made by someone else; undefined when the provider cannot tell (then the create
-   * ledger alone says whose it is).
+   * The ownership mark the resource carries at the provider (tags, labels written by `create` and
+   * by an adoption): the object it names, `null` when the resource has none, undefined when the
+   * provider keeps no marks (then the create ledger alone says whose it is). The reconciler
+   * compares it with the object — the mark, not the object's annotations, is the proof.
    */
-  ownedByThisObject?: boolean;
+  mark?: OwnerMark | null;
   /** Fields to merge into `status` (e.g. endpoint). Never secrets. */
   status?: Record<string, unknown>;
   /**
@@ -36,6 +37,13 @@ export interface Present<R = unknown> {
 }
 
 export type Observation<R = unknown> = Absent | Present<R>;
+
+/** The object an external resource's ownership mark names (what the provider recorded). */
+export interface OwnerMark {
+  uid?: string;
+  namespace?: string;
+  name?: string;
+}
 
 /**
  * Talks to the provider about one object's external resource, for one reconcile (Crossplane's

@@ -23,6 +23,13 @@ export const Reasons = {
   ReconcilePaused: 'ReconcilePaused',
   /** Terminal: a resource of the name exists that this object did not create (`spec.adopt`). */
   AlreadyExists: 'AlreadyExists',
+  /**
+   * Terminal: the resource's ownership mark at the provider names an object of another namespace;
+   * nothing is changed, adopted or deleted through this object.
+   */
+  ExternalResourceOwnedElsewhere: 'ExternalResourceOwnedElsewhere',
+  /** Terminal: `spec.adopt`, but the ProviderProfile does not allow adoption from the namespace. */
+  AdoptionNotAllowed: 'AdoptionNotAllowed',
   /** Terminal: a create of unknown outcome, names not deterministic; the user checks the provider. */
   CreateOutcomeUnknown: 'CreateOutcomeUnknown',
   /** Terminal: see the module doc. */

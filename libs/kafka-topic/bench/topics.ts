@@ -494,7 +494,11 @@ async function main(): Promise<RunResult[]> {
     apiVersion: ProviderProfile.apiVersion,
     kind: 'ProviderProfile',
     metadata: { name: profileName },
-    spec: { provider: 'kafka', kafka: { bootstrapServers: kafka.bootstrapServers } },
+    spec: {
+      provider: 'kafka',
+      namespaceSelector: {},
+      kafka: { bootstrapServers: kafka.bootstrapServers },
+    },
   } as ProviderProfile);
 
   log('warm-up run (not reported)');

@@ -46,7 +46,11 @@ beforeAll(async () => {
     apiVersion: ProviderProfile.apiVersion,
     kind: 'ProviderProfile',
     metadata: { name: 'events' },
-    spec: { provider: 'kafka', kafka: { bootstrapServers: kafka.bootstrapServers } },
+    spec: {
+      provider: 'kafka',
+      namespaceSelector: {},
+      kafka: { bootstrapServers: kafka.bootstrapServers },
+    },
   } as Profile);
 });
 beforeEach(async () => {

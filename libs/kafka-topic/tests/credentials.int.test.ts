@@ -50,7 +50,7 @@ const profile = (name: string, kafkaBlock: Record<string, unknown>) =>
     apiVersion: ProviderProfile.apiVersion,
     kind: 'ProviderProfile',
     metadata: { name },
-    spec: { provider: 'kafka', kafka: kafkaBlock },
+    spec: { provider: 'kafka', namespaceSelector: {}, kafka: kafkaBlock },
   } as Profile);
 const ref = (name: string) => ({ namespace: CREDS_NS, name });
 
@@ -245,6 +245,7 @@ describe('kafkaTopicController over SASL and TLS, with the ProviderProfile contr
       metadata: { name: 'cloud' },
       spec: {
         provider: 'aws',
+        namespaceSelector: {},
         aws: { region: 'eu-west-1', credentialsSecretRef: { namespace: CREDS_NS, name: 'aws' } },
       },
     } as Profile);

@@ -39,7 +39,12 @@ import {
   type KubeObject,
   type ResourceType,
 } from '@steward/kube';
-import { compareQuantities, type ProfileUser } from '@steward/provider-profile';
+import {
+  compareQuantities,
+  namespaceDirectory,
+  type NamespaceFacts,
+  type ProfileUser,
+} from '@steward/provider-profile';
 import { ProviderProfile } from '@steward/provider-profile-api';
 import { generatePassword, WorkloadChildren, type DesiredChild } from '@steward/workload';
 import {
@@ -149,6 +154,7 @@ export function postgresClusterController(
   const childSelection: Selection = { ...selection, labelSelector: Labels.cluster };
   const clusters = manager.informers.informerFor<Cluster>(PostgresCluster.resourceType, selection);
   const profiles = manager.informers.informerFor<Profile>(ProviderProfile.resourceType);
+  const namespaces = namespaceDirectory(manager);
   const pods = manager.informers.informerFor<Pod>(Pods, childSelection);
   const claims = manager.informers.informerFor<KubeObject>(PersistentVolumeClaims, childSelection);
   const jobs = manager.informers.informerFor<JobObject>(Jobs, childSelection);
@@ -195,6 +201,7 @@ export function postgresClusterController(
         .map((r) => ({ name: r.metadata.name!, due: requestedDue(r) }))
         .sort((a, b) => a.due.getTime() - b.due.getTime() || a.name.localeCompare(b.name)),
     profile: (name) => profiles.store.get(name),
+    namespace: (name) => namespaces.facts(name),
     options,
   });
 
@@ -205,6 +212,7 @@ export function postgresClusterController(
     return cluster && obj.metadata.namespace ? [`${obj.metadata.namespace}/${cluster}`] : [];
   };
 
+  const namespaceWatch = namespaces.watchFor(clusters);
   let builder = controllerFor(manager, PostgresCluster.resourceType, {
     selection,
     // A switchover request is an annotation: it changes no generation.
@@ -213,6 +221,9 @@ export function postgresClusterController(
     .named('postgrescluster')
     .gauges(...postgresClusterGauges)
     .watches(ProviderProfile.resourceType, byProfile)
+    .watches(namespaceWatch.resourceType, namespaceWatch.map, {
+      predicates: namespaceWatch.predicates,
+    })
     .watches(Pods, byClusterLabel, { selection: childSelection })
     .watches(PersistentVolumeClaims, byClusterLabel, { selection: childSelection })
     .watches(
@@ -244,6 +255,8 @@ interface ReconcilerDeps {
   /** The open PostgresBackups of a cluster, oldest first. */
   requests: (namespace: string, cluster: string) => BackupRequest[];
   profile: (name: string) => Profile | undefined;
+  /** The namespace's name and labels, for the profile's namespace binding. */
+  namespace: (name: string) => NamespaceFacts;
   options: PostgresClusterControllerOptions;
 }
 
@@ -337,7 +350,7 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
         message: `ProviderProfile ${profileName} not found: create it, or reference an existing kubernetes profile`,
       };
     }
-    return resolvePostgres(obj, profile, version);
+    return resolvePostgres(obj, profile, version, deps.namespace(obj.metadata.namespace ?? ''));
   }
 
   function secretValue(secrets: Map<string, KubeObject>, name: string, key: string): string {

@@ -12,6 +12,7 @@ const profile = (kubernetes: Partial<Kubernetes> = {}): ProviderProfile =>
     metadata: { name: 'production' },
     spec: {
       provider: 'kubernetes',
+      namespaces: ['shop'],
       kubernetes: {
         sizeClasses: { small: { cpu: '250m', memory: '512Mi', storage: '5Gi' } },
         images: [{ engine: 'postgres', version: '17', image: 'registry.example/postgres:17.12' }],

@@ -3,7 +3,7 @@ import {
   DEFAULT_RETENTION_DAYS,
   type PostgresCluster,
 } from '@steward/postgres-cluster-api';
-import { admitWorkload } from '@steward/provider-profile';
+import { admitWorkload, type NamespaceFacts } from '@steward/provider-profile';
 import { type ProviderProfile } from '@steward/provider-profile-api';
 import { BuiltInImages } from './images.js';
 import { PostgresReasons } from './status.js';
@@ -35,6 +35,7 @@ export function resolvePostgres(
   obj: PostgresCluster,
   profile: ProviderProfile | undefined,
   version: string,
+  namespace: NamespaceFacts = { name: obj.metadata.namespace ?? '' },
 ): Resolution {
   const spec = obj.spec;
   let image: string;
@@ -43,6 +44,7 @@ export function resolvePostgres(
   if (profile) {
     const admission = admitWorkload(profile, {
       kind: 'PostgresCluster',
+      namespace,
       engine: 'postgres',
       version,
       ...(spec.size ? { size: spec.size } : {}),

@@ -25,12 +25,19 @@
  *   name keys of the size classes of the profile's provider) and are enforced by the controller
  *   of each referencing resource as a condition, not at admission (a profile's guardrails can
  *   change after the resource was admitted).
+ * - **Tenancy**: `namespaces` (names) and `namespaceSelector` (a metav1.LabelSelector over the
+ *   namespace's labels; `{}` selects every namespace) say which namespaces' resources may use the
+ *   profile — a namespace either allows may; neither set, none may. `adoption.namespaces` names
+ *   the namespaces whose resources may adopt existing external resources through it (absent:
+ *   none). Enforced at admission by each chart's ValidatingAdmissionPolicy and by every controller.
  * - Status: `Ready` says whether the credentials work (for kubernetes, which has none: that the
  *   catalogue was accepted); `usedBy` counts referencing resources (a profile in use is held by a
  *   finalizer); `observedGeneration`.
  */
 export {
   DeletionPolicies,
+  LabelSelectorOperators,
+  MAX_PROFILE_NAMESPACES,
   ProviderProfile,
   QUANTITY_PATTERN,
   ProviderProfileSpec,

@@ -324,6 +324,60 @@ const kubernetes = withValidations(
   ],
 );
 
+/** At most this many namespaces in `spec.namespaces` and `spec.adoption.namespaces`. */
+export const MAX_PROFILE_NAMESPACES = 256;
+
+const namespaceNames = (description: string) =>
+  Type.Array(Type.String({ minLength: 1, maxLength: 63, pattern: DNS_LABEL_PATTERN }), {
+    maxItems: MAX_PROFILE_NAMESPACES,
+    'x-kubernetes-list-type': 'set',
+    description,
+  });
+
+/** The operators a `matchExpressions` requirement may use, as metav1.LabelSelector spells them. */
+export const LabelSelectorOperators = ['In', 'NotIn', 'Exists', 'DoesNotExist'] as const;
+
+/** metav1.LabelSelector: `{}` selects every namespace. */
+const namespaceSelector = Type.Object(
+  {
+    matchLabels: Type.Optional(
+      StringMap({ maxProperties: 32, description: 'Labels the namespace must carry, exactly.' }),
+    ),
+    matchExpressions: Type.Optional(
+      Type.Array(
+        withValidations(
+          Type.Object(
+            {
+              key: Type.String({ minLength: 1, maxLength: 317 }),
+              operator: StringEnum(LabelSelectorOperators),
+              values: Type.Optional(
+                Type.Array(Type.String({ maxLength: 63 }), {
+                  maxItems: 64,
+                  'x-kubernetes-list-type': 'atomic',
+                }),
+              ),
+            },
+            { additionalProperties: false },
+          ),
+          [
+            {
+              rule: "(self.operator in ['In', 'NotIn']) == (has(self.values) && size(self.values) > 0)",
+              message:
+                'spec.namespaceSelector.matchExpressions: In and NotIn need values; Exists and DoesNotExist take none',
+            },
+          ],
+        ),
+        { maxItems: 16, 'x-kubernetes-list-type': 'atomic' },
+      ),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'The namespaces (by their labels) whose resources may use this profile, as a label selector: {} selects every namespace. Together with spec.namespaces: a namespace either lists or selects is allowed. Neither set: no namespace may use the profile (refused at admission by the chart’s ValidatingAdmissionPolicy and by the controller: ProfileNotAllowedInNamespace).',
+  },
+);
+
 /** `spec.<block>` is present exactly when `spec.provider` names it: two rules per block, one message each. */
 const providerBlockRules = Providers.flatMap((p) => [
   {
@@ -341,6 +395,26 @@ export const ProviderProfileSpec = withValidations(
     provider: withValidations(
       StringEnum(Providers, { description: 'Which provider block applies. Immutable.' }),
       [immutable('spec.provider is immutable: create a new ProviderProfile instead')],
+    ),
+    namespaces: Type.Optional(
+      namespaceNames(
+        'The namespaces whose resources may use this profile, by name. Together with spec.namespaceSelector: a namespace either lists or selects is allowed. Neither set: no namespace may use the profile (ProfileNotAllowedInNamespace).',
+      ),
+    ),
+    namespaceSelector: Type.Optional(namespaceSelector),
+    adoption: Type.Optional(
+      Type.Object(
+        {
+          namespaces: namespaceNames(
+            'The namespaces whose resources may adopt an existing external resource (spec.adopt: true) through this profile — one that carries no Steward ownership mark, or the mark of an earlier object of the same namespace. A resource marked as another namespace’s is never adopted (ExternalResourceOwnedElsewhere).',
+          ),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'Who may adopt existing resources at this provider. Absent: nobody (spec.adopt is refused: AdoptionNotAllowed).',
+        },
+      ),
     ),
     aws: Type.Optional(aws),
     gcp: Type.Optional(gcp),

@@ -276,7 +276,7 @@ describe('a kubernetes ProviderProfile in a real API server', () => {
       await rejection(
         client.update(ProviderProfile.resourceType, {
           ...current,
-          spec: { provider: 'aws', aws: awsSpec.aws } as ProviderProfileSpec,
+          spec: { provider: 'aws', namespaceSelector: {}, aws: awsSpec.aws } as ProviderProfileSpec,
         }),
       ),
     ).toContain('spec.provider is immutable: create a new ProviderProfile instead');
@@ -291,7 +291,7 @@ describe('a kubernetes ProviderProfile in a real API server', () => {
           apiVersion: ProviderProfile.apiVersion,
           kind: 'ProviderProfile',
           metadata: { name },
-          spec: { provider: 'kubernetes', kubernetes: { images } },
+          spec: { provider: 'kubernetes', namespaceSelector: {}, kubernetes: { images } },
         } satisfies ApplyConfiguration<ProviderProfile>,
         { fieldManager },
       );

@@ -13,6 +13,7 @@ const profile = {
   metadata: { name: 'prod-gcp' },
   spec: {
     provider: 'gcp',
+    namespaceSelector: {},
     gcp: {
       project: 'steward-test',
       region: 'europe-west1',

@@ -40,7 +40,15 @@
  * first rule it breaks (`WorkloadAdmissionReasons`). `parseQuantity` / `compareQuantities` read
  * Kubernetes quantities exactly, for comparing sizes by value.
  *
- * RBAC: `steward.dev` `providerprofiles` get/list/watch/patch, `providerprofiles/status` patch;
+ * **Tenancy** (`namespace-access.ts`, pure): `profileAllowsNamespace(profile, namespace)` — a
+ * profile is usable from the namespaces its `spec.namespaces` lists or its `spec.namespaceSelector`
+ * selects, and from none when it sets neither; `namespaceRefusal` is the
+ * `ProfileNotAllowedInNamespace` refusal every referencing kind reports (`admitWorkload` checks it
+ * first); `profileAllowsAdoption` / `adoptionRefusal` read `spec.adoption.namespaces`.
+ * `namespaceDirectory(manager)` gives controllers the namespaces' labels from one shared informer
+ * and the watch that wakes a namespace's objects when its labels change.
+ *
+ * RBAC: `namespaces` get/list/watch (for `namespaceDirectory`); `steward.dev` `providerprofiles` get/list/watch/patch, `providerprofiles/status` patch;
  * list/watch on every `users` kind; whatever `checkCredentials` reads (e.g. `get` on the Secrets
  * profiles name); `events.k8s.io` `events` create/patch for the Event recorder.
  */
@@ -89,6 +97,22 @@ export {
   type ProfileUserRef,
 } from './users.js';
 export { profileChangesForUsers } from './predicates.js';
+export {
+  adoptionRefusal,
+  matchesLabelSelector,
+  namespaceRefusal,
+  NamespaceRecheckMs,
+  profileAllowsAdoption,
+  profileAllowsNamespace,
+  TenancyReasons,
+  type NamespaceFacts,
+  type TenancyRefusal,
+} from './namespace-access.js';
+export {
+  ByNamespaceIndex,
+  namespaceDirectory,
+  type NamespaceDirectory,
+} from './namespace-directory.js';
 export {
   admitWorkload,
   DefaultWorkloadFields,

@@ -5,7 +5,7 @@ import { profileChangesForUsers } from './predicates.js';
 const profile = (generation: number, ready?: string, usedBy = 0): ProviderProfile =>
   ({
     metadata: { name: 'p', generation },
-    spec: { provider: 'kafka', kafka: { bootstrapServers: ['b:9092'] } },
+    spec: { provider: 'kafka', namespaceSelector: {}, kafka: { bootstrapServers: ['b:9092'] } },
     status: {
       usedBy,
       ...(ready

@@ -39,6 +39,8 @@ export const ProviderProfileReasons = {
 export const WorkloadAdmissionReasons = {
   /** The profile is not a kubernetes profile. */
   WrongProvider: 'WrongProvider',
+  /** The profile does not allow the workload's namespace (`namespaceRefusal`). */
+  ProfileNotAllowedInNamespace: 'ProfileNotAllowedInNamespace',
   /** A kubernetes profile without `spec.kubernetes` (admission prevents it; an older CRD might not). */
   InvalidProviderProfile: 'InvalidProviderProfile',
   /** `spec.deletionPolicy` is not in `guardrails.allowedDeletionPolicies`. */

@@ -20,6 +20,7 @@ function profile(status?: ProviderProfile['status'], generation = 1): ProviderPr
     metadata: { name: 'prod-aws', generation, resourceVersion: '7', uid: 'u1' },
     spec: {
       provider: 'aws',
+      namespaceSelector: {},
       aws: { region: 'eu-west-1', credentialsSecretRef: { namespace: 'ops', name: 'aws' } },
     },
     ...(status ? { status } : {}),
@@ -62,7 +63,11 @@ describe('stateFromCatalogue', () => {
       apiVersion: 'steward.dev/v1alpha1',
       kind: 'ProviderProfile',
       metadata: { name: 'in-cluster', generation: 1 },
-      spec: { provider: 'kubernetes', ...(kubernetes ? { kubernetes } : {}) },
+      spec: {
+        provider: 'kubernetes',
+        namespaceSelector: {},
+        ...(kubernetes ? { kubernetes } : {}),
+      },
     }) as ProviderProfile;
 
   it('is Ready CatalogueAccepted, not Stalled, saying what the profile offers', () => {

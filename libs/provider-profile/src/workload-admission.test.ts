@@ -29,12 +29,18 @@ function profile(
     apiVersion: 'steward.dev/v1alpha1',
     kind: 'ProviderProfile',
     metadata: { name: 'in-cluster' },
-    spec: { provider: 'kubernetes', kubernetes: { ...catalogue, ...kubernetes }, guardrails },
+    spec: {
+      provider: 'kubernetes',
+      namespaceSelector: {},
+      kubernetes: { ...catalogue, ...kubernetes },
+      guardrails,
+    },
   } as ProviderProfile;
 }
 
 const cache: WorkloadRequest = {
   kind: 'CacheCluster',
+  namespace: { name: 'shop', labels: {} },
   engine: 'redis',
   version: '7.0',
   replicas: 1,
@@ -119,6 +125,7 @@ describe('admitWorkload', () => {
         ...profile(),
         spec: {
           provider: 'aws',
+          namespaceSelector: {},
           aws: { region: 'eu-west-1', credentialsSecretRef: { namespace: 'ops', name: 'aws' } },
         },
       } as ProviderProfile,
@@ -127,8 +134,18 @@ describe('admitWorkload', () => {
       'ProviderProfile in-cluster is for aws; a CacheCluster needs a kubernetes profile',
     ],
     [
+      'a namespace the profile does not allow (checked before anything else)',
+      {
+        ...profile(),
+        spec: { ...profile().spec, namespaceSelector: undefined, namespaces: ['billing'] },
+      } as ProviderProfile,
+      { version: '6.2' },
+      'ProfileNotAllowedInNamespace',
+      'ProviderProfile in-cluster may not be used from namespace shop: namespace shop is neither listed in its spec.namespaces nor selected by its spec.namespaceSelector. Ask the platform team to allow the namespace in the profile, or reference a profile that allows it',
+    ],
+    [
       'a kubernetes profile without its block',
-      { ...profile(), spec: { provider: 'kubernetes' } } as ProviderProfile,
+      { ...profile(), spec: { provider: 'kubernetes', namespaceSelector: {} } } as ProviderProfile,
       {},
       'InvalidProviderProfile',
       'ProviderProfile in-cluster is a kubernetes profile without spec.kubernetes: the platform team must add it',
@@ -306,6 +323,7 @@ describe('admitWorkload', () => {
   it('names the fields as the workload’s kind spells them', () => {
     const postgres: WorkloadRequest = {
       kind: 'PostgresCluster',
+      namespace: { name: 'shop', labels: {} },
       engine: 'postgres',
       version: '16',
       replicas: 2,

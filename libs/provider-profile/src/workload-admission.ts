@@ -4,6 +4,7 @@ import {
   type ProviderProfile,
 } from '@steward/provider-profile-api';
 import { describeImages } from './catalogue.js';
+import { namespaceRefusal, type NamespaceFacts } from './namespace-access.js';
 import { compareQuantities, InvalidQuantityError } from './quantity.js';
 import { WorkloadAdmissionReasons as R, type WorkloadAdmissionReason } from './reasons.js';
 
@@ -37,6 +38,11 @@ export const DefaultWorkloadFields: Readonly<WorkloadFields> = {
 export interface WorkloadRequest {
   /** The workload's kind, e.g. `CacheCluster` (for messages). */
   kind: string;
+  /**
+   * The workload's namespace (and its labels, once known): the profile must allow it
+   * (`spec.namespaces` / `spec.namespaceSelector`) before anything else is looked at.
+   */
+  namespace: NamespaceFacts;
   /** As the catalogue names it: `redis`, `valkey`, `postgres`. */
   engine: string;
   /** As the workload's `spec.version` spells it: `7.0`, `17`. */
@@ -165,6 +171,8 @@ export function admitWorkload(
       `ProviderProfile ${name} is for ${profile.spec.provider}; a ${request.kind} needs a kubernetes profile`,
     );
   }
+  const tenancy = namespaceRefusal(profile, request.namespace);
+  if (tenancy) return refuse(R.ProfileNotAllowedInNamespace, tenancy.message);
   const block = profile.spec.kubernetes;
   if (!block) {
     return refuse(

@@ -133,7 +133,7 @@ const kubernetesProfile = (name: string, extra: Partial<Profile['metadata']> = {
     apiVersion: ProviderProfile.apiVersion,
     kind: 'ProviderProfile',
     metadata: { name, ...extra },
-    spec: { provider: 'kubernetes', kubernetes: catalogue },
+    spec: { provider: 'kubernetes', namespaceSelector: {}, kubernetes: catalogue },
   } as Profile);
 const createCache = (name: string, profileName: string, namespace = ns, extra = {}) =>
   admin.create<CacheCluster>(CacheClusters, {
@@ -339,6 +339,7 @@ describe('providerProfileController with kubernetes profiles', () => {
       metadata: { name: aws },
       spec: {
         provider: 'aws',
+        namespaceSelector: {},
         aws: { region: 'eu-west-1', credentialsSecretRef: { namespace: 'ops', name: 'aws' } },
       },
     } as Profile);

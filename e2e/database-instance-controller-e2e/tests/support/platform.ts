@@ -112,6 +112,7 @@ export async function createProfile(
       provider === 'aws'
         ? {
             provider: 'aws',
+            namespaceSelector: {},
             aws: {
               region: moto.region,
               endpoint: options.endpoint ?? moto.endpoint,
@@ -121,6 +122,7 @@ export async function createProfile(
           }
         : {
             provider: 'gcp',
+            namespaceSelector: {},
             gcp: {
               project: GCP_PROJECT,
               region: 'europe-west1',

@@ -11,9 +11,11 @@ import {
 import { TerminalError } from '@steward/controller';
 import { type DatabaseInstance } from '@steward/database-instance-api';
 import {
+  Reasons,
   type ExternalClient,
   type ExternalProvider,
   type Observation,
+  type OwnerMark,
   type Present,
 } from '@steward/external';
 import { type ProviderProfile } from '@steward/provider-profile-api';
@@ -171,7 +173,7 @@ class RdsExternalClient implements ExternalClient<
       upToDate,
       ready: usable,
       state: providerState(instance.DBInstanceStatus),
-      ownedByThisObject: owned,
+      mark: ownerMark(instance),
       status,
       ...(usable && endpoint
         ? { connectionDetails: { host: endpoint.host, port: String(endpoint.port) } }
@@ -294,6 +296,13 @@ class RdsExternalClient implements ExternalClient<
     signal: AbortSignal,
   ): Promise<{ done: boolean }> {
     const instance = observed.raw;
+    // The managed reconciler deletes only what carries this object's mark; so does this client.
+    if (ownerUid(instance) !== obj.metadata.uid) {
+      throw new TerminalError(
+        Reasons.ExternalResourceOwnedElsewhere,
+        `RDS instance ${id} is not tagged as this object's (${RdsTags.ownerUid}): it is not deleted`,
+      );
+    }
     if (instance.DBInstanceStatus !== 'deleting') {
       const snapshot =
         obj.spec.finalSnapshot === false
@@ -327,6 +336,16 @@ class RdsExternalClient implements ExternalClient<
 
 function ownerUid(instance: DBInstance): string | undefined {
   return instance.TagList?.find((t) => t.Key === RdsTags.ownerUid)?.Value;
+}
+
+/** The object the instance's tags name as its owner, or null when it has no owner tag. */
+export function ownerMark(instance: DBInstance): OwnerMark | null {
+  const tag = (key: string) => instance.TagList?.find((t) => t.Key === key)?.Value;
+  const uid = tag(RdsTags.ownerUid);
+  if (!uid) return null;
+  const namespace = tag(RdsTags.namespace);
+  const name = tag(RdsTags.name);
+  return { uid, ...(namespace !== undefined ? { namespace } : {}), ...(name ? { name } : {}) };
 }
 
 /** `<id>-final-<yyyymmddhhmmss>` of the deletion time: the same on every retry of one deletion. */

@@ -1,5 +1,6 @@
 import { type DatabaseInstance } from '@steward/database-instance-api';
 import { deletionActsAtProvider } from '@steward/external';
+import { namespaceRefusal, type NamespaceFacts } from '@steward/provider-profile';
 import { type ProviderProfile } from '@steward/provider-profile-api';
 import { checkGuardrails } from '../guardrails.js';
 import { ProfileReasons } from './profile-config.js';
@@ -20,13 +21,19 @@ export type Admission =
  * Decides, before anything happens at a provider, what to do with `obj` (pure):
  * - no profile → `ProviderProfileNotFound`, unless the object is being deleted and deleting it
  *   touches no provider (then it is released);
+ * - a profile that does not allow the object's namespace → stop, `ProfileNotAllowedInNamespace`
+ *   (like a guardrail, this holds a deletion that would act at the provider);
  * - a guardrail violation → stop with its reason. While the object is being deleted this still
  *   holds when deletion would act at the provider (deletionPolicy Delete): nothing is deleted, the
  *   finalizer stays, and the message says how to proceed. A deletion that touches no provider is
  *   never held back by a guardrail;
  * - otherwise → the profile's provider.
  */
-export function admit(profile: ProviderProfile | undefined, obj: DatabaseInstance): Admission {
+export function admit(
+  profile: ProviderProfile | undefined,
+  obj: DatabaseInstance,
+  namespace: NamespaceFacts = { name: obj.metadata.namespace ?? '' },
+): Admission {
   const profileName = obj.spec.providerProfileRef.name;
   const deleting = Boolean(obj.metadata.deletionTimestamp);
   const touches = !deleting || deletionActsAtProvider(obj);
@@ -40,7 +47,9 @@ export function admit(profile: ProviderProfile | undefined, obj: DatabaseInstanc
         : `ProviderProfile ${profileName} not found: create it, or reference an existing aws or gcp profile`,
     };
   }
-  const violation = touches ? checkGuardrails(profile, obj) : undefined;
+  const violation = touches
+    ? (namespaceRefusal(profile, namespace) ?? checkGuardrails(profile, obj))
+    : undefined;
   if (violation) {
     return {
       action: 'stop',

@@ -11,7 +11,11 @@ import { DatabaseInstance } from '@steward/database-instance-api';
 import { externalChanges, managedReconciler, type Admission } from '@steward/external';
 import { objectKey, type Selection } from '@steward/informer';
 import { NotFoundError, Secrets, type KubeClient, type KubeObject } from '@steward/kube';
-import { profileChangesForUsers } from '@steward/provider-profile';
+import {
+  namespaceDirectory,
+  profileAllowsAdoption,
+  profileChangesForUsers,
+} from '@steward/provider-profile';
 import { ProviderProfile } from '@steward/provider-profile-api';
 import { type ExternalMetrics } from '@steward/telemetry';
 import { rdsExternalProvider } from '../aws/index.js';
@@ -121,6 +125,8 @@ export function databaseInstanceController(
   const selection = options.selection ?? {};
   const instances = manager.informers.informerFor<DB>(Kind, selection);
   const profiles = manager.informers.informerFor<Profile>(Profiles);
+  const namespaces = namespaceDirectory(manager);
+  const namespaceWatch = namespaces.watchFor(instances);
   try {
     instances.store.addIndexers({
       [ByProviderProfile]: (obj) => [obj.spec.providerProfileRef.name],
@@ -151,9 +157,15 @@ export function databaseInstanceController(
   };
   const admission = (obj: DB): Admission<DB, Profile> => {
     const profile = profiles.store.get(obj.spec.providerProfileRef.name);
-    const decision = admit(profile, obj);
+    const namespace = obj.metadata.namespace ?? '';
+    const decision = admit(profile, obj, namespaces.facts(namespace));
     if (decision.action !== 'reconcile') return decision;
-    return { action: 'manage', provider: providers[decision.provider], context: profile! };
+    return {
+      action: 'manage',
+      provider: providers[decision.provider],
+      context: profile!,
+      adoptionAllowed: profileAllowsAdoption(profile!, namespace),
+    };
   };
   // An adopted instance has no connection Secret (Steward never knew its password): nothing to add.
   const publishConnectionDetails = async (obj: DB, details: Record<string, string>) => {
@@ -170,6 +182,9 @@ export function databaseInstanceController(
   return controllerFor(manager, Kind, { selection, predicates: [externalChanges] })
     .named('databaseinstance')
     .watches(Profiles, byProfile, { predicates: [profileChangesForUsers] })
+    .watches(namespaceWatch.resourceType, namespaceWatch.map, {
+      predicates: namespaceWatch.predicates,
+    })
     .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 1 })
     .completeObjects(
       managedReconciler<DB, Profile>({

@@ -18,6 +18,7 @@ const awsProfile = (extra: Partial<ProviderProfile['spec']> = {}): ProviderProfi
     metadata: { name: 'aws-prod' },
     spec: {
       provider: 'aws',
+      namespaces: ['app'],
       aws: {
         region: 'eu-west-1',
         endpoint: 'http://127.0.0.1:5000',
@@ -35,6 +36,7 @@ const gcpProfile = (key?: string, endpoint?: string): ProviderProfile =>
     metadata: { name: 'gcp-prod' },
     spec: {
       provider: 'gcp',
+      namespaces: ['app'],
       gcp: {
         project: 'steward-test',
         region: 'europe-west1',
@@ -188,6 +190,37 @@ const created = { annotations: { [A.externalName]: 'x', [A.createSucceeded]: 't'
 const deleting = { ...created, deletionTimestamp: '2026-01-01T00:00:00Z' };
 
 describe('admit', () => {
+  it('stops ProfileNotAllowedInNamespace when the profile does not allow the namespace, also while deleting with Delete', () => {
+    const other = awsProfile({ namespaces: ['billing'] });
+    expect(admit(other, dbi())).toMatchObject({
+      action: 'stop',
+      reason: 'ProfileNotAllowedInNamespace',
+      message: expect.stringContaining(
+        'ProviderProfile aws-prod may not be used from namespace app',
+      ),
+    });
+    expect(admit(other, dbi({ deletionPolicy: 'Delete' }, deleting))).toMatchObject({
+      action: 'stop',
+      reason: 'ProfileNotAllowedInNamespace',
+    });
+    // Retain touches no provider: the object may go.
+    expect(admit(other, dbi({ deletionPolicy: 'Retain' }, deleting))).toMatchObject({
+      action: 'reconcile',
+    });
+  });
+  it('allows a namespace the selector picks by its labels', () => {
+    const selecting = awsProfile({
+      namespaces: undefined,
+      namespaceSelector: { matchLabels: { tenant: 'a' } },
+    });
+    expect(admit(selecting, dbi(), { name: 'app', labels: { tenant: 'a' } })).toEqual({
+      action: 'reconcile',
+      provider: 'aws',
+    });
+    expect(admit(selecting, dbi(), { name: 'app', labels: { tenant: 'b' } })).toMatchObject({
+      reason: 'ProfileNotAllowedInNamespace',
+    });
+  });
   it('dispatches by provider when the guardrails allow', () => {
     expect(admit(awsProfile(), dbi())).toEqual({ action: 'reconcile', provider: 'aws' });
     expect(admit(gcpProfile(), dbi())).toEqual({ action: 'reconcile', provider: 'gcp' });

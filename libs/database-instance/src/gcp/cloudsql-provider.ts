@@ -4,9 +4,11 @@ import { checkVersionUnchanged, versionChanged } from '../engine-version.js';
 import { type DatabaseInstance } from '@steward/database-instance-api';
 import { externalCall, type ExternalMetrics } from '@steward/telemetry';
 import {
+  Reasons,
   type ExternalClient,
   type ExternalProvider,
   type Observation,
+  type OwnerMark,
   type Present,
 } from '@steward/external';
 import { type ProviderProfile } from '@steward/provider-profile-api';
@@ -179,7 +181,7 @@ class CloudSqlClient implements ExternalClient<DatabaseInstance, DesiredInstance
     const activation = enumName(enums.activation, instance.settings?.activationPolicy);
     const state = cloudSqlProviderState(rawState, activation, operationType);
     const actual = actualSettings(instance, enums.availability);
-    const owned = actual.labels[OwnerLabels.uid] === obj.metadata.uid;
+    const mark = ownerMark(actual.labels);
 
     // While the object is being deleted (no `desired`) nothing is compared, so deletion never
     // waits on a spec fix.
@@ -211,7 +213,7 @@ class CloudSqlClient implements ExternalClient<DatabaseInstance, DesiredInstance
       upToDate: drift.length === 0,
       ready,
       state,
-      ownedByThisObject: owned,
+      mark,
       status,
       ...(ready && address?.ipAddress
         ? {
@@ -295,6 +297,13 @@ class CloudSqlClient implements ExternalClient<DatabaseInstance, DesiredInstance
   ): Promise<{ done: boolean }> {
     signal.throwIfAborted();
     const seen = observed.raw;
+    // The managed reconciler deletes only what carries this object's mark; so does this client.
+    if (seen.instance.settings?.userLabels?.[OwnerLabels.uid] !== obj.metadata.uid) {
+      throw new TerminalError(
+        Reasons.ExternalResourceOwnedElsewhere,
+        `Cloud SQL instance ${name} is not labelled as this object's (${OwnerLabels.uid}): it is not deleted`,
+      );
+    }
     const state = enumName(enums.state, seen.instance.state);
     // Already being deleted, or busy with something else: wait for it.
     if (state === 'PENDING_DELETE' || seen.operationType) return { done: false };
@@ -328,4 +337,13 @@ class CloudSqlClient implements ExternalClient<DatabaseInstance, DesiredInstance
   async close(): Promise<void> {
     await Promise.all([this.instances.close(), this.operations.close()]);
   }
+}
+
+/** The object an instance's user labels name as its owner, or null when it has no owner label. */
+export function ownerMark(labels: Readonly<Record<string, string>>): OwnerMark | null {
+  const uid = labels[OwnerLabels.uid];
+  if (!uid) return null;
+  const namespace = labels[OwnerLabels.namespace];
+  const name = labels[OwnerLabels.name];
+  return { uid, ...(namespace !== undefined ? { namespace } : {}), ...(name ? { name } : {}) };
 }

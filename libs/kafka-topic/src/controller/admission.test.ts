@@ -9,6 +9,7 @@ const kafkaProfile = (guardrails?: ProviderProfile['spec']['guardrails']): Provi
     metadata: { name: 'events' },
     spec: {
       provider: 'kafka',
+      namespaces: ['shop'],
       kafka: { bootstrapServers: ['k:9092'] },
       ...(guardrails ? { guardrails } : {}),
     },
@@ -44,6 +45,15 @@ const topic = (
 });
 
 describe('admitKafkaTopic', () => {
+  it('stops ProfileNotAllowedInNamespace for a namespace the profile does not allow', () => {
+    const profile = kafkaProfile();
+    profile.spec.namespaces = ['billing'];
+    expect(admitKafkaTopic(profile, topic())).toMatchObject({
+      action: 'stop',
+      reason: 'ProfileNotAllowedInNamespace',
+      message: expect.stringContaining('may not be used from namespace shop'),
+    });
+  });
   it('reconciles a valid object on a kafka profile', () => {
     expect(admitKafkaTopic(kafkaProfile(), topic())).toEqual({ action: 'reconcile' });
   });

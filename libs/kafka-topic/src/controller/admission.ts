@@ -1,5 +1,6 @@
 import { deletionActsAtProvider } from '@steward/external';
 import { type KafkaTopic } from '@steward/kafka-topic-api';
+import { namespaceRefusal, type NamespaceFacts } from '@steward/provider-profile';
 import { type ProviderProfile } from '@steward/provider-profile-api';
 import { resolveClaim } from '../claims.js';
 import { KafkaTopicReasons } from '../reasons.js';
@@ -20,6 +21,7 @@ export type KafkaTopicAdmission =
  * 1. another, older claimant holds the topic → `ResourceConflict`; while being deleted the object
  *    is released without touching the topic (it is the holder's);
  * 2. no profile → `ProviderProfileNotFound`; a profile for another provider → `WrongProvider`; a
+ *    profile that does not allow the object's namespace → `ProfileNotAllowedInNamespace`; a
  *    deletion policy the profile's guardrails forbid → `DeletionPolicyNotAllowed`. While the
  *    object is being deleted these hold only when the deletion would act at Kafka (the finalizer
  *    stays, the message says how to proceed); otherwise it is released;
@@ -29,6 +31,7 @@ export function admitKafkaTopic(
   profile: ProviderProfile | undefined,
   obj: KafkaTopic,
   claimants: readonly KafkaTopic[] = [],
+  namespace: NamespaceFacts = { name: obj.metadata.namespace ?? '' },
 ): KafkaTopicAdmission {
   const deleting = Boolean(obj.metadata.deletionTimestamp);
   const touches = !deleting || deletionActsAtProvider(obj);
@@ -65,6 +68,8 @@ export function admitKafkaTopic(
       `ProviderProfile ${profileName} is for ${profile.spec.provider}; a KafkaTopic needs a kafka profile`,
     );
   }
+  const tenancy = namespaceRefusal(profile, namespace);
+  if (tenancy) return held(tenancy.reason, tenancy.message);
   const policy = obj.spec.deletionPolicy ?? 'Retain';
   const allowed = profile.spec.guardrails?.allowedDeletionPolicies ?? ['Retain', 'Delete'];
   if (!allowed.includes(policy)) {

@@ -9,7 +9,11 @@ import {
 import { externalChanges, managedReconciler, type Admission } from '@steward/external';
 import { objectKey, type Selection } from '@steward/informer';
 import { KafkaTopic } from '@steward/kafka-topic-api';
-import { profileChangesForUsers } from '@steward/provider-profile';
+import {
+  namespaceDirectory,
+  profileAllowsAdoption,
+  profileChangesForUsers,
+} from '@steward/provider-profile';
 import { ProviderProfile } from '@steward/provider-profile-api';
 import { type ExternalMetrics } from '@steward/telemetry';
 import { claimKey } from '../claims.js';
@@ -90,6 +94,8 @@ export function kafkaTopicController(
   const selection = options.selection ?? {};
   const topics = manager.informers.informerFor<Topic>(Kind, selection);
   const profiles = manager.informers.informerFor<Profile>(Profiles);
+  const namespaces = namespaceDirectory(manager);
+  const namespaceWatch = namespaces.watchFor(topics);
   for (const [name, index] of Object.entries({
     [ByProviderProfile]: (obj: Topic) => [obj.spec.providerProfileRef.name],
     [ByTopicClaim]: (obj: Topic) => {
@@ -126,9 +132,15 @@ export function kafkaTopicController(
   const provider = kafkaTopicProvider({ admins });
   const admit = (obj: Topic): Admission<Topic, Profile> => {
     const profile = profileOf(obj);
-    const admission = admitKafkaTopic(profile, obj, claimantsOf(obj));
+    const namespace = obj.metadata.namespace ?? '';
+    const admission = admitKafkaTopic(profile, obj, claimantsOf(obj), namespaces.facts(namespace));
     return admission.action === 'reconcile'
-      ? { action: 'manage', provider, context: profile! }
+      ? {
+          action: 'manage',
+          provider,
+          context: profile!,
+          adoptionAllowed: profileAllowsAdoption(profile!, namespace),
+        }
       : admission;
   };
 
@@ -148,6 +160,9 @@ export function kafkaTopicController(
     .named('kafkatopic')
     .watches(Kind, claimPeers, { selection, predicates: [claimChanges] })
     .watches(Profiles, byProfile, { predicates: [profileChangesForUsers] })
+    .watches(namespaceWatch.resourceType, namespaceWatch.map, {
+      predicates: namespaceWatch.predicates,
+    })
     .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 1 })
     .completeObjects(
       managedReconciler<Topic, Profile>({

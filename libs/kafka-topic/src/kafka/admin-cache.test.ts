@@ -61,6 +61,7 @@ const profile = (servers = ['k:9092'], uid = 'uid-1'): ProviderProfile =>
     metadata: { name: 'events', uid },
     spec: {
       provider: 'kafka',
+      namespaceSelector: {},
       kafka: {
         bootstrapServers: servers,
         sasl: { mechanism: 'plain', secretRef: { namespace: 'kafka', name: 'admin' } },
