@@ -116,7 +116,12 @@ function run(): void {
       managedReconciler<Dbi, ProviderProfile>({
         client: manager.client,
         resourceType: Dbis,
-        admit: () => ({ action: 'manage', provider, context: profileOf(config) }),
+        admit: () => ({
+          action: 'manage',
+          provider,
+          context: profileOf(config),
+          adoptionAllowed: true,
+        }),
         finalizer: 'database.steward.dev/external',
         busyPollIntervalMs: 200,
         pollIntervalMs: 500,

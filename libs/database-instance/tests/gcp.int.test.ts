@@ -101,6 +101,7 @@ function run(): void {
             passwordFor: () => rootPassword,
           }),
           context: profileOf(config),
+          adoptionAllowed: true,
         }),
         finalizer: 'database.steward.dev/external',
         busyPollIntervalMs: 150,

@@ -87,7 +87,7 @@ function provider(
           ready: true,
           state: 'available',
           upToDate: size === undefined || r.size === size,
-          ownedByThisObject: r.owner === obj.metadata.uid,
+          mark: r.owner ? { uid: r.owner } : null,
           status: { size: r.size },
         };
       },
@@ -171,7 +171,12 @@ function run(world: World, deterministicNames = true): void {
       managedReconciler<Bucket, void>({
         client: manager.client,
         resourceType: Buckets,
-        admit: () => ({ action: 'manage', provider: buckets, context: undefined }),
+        admit: () => ({
+          action: 'manage',
+          provider: buckets,
+          context: undefined,
+          adoptionAllowed: true,
+        }),
         finalizer: 'external.steward.dev/bucket',
         busyPollIntervalMs: 200,
         pollIntervalMs: 500,

@@ -239,7 +239,7 @@ describe('kafkaTopicProvider', () => {
         config: { 'retention.ms': '1000' },
       },
     });
-    expect(observation.exists && observation.ownedByThisObject).toBeUndefined();
+    expect(observation.exists && observation.mark).toBeUndefined();
   });
 
   it('counts an existing topic as created (idempotent create)', async () => {

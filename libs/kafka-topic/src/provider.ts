@@ -48,7 +48,7 @@ export type KafkaTopicProvider = ExternalProvider<
  *
  * Ownership: Kafka topics carry no labels or tags, so the create ledger alone says a topic is
  * this object's (the managed reconciler treats an existing topic with no ledger entry as
- * `AlreadyExists` unless `spec.adopt`). Observations never claim ownership (`ownedByThisObject`
+ * `AlreadyExists` unless `spec.adopt`). Observations never claim ownership (`mark`
  * is left undefined).
  *
  * Requests: every admin call goes through the lease's `topics` (`topicAdmin`), which gathers the

@@ -98,6 +98,11 @@ const create = (name: string, spec: Partial<Topic['spec']> = {}) =>
 const read = (name: string) => admin.get<Topic>(Kind, name, ns);
 const patchSpec = (name: string, spec: Record<string, unknown>) =>
   admin.mergePatch<Topic>(Kind, name, ns, { spec });
+/** Lets this test's namespace adopt topics through the profile (`spec.adoption.namespaces`). */
+const allowAdoption = () =>
+  admin.mergePatch<Profile>(Profiles, 'events', undefined, {
+    spec: { adoption: { namespaces: [ns] } },
+  });
 const condition = async (name: string, type: string) =>
   findCondition((await read(name)).status?.conditions, type);
 const ready = (name: string) =>
@@ -377,6 +382,8 @@ describe('kafkaTopicController against a real Kafka broker', () => {
     await gone('shared');
     await reason('shared-copy', 'AlreadyExists');
     await patchSpec('shared-copy', { adopt: true });
+    await reason('shared-copy', 'AdoptionNotAllowed');
+    await allowAdoption();
     await ready('shared-copy');
     expect(await topicAt('shared')).toBeDefined();
   });
@@ -402,6 +409,13 @@ describe('kafkaTopicController against a real Kafka broker', () => {
     );
     expect((await overridesOf('legacy'))['retention.ms']).toBe('1000');
     await patchSpec('legacy', { adopt: true });
+    // spec.adopt alone takes nothing over: the profile must allow it for the namespace.
+    await reason('legacy', 'AdoptionNotAllowed');
+    expect((await condition('legacy', 'Ready'))?.message).toContain(
+      'does not allow adoption from namespace',
+    );
+    expect((await overridesOf('legacy'))['retention.ms']).toBe('1000');
+    await allowAdoption();
     await ready('legacy');
     await eventually(async () => (await overridesOf('legacy'))['retention.ms'] === '3600000', {
       description: 'the adopted topic takes the spec',
