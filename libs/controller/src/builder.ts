@@ -1,7 +1,7 @@
 import { type KubeObject, type ResourceType } from '@steward/kube';
 import { type Selection } from '@steward/informer';
 import { type NamespaceGauge } from '@steward/telemetry';
-import { type RateLimiter } from '@steward/workqueue';
+import { type Fairness, Priorities, type RateLimiter } from '@steward/workqueue';
 import { type Controller, type WatchSpec } from './controller.js';
 import { enqueueForObject, enqueueForOwner, type MapFunc } from './handlers.js';
 import { type Manager } from './manager.js';
@@ -15,15 +15,30 @@ interface Source {
   selection: Selection;
   map: MapFunc;
   predicates: Predicate<KubeObject>[];
+  priority: number;
+}
+
+/** Options of one source of keys. */
+export interface SourceOptions {
+  selection?: Selection;
+  predicates?: Predicate<KubeObject>[];
+  /**
+   * The queue priority of its live changes (default `Priorities.normal`; `owns`:
+   * `Priorities.high`). Initial lists and resyncs are low, deletions high, whatever it is.
+   */
+  priority?: number;
 }
 
 /**
  * Builds a controller for one kind (controller-runtime's builder). Sugar over `Controller`:
  * - `controllerFor(mgr, T)` ≡ watch T's informer, mapping each object to its own key;
- * - `.owns(C)` ≡ `.watches(C, enqueueForOwner(T))` — keys of C's controller owner of kind T;
+ * - `.owns(C)` ≡ `.watches(C, enqueueForOwner(T), { priority: Priorities.high })` — keys of C's
+ *   controller owner of kind T, ahead of bulk work when a child changes;
  * - `.watches(X, map)` — any kind, any mapping;
  * - `.withEventFilter(p)` — predicates for every source; per-source predicates add to them;
  * - `.gauges(g…)` — the kind's own gauges, over the objects it reconciles, per namespace.
+ * - `.withOptions({ maxConcurrentReconciles, rateLimiter, fairness })` — `fairness: 'fifo'` for
+ *   client-go's FIFO queue instead of the fair one (`ControllerOptions.fairness`).
  * `.complete(reconciler)` creates the controller and adds it to the manager.
  */
 export class ControllerBuilder {
@@ -32,6 +47,7 @@ export class ControllerBuilder {
   private readonly globalPredicates: Predicate<KubeObject>[] = [];
   private maxConcurrentReconciles = 1;
   private rateLimiter: RateLimiter | undefined;
+  private fairness: Fairness | undefined;
   private readonly kindGauges: NamespaceGauge<KubeObject>[] = [];
 
   constructor(
@@ -45,6 +61,7 @@ export class ControllerBuilder {
       selection: forOptions.selection ?? {},
       map: enqueueForObject,
       predicates: forOptions.predicates ?? [],
+      priority: Priorities.normal,
     });
   }
 
@@ -54,25 +71,22 @@ export class ControllerBuilder {
     return this;
   }
 
-  /** Reconcile the owner when an object of `child` it controls changes. */
-  owns(
-    child: ResourceType,
-    options: { selection?: Selection; predicates?: Predicate<KubeObject>[] } = {},
-  ): this {
-    return this.watches(child, enqueueForOwner(this.forType), options);
+  /** Reconcile the owner, at high priority, when an object of `child` it controls changes. */
+  owns(child: ResourceType, options: SourceOptions = {}): this {
+    return this.watches(child, enqueueForOwner(this.forType), {
+      priority: Priorities.high,
+      ...options,
+    });
   }
 
   /** Reconcile the keys `map` yields when an object of `rt` changes. */
-  watches(
-    rt: ResourceType,
-    map: MapFunc,
-    options: { selection?: Selection; predicates?: Predicate<KubeObject>[] } = {},
-  ): this {
+  watches(rt: ResourceType, map: MapFunc, options: SourceOptions = {}): this {
     this.sources.push({
       rt,
       selection: options.selection ?? {},
       map,
       predicates: options.predicates ?? [],
+      priority: options.priority ?? Priorities.normal,
     });
     return this;
   }
@@ -82,10 +96,15 @@ export class ControllerBuilder {
     return this;
   }
 
-  withOptions(options: { maxConcurrentReconciles?: number; rateLimiter?: RateLimiter }): this {
+  withOptions(options: {
+    maxConcurrentReconciles?: number;
+    rateLimiter?: RateLimiter;
+    fairness?: Fairness;
+  }): this {
     if (options.maxConcurrentReconciles !== undefined)
       this.maxConcurrentReconciles = options.maxConcurrentReconciles;
     if (options.rateLimiter) this.rateLimiter = options.rateLimiter;
+    if (options.fairness) this.fairness = options.fairness;
     return this;
   }
 
@@ -120,6 +139,7 @@ export class ControllerBuilder {
       informer: this.manager.informers.informerFor(s.rt, s.selection),
       map: s.map,
       predicates: [...this.globalPredicates, ...s.predicates],
+      priority: s.priority,
     }));
     const controller = this.manager.createController(
       {
@@ -129,6 +149,7 @@ export class ControllerBuilder {
         watches,
         maxConcurrentReconciles: this.maxConcurrentReconciles,
         ...(this.rateLimiter ? { rateLimiter: this.rateLimiter } : {}),
+        ...(this.fairness ? { fairness: this.fairness } : {}),
         ...(this.kindGauges.length ? { gauges: this.kindGauges } : {}),
       },
       reconciler,

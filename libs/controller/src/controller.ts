@@ -16,8 +16,11 @@ import {
   type WorkqueueMetricsProvider,
 } from '@steward/telemetry';
 import {
+  type AddOptions,
   defaultControllerRateLimiter,
+  type Fairness,
   newRateLimitingQueue,
+  Priorities,
   type RateLimiter,
   type RateLimitingQueue,
 } from '@steward/workqueue';
@@ -50,6 +53,12 @@ export interface WatchSpec {
   informer: Informer<KubeObject>;
   map: MapFunc;
   predicates: readonly Predicate<KubeObject>[];
+  /**
+   * The queue priority of this source's live changes; default `Priorities.normal` (`owns(...)`:
+   * `Priorities.high`). Initial lists and resyncs are low and deletions high whatever it is
+   * (`eventPriority`).
+   */
+  priority?: number;
 }
 
 export interface ControllerOptions {
@@ -64,6 +73,12 @@ export interface ControllerOptions {
   maxConcurrentReconciles?: number;
   /** Default: per-key exponential 5 ms → 1000 s, max'd with a 10 qps / burst 100 bucket. */
   rateLimiter?: RateLimiter;
+  /**
+   * The queue's order. `'fair'` (default): by priority, then namespaces take turns, so a bulk
+   * change in one namespace cannot delay another's reconciles by more than one key per turn.
+   * `'fifo'`: client-go's first-in first-out queue, priorities ignored (for comparison).
+   */
+  fairness?: Fairness;
   /**
    * The kind's own gauges (its domain's: failovers, backups …), computed from the cached objects
    * this controller reconciles and reported per namespace while it runs, like the health metrics.
@@ -87,11 +102,16 @@ export interface ControllerDeps {
 /**
  * A controller: event sources feed a rate-limited work queue of keys; `maxConcurrentReconciles`
  * workers take keys and call the reconciler. The queue guarantees that one key is never reconciled
- * twice at once and that a key changed during its reconcile is reconciled again after it. Results:
- * resolve → forget the key's backoff (and `requeueAfter` schedules it again); `TerminalError` →
- * no retry, `Ready=False`/`Stalled=True` with its reason, a Warning Event; any other exception →
- * retry with backoff. Nothing a reconciler does — throwing synchronously included — can stop the
- * workers; every outcome is counted in controller-runtime's metrics and traced.
+ * twice at once and that a key changed during its reconcile is reconciled again after it. It is
+ * fair by default: the highest priority first, then namespaces take turns. Events set priorities
+ * (`eventPriority`: initial list and resyncs low, deletions and owned children's changes high,
+ * other changes normal). Results: resolve → forget the key's backoff (and `requeueAfter`
+ * schedules it again, at `Result.priority`, by default the priority the key was handed out with
+ * but no higher than normal: a poll is not urgent unless the reconciler says so); `TerminalError`
+ * → no retry, `Ready=False`/`Stalled=True` with its reason, a Warning Event; any other exception →
+ * retry with backoff, at the priority the key was handed out with (urgent work stays urgent).
+ * Nothing a reconciler does — throwing synchronously included — can stop the workers; every
+ * outcome is counted in controller-runtime's metrics and traced.
  */
 export class Controller {
   readonly name: string;
@@ -116,12 +136,13 @@ export class Controller {
     this.queue = newRateLimitingQueue(options.rateLimiter ?? defaultControllerRateLimiter(), {
       name: options.name,
       metricsProvider: deps.queueMetrics ?? noopWorkqueueMetricsProvider,
+      fairness: options.fairness ?? 'fair',
     });
   }
 
-  /** Adds a key by hand (e.g. from a periodic trigger). */
-  enqueue(key: string): void {
-    this.queue.add(key);
+  /** Adds a key by hand (e.g. from a periodic trigger), at `options.priority` (default normal). */
+  enqueue(key: string, options?: AddOptions): void {
+    this.queue.add(key, options);
   }
 
   /**
@@ -135,7 +156,12 @@ export class Controller {
     for (const source of this.options.watches) {
       this.unsubscribes.push(
         source.informer.addEventHandler(
-          mappingHandler(source.map, source.predicates, (key) => this.queue.add(key)),
+          mappingHandler(
+            source.map,
+            source.predicates,
+            (key, priority) => this.queue.add(key, { priority }),
+            source.priority,
+          ),
         ),
       );
     }
@@ -210,6 +236,9 @@ export class Controller {
   private async reconcileKey(key: string, abort: AbortSignal, log: Logger): Promise<void> {
     const request = requestFromKey(key);
     const { forType, forInformer } = this.options;
+    // A retry keeps the priority the key was handed out with; a requeue is capped at normal.
+    const priority = this.queue.processingPriority(key) ?? Priorities.normal;
+    const requeuePriority = Math.min(priority, Priorities.normal);
     this.metrics.setActiveWorkers(this.name, ++this.active);
     const started = performance.now();
     let result: ReconcileResult = 'success';
@@ -243,7 +272,9 @@ export class Controller {
       this.queue.forget(key);
       if (requeueAfter > 0) {
         result = 'requeue_after';
-        this.queue.addAfter(key, requeueAfter);
+        this.queue.addAfter(key, requeueAfter, {
+          priority: (outcome as Result).priority ?? requeuePriority,
+        });
       }
       status = this.writerAfter(key, status);
       if (status) await clearStalled(status).catch(() => false);
@@ -274,9 +305,9 @@ export class Controller {
           );
         }
         if (error.recheckAfter !== undefined && error.recheckAfter > 0)
-          this.queue.addAfter(key, error.recheckAfter);
+          this.queue.addAfter(key, error.recheckAfter, { priority: requeuePriority });
       } else {
-        this.queue.addRateLimited(key);
+        this.queue.addRateLimited(key, { priority });
         log.error(
           { ...traced, err: error, key, requeues: this.queue.numRequeues(key) },
           'reconcile failed; retrying with backoff',

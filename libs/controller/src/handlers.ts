@@ -1,5 +1,6 @@
 import { DeletedFinalStateUnknown, objectKey, type EventHandler } from '@steward/informer';
 import { type KubeObject, type ResourceType } from '@steward/kube';
+import { Priorities } from '@steward/workqueue';
 import { passesCreate, passesDelete, passesUpdate, type Predicate } from './predicates.js';
 
 /** Maps an object to the keys of the objects to reconcile because of it. */
@@ -35,30 +36,57 @@ export function enqueueForOwner(
 }
 
 /**
+ * The priority of the keys an event maps to, in a controller's fair queue:
+ * - `Priorities.low` for what only confirms the cache: the informer's initial list (and the replay
+ *   of its cache to a handler added late) and resyncs (an update whose old and new objects have
+ *   the same resourceVersion) — the bulk a start or a resync brings;
+ * - `Priorities.high` for deletions: a delete event, or an object whose `deletionTimestamp` is set
+ *   (also in the initial list: a deletion a restart interrupted is not bulk);
+ * - `live` for any other change: the source's own priority (`Priorities.normal`; `owns(...)`
+ *   sources use `Priorities.high`, so an owned pod's change is not behind bulk work).
+ * A resync is low even for an object being deleted: nothing changed.
+ */
+export function eventPriority(
+  event: 'add' | 'initial' | 'update' | 'resync' | 'delete',
+  obj: KubeObject,
+  live: number = Priorities.normal,
+): number {
+  if (event === 'resync') return Priorities.low;
+  if (event === 'delete' || obj.metadata.deletionTimestamp) return Priorities.high;
+  return event === 'initial' ? Priorities.low : live;
+}
+
+/**
  * An informer handler that filters events through `predicates` and adds the keys `map` yields to
- * `enqueue`. Updates enqueue the keys of both the old and the new state (an owner reference may
+ * `enqueue`, each with the event's priority ({@link eventPriority}; `priority` is the one of live
+ * changes). Updates enqueue the keys of both the old and the new state (an owner reference may
  * have moved). Tombstones are unwrapped.
  */
 export function mappingHandler<T extends KubeObject>(
   map: MapFunc<T>,
   predicates: readonly Predicate<T>[],
-  enqueue: (key: string) => void,
+  enqueue: (key: string, priority: number) => void,
+  priority: number = Priorities.normal,
 ): EventHandler<T> {
-  const add = (obj: T): void => {
-    for (const key of map(obj)) enqueue(key);
-  };
   return {
-    onAdd: (obj) => {
-      if (passesCreate(predicates, obj)) add(obj);
+    onAdd: (obj, isInInitialList) => {
+      if (!passesCreate(predicates, obj)) return;
+      const p = eventPriority(isInInitialList ? 'initial' : 'add', obj, priority);
+      for (const key of map(obj)) enqueue(key, p);
     },
     onUpdate: (old, obj) => {
       if (!passesUpdate(predicates, old, obj)) return;
+      const version = obj.metadata.resourceVersion;
+      const resync =
+        old === obj || (version !== undefined && old.metadata.resourceVersion === version);
+      const p = eventPriority(resync ? 'resync' : 'update', obj, priority);
       const keys = new Set([...map(old), ...map(obj)]);
-      for (const key of keys) enqueue(key);
+      for (const key of keys) enqueue(key, p);
     },
     onDelete: (deleted) => {
       const obj = deleted instanceof DeletedFinalStateUnknown ? deleted.obj : deleted;
-      if (passesDelete(predicates, obj)) add(obj);
+      if (!passesDelete(predicates, obj)) return;
+      for (const key of map(obj)) enqueue(key, Priorities.high);
     },
   };
 }

@@ -4,6 +4,12 @@ import { type ObjectWithStatus, type StatusWriter } from './status-writer.js';
 export interface Result {
   /** Reconcile this key again after this many milliseconds (e.g. to poll an external system). */
   requeueAfter?: number;
+  /**
+   * The queue priority of that requeue (`Priorities.high` for a failover in progress, so its next
+   * step is not behind bulk work). Default: the priority this reconcile's key was handed out
+   * with, but no higher than `Priorities.normal`. Ignored without `requeueAfter`.
+   */
+  priority?: number;
 }
 
 /** The identity of the object to reconcile — only that; reconcilers re-read from the cache. */

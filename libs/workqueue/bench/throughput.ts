@@ -9,7 +9,9 @@
  * - backlog: add all 10,000 keys, then tryGet()/done() until empty (queue depth up to 10,000);
  * - backlog, async get: the same, taking items with `await get()` (one Promise per item);
  * - backlog, rate-limiting queue with metrics: the stack a controller uses, with a metrics
- *   provider whose instruments do nothing (so the bookkeeping is measured, not an exporter).
+ *   provider whose instruments do nothing (so the bookkeeping is measured, not an exporter);
+ * - the same scenarios on a fair queue (`fairness: 'fair'`; the keys span 97 namespaces), and a
+ *   backlog added at three priorities.
  */
 import {
   newRateLimitingQueue,
@@ -29,6 +31,16 @@ function interleaved(queue: WorkQueue): number {
     queue.done(item);
   }
   return KEY_SPACE;
+}
+
+function backlogPriorities(queue: WorkQueue): number {
+  for (let i = 0; i < KEY_SPACE; i++) queue.add(keys[i] as string, { priority: (i % 3) - 1 });
+  let cycles = 0;
+  for (let item = queue.tryGet(); item !== undefined; item = queue.tryGet()) {
+    queue.done(item);
+    cycles++;
+  }
+  return cycles;
 }
 
 function backlog(queue: WorkQueue): number {
@@ -94,5 +106,14 @@ await measure('backlog add×10k, await get/done×10k', newWorkQueue(), backlogAs
 await measure(
   'backlog, rate-limiting queue + metrics bookkeeping',
   newRateLimitingQueue(undefined, { name: 'bench', metricsProvider: inertProvider }),
+  backlog,
+);
+const fair = { fairness: 'fair' } as const;
+await measure('fair: interleaved add/tryGet/done', newWorkQueue(fair), interleaved);
+await measure('fair: backlog add×10k, tryGet/done×10k', newWorkQueue(fair), backlog);
+await measure('fair: backlog at 3 priorities', newWorkQueue(fair), backlogPriorities);
+await measure(
+  'fair: backlog, rate-limiting queue + metrics',
+  newRateLimitingQueue(undefined, { name: 'bench', metricsProvider: inertProvider, ...fair }),
   backlog,
 );

@@ -1,6 +1,13 @@
 import { type Clock, MAX_TIMER_DELAY_MS, realClock, type Timer } from './clock.js';
 import { type CounterLike, newRetriesMetric, noopMetricsProvider } from './metrics.js';
-import { type GetResult, newWorkQueue, type QueueOptions, type WorkQueue } from './queue.js';
+import {
+  type AddOptions,
+  type GetResult,
+  newWorkQueue,
+  priorityOf,
+  type QueueOptions,
+  type WorkQueue,
+} from './queue.js';
 import { WaitingHeap } from './waiting-heap.js';
 
 /**
@@ -11,10 +18,12 @@ export interface DelayingQueue extends WorkQueue {
   /**
    * Adds `item` once `delayMs` milliseconds have passed; a delay of 0 or less (or NaN) adds it at
    * once. While an item is scheduled, scheduling it again keeps the earlier ready time. Items leave
-   * in order of ready time (equal times: first scheduled first). Ignored after shut-down, which
-   * also drops every scheduled item. Counts one retry in the queue's metrics.
+   * in order of ready time (equal times: first scheduled first). The priority travels with the
+   * item: it is added with `options.priority` when ready — with the highest priority any of its
+   * schedules asked for, if it was scheduled again. Ignored after shut-down, which also drops
+   * every scheduled item. Counts one retry in the queue's metrics.
    */
-  addAfter(item: string, delayMs: number): void;
+  addAfter(item: string, delayMs: number, options?: AddOptions): void;
 }
 
 /** Options of {@link newDelayingQueue}. */
@@ -45,8 +54,8 @@ class DelayingQueueImpl implements DelayingQueue {
     private readonly retries: CounterLike,
   ) {}
 
-  add(item: string): void {
-    this.queue.add(item);
+  add(item: string, options?: AddOptions): void {
+    this.queue.add(item, options);
   }
 
   len(): number {
@@ -59,6 +68,10 @@ class DelayingQueueImpl implements DelayingQueue {
 
   tryGet(): string | undefined {
     return this.queue.tryGet();
+  }
+
+  processingPriority(item: string): number | undefined {
+    return this.queue.processingPriority(item);
   }
 
   done(item: string): void {
@@ -79,14 +92,14 @@ class DelayingQueueImpl implements DelayingQueue {
     return this.queue.shuttingDown();
   }
 
-  addAfter(item: string, delayMs: number): void {
+  addAfter(item: string, delayMs: number, options?: AddOptions): void {
     if (this.queue.shuttingDown()) return;
     this.retries.inc();
     if (!(delayMs > 0)) {
-      this.queue.add(item);
+      this.queue.add(item, options);
       return;
     }
-    this.waiting.schedule(item, this.clock.now() + delayMs);
+    this.waiting.schedule(item, this.clock.now() + delayMs, priorityOf(options));
     this.arm();
   }
 
@@ -101,7 +114,7 @@ class DelayingQueueImpl implements DelayingQueue {
     const now = this.clock.now();
     for (let head = this.waiting.peek(); head !== undefined && head.readyAt <= now;) {
       this.waiting.pop();
-      this.queue.add(head.item);
+      this.queue.add(head.item, { priority: head.priority });
       head = this.waiting.peek();
     }
     this.arm();

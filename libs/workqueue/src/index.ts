@@ -13,10 +13,31 @@
  *   so two workers never hold the same key.
  * - **Not lossy**: an item added while it is being processed is handed out exactly once more, after
  *   `done`.
- * - **Fair**: items leave in the order they were first added — a repeated add keeps the item's place
- *   and never overtakes older items — and waiting `get()` calls are served in call order.
- * - **Delays**: `addAfter(item, ms)` adds at the ready time (ms ≤ 0: now); an item scheduled twice
- *   keeps the earlier time; scheduled items leave in ready-time order.
+ * - **Fair**: in a FIFO queue (the default, `fairness: 'fifo'`, exactly client-go's), items leave in
+ *   the order they were first added — a repeated add keeps the item's place and never overtakes
+ *   older items — and waiting `get()` calls are served in call order.
+ * - **Fair between tenants** (`fairness: 'fair'`, what a controller uses): the tenant of a
+ *   `namespace/name` key is its namespace (keys without a slash — cluster-scoped — share the tenant
+ *   `''`; `tenantOf` can say otherwise). Every add carries a priority (`add(item, { priority })`,
+ *   default `Priorities.normal` = 0; {@link Priorities} names low −100 and high 100). A hand-out
+ *   takes the highest priority that has waiting items (strict: lower priorities wait until it is
+ *   empty); within it, the tenants with waiting items take turns, one item per turn, a tenant
+ *   joining at the back of the turn order; within a tenant, items leave in the order they joined
+ *   the line. So while a tenant has items waiting at a priority, any other tenant gets at most one
+ *   item of that priority between two of its own: an item at position r among its tenant's items
+ *   at its priority (counting older items of its tenant raised into that priority while it waits)
+ *   waits for at most r items of each other tenant of that priority, however many those tenants
+ *   have — 2,000 waiting in one namespace delay another namespace's item by one item.
+ * - **Priorities**: a waiting item added again with a higher priority is raised — it moves to that
+ *   priority with its age, ahead of younger items of its tenant there — and is never lowered (nor
+ *   counted as an add in the metrics). An item added while it is being processed comes back after
+ *   `done` at the highest priority asked for meanwhile. `processingPriority(item)` tells a worker
+ *   the priority it was handed the item with, so a retry can keep it. Stingy, exclusive, not lossy
+ *   and shut-down hold as above; with one tenant and one priority a fair queue is exactly the FIFO
+ *   queue (the FIFO queue ignores priorities and reports 0).
+ * - **Delays**: `addAfter(item, ms, { priority })` adds at the ready time (ms ≤ 0: now) with that
+ *   priority; an item scheduled twice keeps the earlier time and the higher priority; scheduled
+ *   items leave in ready-time order. `addRateLimited(item, { priority })` carries it the same way.
  * - **Shut-down**: `shutDown()` ignores later adds, drops scheduled items, and makes `get()` report
  *   `{ shutdown: true }` once the items already waiting are handed out; `shutDownWithDrain()`
  *   additionally resolves when every item handed out is `done`.
@@ -36,6 +57,7 @@ export {
   type DelayingQueueOptions,
   newDelayingQueue,
 } from './delaying-queue.js';
+export { namespaceOf } from './fair-line.js';
 export { FakeClock } from './fake-clock.js';
 export {
   type CounterLike,
@@ -45,7 +67,15 @@ export {
   type SettableGaugeLike,
   type WorkqueueMetricsProvider,
 } from './metrics.js';
-export { type GetResult, newWorkQueue, type QueueOptions, type WorkQueue } from './queue.js';
+export {
+  type AddOptions,
+  type Fairness,
+  type GetResult,
+  newWorkQueue,
+  Priorities,
+  type QueueOptions,
+  type WorkQueue,
+} from './queue.js';
 export {
   bucketRateLimiter,
   defaultControllerRateLimiter,

@@ -4,11 +4,20 @@ import { FakeClock } from './fake-clock.js';
 import { newWorkQueue, type WorkQueue } from './queue.js';
 import { newRateLimitingQueue } from './rate-limiting-queue.js';
 
-/** Every queue is a WorkQueue and keeps its contract, whichever decorators are stacked. */
+/**
+ * Every queue is a WorkQueue and keeps its contract, whichever decorators are stacked. The keys
+ * below are of one namespace (or all cluster-scoped) and added at one priority, where a fair queue
+ * must behave exactly as the FIFO queue: it runs the same suite.
+ */
 const implementations: [string, () => WorkQueue][] = [
   ['newWorkQueue', () => newWorkQueue()],
   ['newDelayingQueue', () => newDelayingQueue({ clock: new FakeClock() })],
   ['newRateLimitingQueue', () => newRateLimitingQueue(undefined, { clock: new FakeClock() })],
+  ['newWorkQueue (fair)', () => newWorkQueue({ fairness: 'fair' })],
+  [
+    'newRateLimitingQueue (fair)',
+    () => newRateLimitingQueue(undefined, { clock: new FakeClock(), fairness: 'fair' }),
+  ],
 ];
 
 /** Takes every waiting item, in order, marking each done. */

@@ -1,5 +1,5 @@
 import { type DelayingQueue, newDelayingQueue } from './delaying-queue.js';
-import { type GetResult, type QueueOptions } from './queue.js';
+import { type AddOptions, type GetResult, type QueueOptions } from './queue.js';
 import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiters.js';
 
 /**
@@ -7,8 +7,11 @@ import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiters.
  * back (client-go's `RateLimitingInterface`).
  */
 export interface RateLimitingQueue extends DelayingQueue {
-  /** Exactly `addAfter(item, rateLimiter.when(item))`: one more failure of `item`. */
-  addRateLimited(item: string): void;
+  /**
+   * Exactly `addAfter(item, rateLimiter.when(item), options)`: one more failure of `item`; it comes
+   * back at `options.priority`.
+   */
+  addRateLimited(item: string, options?: AddOptions): void;
   /**
    * Tells the rate limiter that `item` succeeded: its failure history is cleared. Does not remove
    * it from the queue. Call it when processing ends without a retry.
@@ -38,8 +41,8 @@ class RateLimitingQueueImpl implements RateLimitingQueue {
     private readonly rateLimiter: RateLimiter,
   ) {}
 
-  add(item: string): void {
-    this.queue.add(item);
+  add(item: string, options?: AddOptions): void {
+    this.queue.add(item, options);
   }
 
   len(): number {
@@ -52,6 +55,10 @@ class RateLimitingQueueImpl implements RateLimitingQueue {
 
   tryGet(): string | undefined {
     return this.queue.tryGet();
+  }
+
+  processingPriority(item: string): number | undefined {
+    return this.queue.processingPriority(item);
   }
 
   done(item: string): void {
@@ -70,12 +77,12 @@ class RateLimitingQueueImpl implements RateLimitingQueue {
     return this.queue.shuttingDown();
   }
 
-  addAfter(item: string, delayMs: number): void {
-    this.queue.addAfter(item, delayMs);
+  addAfter(item: string, delayMs: number, options?: AddOptions): void {
+    this.queue.addAfter(item, delayMs, options);
   }
 
-  addRateLimited(item: string): void {
-    this.queue.addAfter(item, this.rateLimiter.when(item));
+  addRateLimited(item: string, options?: AddOptions): void {
+    this.queue.addAfter(item, this.rateLimiter.when(item), options);
   }
 
   forget(item: string): void {

@@ -2,6 +2,8 @@
 export interface WaitingEntry {
   readonly item: string;
   readyAt: number;
+  /** The priority it is added with once ready: the highest any of its schedules asked for. */
+  priority: number;
   /** Insertion order: breaks ties between equal ready times, so they leave first-in first-out. */
   readonly seq: number;
   /** Position in the heap array. */
@@ -26,18 +28,26 @@ export class WaitingHeap {
   }
 
   /**
-   * Schedules `item` at `readyAt`. If it is already scheduled, the earlier of the two times wins.
+   * Schedules `item` at `readyAt`. If it is already scheduled, the earlier of the two times wins,
+   * and the higher of the two priorities.
    */
-  schedule(item: string, readyAt: number): void {
+  schedule(item: string, readyAt: number, priority = 0): void {
     const existing = this.byItem.get(item);
     if (existing !== undefined) {
+      if (priority > existing.priority) existing.priority = priority;
       if (readyAt < existing.readyAt) {
         existing.readyAt = readyAt;
         this.up(existing.index);
       }
       return;
     }
-    const entry: WaitingEntry = { item, readyAt, seq: this.seq++, index: this.heap.length };
+    const entry: WaitingEntry = {
+      item,
+      readyAt,
+      priority,
+      seq: this.seq++,
+      index: this.heap.length,
+    };
     this.heap.push(entry);
     this.byItem.set(item, entry);
     this.up(entry.index);
