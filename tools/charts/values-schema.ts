@@ -91,7 +91,19 @@ const properties: Record<string, JsonSchema> = {
     minimum: 0,
     maximum: 3,
   },
-  watchNamespace: { description: 'Empty: every namespace.', ...optionalDnsLabel },
+  watchNamespace: {
+    description:
+      'Deprecated: watchNamespaces with one namespace. Empty: every namespace. Not with watchNamespaces.',
+    ...optionalDnsLabel,
+  },
+  // Not required: `helm upgrade --reuse-values` from a release before it existed has no such key.
+  watchNamespaces: {
+    description:
+      'The namespaces the controller watches, each with a Role of its own (STEWARD_WATCH_NAMESPACES). Empty: every namespace, with a ClusterRole.',
+    type: 'array',
+    uniqueItems: true,
+    items: { $ref: '#/definitions/dnsLabel' },
+  },
   leaderElection: {
     type: 'object',
     additionalProperties: false,
@@ -106,7 +118,7 @@ const properties: Record<string, JsonSchema> = {
   maxConcurrentReconciles: { type: 'integer', minimum: 1, maximum: 64 },
   pollIntervalSeconds: { type: 'integer', minimum: 1, maximum: 86400 },
   manageProviderProfiles: {
-    description: 'null: on when watching every namespace, off with watchNamespace.',
+    description: 'null: on when watching every namespace, off with watchNamespaces.',
     type: ['boolean', 'null'],
   },
   otel: {

@@ -653,6 +653,7 @@ import {
   Tokens,
   type ExitCode,
   type ProcessConfig,
+  watchSelection,
 } from '@steward/controller-process';
 import { ${camel}Controller } from '@steward/${n.family}';
 import { inject, injectable } from 'tsyringe';
@@ -674,7 +675,7 @@ export class ${appClass} {
   run(): Promise<ExitCode> {
     const { config, manager } = this;
     ${camel}Controller(manager, {
-      ...(config.watchNamespace ? { selection: { namespace: config.watchNamespace } } : {}),
+      ...watchSelection(config),
       maxConcurrentReconciles: config.maxConcurrentReconciles,
     });
     return runUntilStopped(manager);
@@ -754,9 +755,12 @@ imagePullSecrets: []
 # gets a PodDisruptionBudget). More than one replica requires leader election.
 replicas: 1
 
-# -- Watch ${K}s in this namespace only (STEWARD_WATCH_NAMESPACE); empty watches every namespace.
-# When set, the namespaced permissions are granted by Roles in that namespace instead of the
-# ClusterRole.
+# -- Watch ${K}s in these namespaces only (STEWARD_WATCH_NAMESPACES), e.g. \`[team-a, team-b]\`;
+# empty watches every namespace. When set, the namespaced permissions are granted by a Role in
+# each of them instead of the ClusterRole.
+watchNamespaces: []
+
+# -- Deprecated: \`watchNamespaces: [<namespace>]\`. Not with watchNamespaces.
 watchNamespace: ''
 
 leaderElection:
@@ -798,9 +802,9 @@ serviceAccount:
   annotations: {}
 
 rbac:
-  # -- Only with \`watchNamespace\` set: the namespaces of Secrets that ProviderProfiles name, where
-  # steward-common grants \`get\` on Secrets (empty: in every namespace). The ${K} controller reads
-  # no Secret.
+  # -- The namespaces of Secrets that ProviderProfiles name, where steward-common grants \`get\` on
+  # Secrets (empty: in every namespace when watching every namespace, in none with
+  # \`watchNamespaces\`). The ${K} controller reads no Secret.
   credentialsSecretNamespaces: []
 
 resources:
@@ -875,8 +879,8 @@ charts/steward-common, a symbolic link to ../../steward-common).
 */}}
 
 {{/*
-${K}s: in the ClusterRole without watchNamespace, in a Role in the watched namespace with it. The
-controller reads them from its cache and writes only their status, by patch.
+${K}s: in the ClusterRole without watched namespaces, in a Role in each watched namespace with
+them. The controller reads them from its cache and writes only their status, by patch.
 */}}
 {{- define "${app}.watchRules" -}}
 - apiGroups: [${n.group}]
@@ -1028,8 +1032,8 @@ const variations: ChartVariation[] = [
 
 // What every Steward controller chart promises (lint, rendering, schema, dashboard, Pod, RBAC,
 // dry run, Pod Security, RBAC on a real API server, helm install), with this chart's specifics.
-// The ProviderProfile rules and \`get\` on Secrets come from steward-common, which grants them to
-// every controller chart; the ${K} controller uses neither.
+// The ProviderProfile and Namespace rules and \`get\` on Secrets come from steward-common, which
+// grants them to every controller chart; the ${K} controller uses none of them.
 describeControllerChart({
   chart,
   kind: ${K}.resourceType,
@@ -1038,6 +1042,7 @@ describeControllerChart({
   defaultRules: [
 ${rule('ClusterRole', 'steward.dev', 'providerprofiles', ['get', 'list', 'watch', 'patch'])}
 ${rule('ClusterRole', 'steward.dev', 'providerprofiles/status', ['patch'])}
+${rule('ClusterRole', '', 'namespaces', ['get', 'list', 'watch'])}
 ${rule('ClusterRole', n.group, n.plural, ['get', 'list', 'watch'])}
 ${rule('ClusterRole', n.group, `${n.plural}/status`, ['patch'])}
 ${rule('ClusterRole', '', 'secrets', ['get'])}

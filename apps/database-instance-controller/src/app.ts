@@ -5,6 +5,7 @@ import {
   type ExitCode,
   type ProcessConfig,
   type ProcessEvents,
+  watchSelection,
 } from '@steward/controller-process';
 import {
   databaseCredentialsCheck,
@@ -35,7 +36,7 @@ export class DatabaseInstanceControllerApp {
   run(): Promise<ExitCode> {
     const { config, manager } = this;
     databaseInstanceController(manager, {
-      ...(config.watchNamespace ? { selection: { namespace: config.watchNamespace } } : {}),
+      ...watchSelection(config),
       pollIntervalMs: config.pollIntervalMs,
       busyPollIntervalMs: config.busyPollIntervalMs,
       maxConcurrentReconciles: config.maxConcurrentReconciles,
@@ -46,7 +47,9 @@ export class DatabaseInstanceControllerApp {
       providerProfileController(manager, {
         providers: ['aws', 'gcp'],
         checkCredentials: databaseCredentialsCheck(manager.client),
-        users: [databaseInstanceUsers],
+        // With watched namespaces the chart's Roles allow no cluster-wide list: it counts the users
+        // in those namespaces only (manageProviderProfiles is off there by default for that reason).
+        users: [{ ...databaseInstanceUsers, ...watchSelection(config) }],
         recheckIntervalMs: config.credentialsRecheckMs,
         events: this.events,
       });

@@ -5,6 +5,7 @@ import {
   type ExitCode,
   type ProcessConfig,
   type ProcessEvents,
+  watchSelection,
 } from '@steward/controller-process';
 import { kafkaCredentialsCheck, kafkaTopicController, kafkaTopicUsers } from '@steward/kafka-topic';
 import { providerProfileController } from '@steward/provider-profile';
@@ -31,7 +32,7 @@ export class KafkaTopicControllerApp {
   run(): Promise<ExitCode> {
     const { config, manager } = this;
     kafkaTopicController(manager, {
-      ...(config.watchNamespace ? { selection: { namespace: config.watchNamespace } } : {}),
+      ...watchSelection(config),
       pollIntervalMs: config.pollIntervalMs,
       busyPollIntervalMs: config.busyPollIntervalMs,
       maxConcurrentReconciles: config.maxConcurrentReconciles,
@@ -42,7 +43,9 @@ export class KafkaTopicControllerApp {
       providerProfileController(manager, {
         providers: ['kafka'],
         checkCredentials: kafkaCredentialsCheck(manager.client),
-        users: [kafkaTopicUsers],
+        // With watched namespaces the chart's Roles allow no cluster-wide list: it counts the users
+        // in those namespaces only (manageProviderProfiles is off there by default for that reason).
+        users: [{ ...kafkaTopicUsers, ...watchSelection(config) }],
         recheckIntervalMs: config.credentialsRecheckMs,
         events: this.events,
       });

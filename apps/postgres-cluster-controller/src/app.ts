@@ -5,6 +5,7 @@ import {
   type ExitCode,
   type ProcessConfig,
   type ProcessEvents,
+  watchSelection,
   workloadControllerOptions,
 } from '@steward/controller-process';
 import {
@@ -44,7 +45,9 @@ export class PostgresClusterControllerApp {
     if (config.manageProviderProfiles) {
       providerProfileController(manager, {
         providers: ['kubernetes'],
-        users: [postgresClusterUsers(settings.defaultProfile)],
+        // With watched namespaces the chart's Roles allow no cluster-wide list: it counts the users
+        // in those namespaces only (manageProviderProfiles is off there by default for that reason).
+        users: [{ ...postgresClusterUsers(settings.defaultProfile), ...watchSelection(config) }],
         recheckIntervalMs: config.credentialsRecheckMs,
         events: this.events,
       });

@@ -4,8 +4,8 @@ The chart's own rules and environment; everything else comes from the steward-co
 */}}
 
 {{/*
-CacheClusters and everything the controller runs them with: in the ClusterRole without
-watchNamespace, in a Role in the watched namespace with it. These rules grant `get` on Secrets
+CacheClusters and everything the controller runs them with: in the ClusterRole without watched
+namespaces, in a Role in each watched namespace with them. These rules grant `get` on Secrets
 (the auth Secrets are children), and kubernetes ProviderProfiles name no Secret, so steward-common
 adds no profile-Secret rule (watchRulesReadSecrets, readsProfileSecrets false). Nothing is ever
 updated but the finalizers subresource; nothing is deleted but children and volumes.

@@ -4,8 +4,8 @@ charts/steward-common, a symbolic link to ../../steward-common).
 */}}
 
 {{/*
-DatabaseInstances and their connection Secrets: in the ClusterRole without watchNamespace, in a
-Role in the watched namespace with it.
+DatabaseInstances and their connection Secrets: in the ClusterRole without watched namespaces, in a
+Role in each watched namespace with them.
 */}}
 {{- define "database-instance-controller.watchRules" -}}
 # DatabaseInstances: cached; finalizer (JSON patch), annotations and status (merge patch)
@@ -16,6 +16,12 @@ Role in the watched namespace with it.
 - apiGroups: [database.steward.dev]
   resources: [databaseinstances/status]
   verbs: [patch]
+# A connection Secret the controller generates is owned by its DatabaseInstance with
+# blockOwnerDeletion, which the OwnerReferencesPermissionEnforcement admission plugin allows only to
+# who may update the owner's finalizers.
+- apiGroups: [database.steward.dev]
+  resources: [databaseinstances/finalizers]
+  verbs: [update]
 # Secrets are read by name only (a profile's credentials, an instance's connection Secret) and
 # connection Secrets are written; never listed or watched.
 - apiGroups: ['']

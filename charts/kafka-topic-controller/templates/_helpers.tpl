@@ -4,7 +4,8 @@ charts/steward-common, a symbolic link to ../../steward-common).
 */}}
 
 {{/*
-KafkaTopics: in the ClusterRole without watchNamespace, in a Role in the watched namespace with it.
+KafkaTopics: in the ClusterRole without watched namespaces, in a Role in each watched namespace
+with them.
 The controller writes no Secrets; it reads the TLS and SASL Secrets its ProviderProfiles name
 (steward-common adds that rule).
 */}}

@@ -4,8 +4,8 @@ The chart's own rules and environment; everything else comes from the steward-co
 */}}
 
 {{/*
-PostgresClusters and everything the controller runs them with: in the ClusterRole without
-watchNamespace, in a Role in the watched namespace with it. These rules grant `get` on Secrets
+PostgresClusters and everything the controller runs them with: in the ClusterRole without watched
+namespaces, in a Role in each watched namespace with them. These rules grant `get` on Secrets
 (the superuser and application Secrets are children, and the controller reads the superuser's to
 connect to PostgreSQL), and kubernetes ProviderProfiles name no Secret, so steward-common
 adds no profile-Secret rule (watchRulesReadSecrets, readsProfileSecrets false). Nothing is ever

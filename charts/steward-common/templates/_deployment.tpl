@@ -65,8 +65,9 @@ spec:
           image: {{ include "steward-common.image" . | quote }}
           imagePullPolicy: {{ .Values.image.pullPolicy }}
           env:
-            - name: STEWARD_WATCH_NAMESPACE
-              value: {{ .Values.watchNamespace | quote }}
+            # Comma-separated; empty: every namespace (watchNamespaces, or the deprecated watchNamespace).
+            - name: STEWARD_WATCH_NAMESPACES
+              value: {{ include "steward-common.watchNamespaces" . | fromJsonArray | join "," | quote }}
             - name: STEWARD_PROBE_PORT
               value: {{ .Values.probePort | quote }}
             - name: STEWARD_LEADER_ELECT

@@ -10,9 +10,13 @@ root (the chart's root context), kind (e.g. "KafkaTopic") and plural (e.g. "Kafk
 {{- define "steward-common.notes.installed" -}}
 {{- $root := .root -}}
 {{- $fullname := include "steward-common.fullname" $root -}}
+{{- $namespaces := include "steward-common.watchNamespaces" $root | fromJsonArray -}}
 The {{ .kind }} controller {{ $root.Chart.AppVersion }} is installed as release "{{ $root.Release.Name }}" in namespace "{{ $root.Release.Namespace }}".
 
-It reconciles {{ .plural }} in {{ if $root.Values.watchNamespace }}namespace "{{ $root.Values.watchNamespace }}"{{ else }}every namespace{{ end }}, against the cluster-scoped ProviderProfiles.
+It reconciles {{ .plural }} in {{ if eq (len $namespaces) 1 }}namespace "{{ first $namespaces }}"{{ else if $namespaces }}namespaces "{{ join "\", \"" $namespaces }}"{{ else }}every namespace{{ end }}, against the cluster-scoped ProviderProfiles.
+{{- if $root.Values.watchNamespace }}
+watchNamespace is deprecated: set watchNamespaces: [{{ $root.Values.watchNamespace }}] instead.
+{{- end }}
 {{- if $root.Values.leaderElection.enabled }}
 Leader election: Lease "{{ include "steward-common.leaseName" $root }}" in "{{ $root.Release.Namespace }}" ({{ $root.Values.replicas }} replica(s), one leader).
 {{- end }}

@@ -1,6 +1,6 @@
 import { findCondition } from '@steward/conditions';
-import { Leases, Secrets, type KubeObject } from '@steward/kube';
-import { eventually, ManagedProcess } from '@steward/testing';
+import { KubeClient, Leases, Secrets, type KubeObject } from '@steward/kube';
+import { controllerEnv, eventually, ManagedProcess } from '@steward/testing';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
@@ -264,6 +264,108 @@ describe('the database-instance-controller process', () => {
     expect((await admin.get<Profile>(Profiles, 'aws')).metadata.resourceVersion).toBe(
       before.metadata.resourceVersion,
     );
+    const log = controller.process.logFile;
+    expect(await controller.stop()).toBe(0);
+    controller = undefined;
+    expect(readFileSync(log, 'utf8')).not.toMatch(/forbidden/i);
+  });
+
+  it('watching namespaces [a, b] under the chart’s RBAC: reconciles in both (connection Secrets owned with blockOwnerDeletion), ignores c, and may not read a Secret in c', async () => {
+    const { admin } = platform;
+    const [a, b, c] = ['list-a', 'list-b', 'list-c'];
+    for (const name of [a, b, c]) await createNamespace(admin, name);
+    const manifests = await renderChart({
+      watchNamespaces: [a, b],
+      rbac: { credentialsSecretNamespaces: [CREDENTIALS_NAMESPACE] },
+    });
+    const identity = await bindChartRbac(platform.plane, manifests, RELEASE_NAMESPACE);
+    // What the chart's Deployment tells the process.
+    const watched = controllerEnv(manifests)['STEWARD_WATCH_NAMESPACES'];
+    expect(watched).toBe(`${a},${b}`);
+
+    // As the ServiceAccount: a Secret in c is forbidden (it exists: not "not found"), and so is
+    // listing DatabaseInstances anywhere but a and b.
+    await admin.create<Secret>(Secrets, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'team-c-only', namespace: c },
+      data: { password: Buffer.from('not yours').toString('base64') },
+    });
+    const asServiceAccount = new KubeClient(identity, { fieldManager: 'e2e-service-account' });
+    try {
+      await expect(asServiceAccount.get(Secrets, 'team-c-only', c)).rejects.toMatchObject({
+        code: 403,
+      });
+      await expect(asServiceAccount.list(Instances, { namespace: c })).rejects.toMatchObject({
+        code: 403,
+      });
+      await expect(asServiceAccount.list(Instances)).rejects.toMatchObject({ code: 403 });
+      for (const ns of [a, b]) {
+        await expect(asServiceAccount.list(Instances, { namespace: ns })).resolves.toMatchObject({
+          items: [],
+        });
+      }
+    } finally {
+      await asServiceAccount.close();
+    }
+
+    controller = await startController({
+      kubeConfig: identity,
+      env: {
+        STEWARD_LEADER_ELECT: 'true',
+        POD_NAMESPACE: RELEASE_NAMESPACE,
+        STEWARD_WATCH_NAMESPACES: watched!,
+      },
+    });
+    await controller.ready();
+    const removable = { deletionPolicy: 'Delete', finalSnapshot: false } as const;
+    await admin.create<DB>(Instances, databaseInstance(a, 'in-a', 'aws', removable));
+    await admin.create<DB>(Instances, databaseInstance(b, 'in-b', 'gcp', removable));
+    await admin.create<DB>(Instances, databaseInstance(c, 'in-c', 'aws', removable));
+    for (const [ns, name] of [
+      [a, 'in-a'],
+      [b, 'in-b'],
+    ] as const) {
+      await eventually(
+        async () => {
+          const obj = await admin.get<DB>(Instances, name, ns);
+          return findCondition(obj.status?.conditions, 'Ready')?.status === 'True';
+        },
+        { description: `${ns}/${name} Ready`, timeoutMs: 90_000 },
+      );
+      // Its connection Secret is owned with blockOwnerDeletion, which the API server's
+      // OwnerReferencesPermissionEnforcement allowed: the Role grants databaseinstances/finalizers.
+      const secret = await admin.get<Secret>(Secrets, `${name}-conn`, ns);
+      expect(secret.metadata.ownerReferences).toEqual([
+        expect.objectContaining({ kind: 'DatabaseInstance', name, blockOwnerDeletion: true }),
+      ]);
+    }
+    // Outside its namespaces: untouched, not even a finalizer, and no connection Secret.
+    const ignored = await admin.get<DB>(Instances, 'in-c', c);
+    expect(ignored.status).toBeUndefined();
+    expect(ignored.metadata.finalizers ?? []).toEqual([]);
+    await expect(admin.get(Secrets, 'in-c-conn', c)).rejects.toMatchObject({ code: 404 });
+
+    for (const [ns, name] of [
+      [a, 'in-a'],
+      [b, 'in-b'],
+      [c, 'in-c'],
+    ] as const) {
+      await admin.delete(Instances, name, ns);
+    }
+    for (const [ns, name] of [
+      [a, 'in-a'],
+      [b, 'in-b'],
+    ] as const) {
+      await eventually(
+        () =>
+          admin.get<DB>(Instances, name, ns).then(
+            () => false,
+            () => true,
+          ),
+        { description: `${ns}/${name} deleted`, timeoutMs: 90_000 },
+      );
+    }
     const log = controller.process.logFile;
     expect(await controller.stop()).toBe(0);
     controller = undefined;

@@ -1,12 +1,59 @@
 import { DatabaseInstance } from '@steward/database-instance-api';
 import { KubeClient } from '@steward/kube';
-import { describeControllerChart } from '@steward/testing';
+import { describeControllerChart, type PolicyRule } from '@steward/testing';
 import { defaultReleaseNamespace as releaseNamespace } from './support/chart.js';
+
+const chart = 'database-instance-controller';
+const profileRules: PolicyRule[] = [
+  {
+    apiGroups: ['steward.dev'],
+    resources: ['providerprofiles'],
+    verbs: ['get', 'list', 'watch', 'patch'],
+  },
+  { apiGroups: ['steward.dev'], resources: ['providerprofiles/status'], verbs: ['patch'] },
+  // Namespaces, cluster-scoped: their labels, which a ProviderProfile's namespaceSelector reads.
+  { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
+];
+/** DatabaseInstances and their connection Secrets: wherever the controller watches. */
+const watchRules: PolicyRule[] = [
+  {
+    apiGroups: ['database.steward.dev'],
+    resources: ['databaseinstances'],
+    verbs: ['get', 'list', 'watch', 'patch'],
+  },
+  {
+    apiGroups: ['database.steward.dev'],
+    resources: ['databaseinstances/status'],
+    verbs: ['patch'],
+  },
+  // A connection Secret's ownerReference sets blockOwnerDeletion (OwnerReferencesPermissionEnforcement).
+  {
+    apiGroups: ['database.steward.dev'],
+    resources: ['databaseinstances/finalizers'],
+    verbs: ['update'],
+  },
+  { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create', 'update', 'patch'] },
+];
+const eventRules: PolicyRule[] = [
+  { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
+];
+const leaseRole = {
+  [`Role ${releaseNamespace}/${chart}-leader-election`]: [
+    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+    {
+      apiGroups: ['coordination.k8s.io'],
+      resources: ['leases'],
+      resourceNames: [`${chart}-leader`],
+      verbs: ['get', 'update'],
+    },
+  ],
+};
+const clusterRole = `ClusterRole ${releaseNamespace}-${chart}`;
 
 // What every Steward controller chart promises (lint, rendering, schema, dashboard, Pod, RBAC,
 // dry run, Pod Security, RBAC on a real API server, helm install), with this chart's specifics.
 describeControllerChart({
-  chart: 'database-instance-controller',
+  chart,
   kind: DatabaseInstance.resourceType,
   connect: (kubeConfig) => new KubeClient(kubeConfig, { fieldManager: 'steward-chart-test' }),
   variations: [
@@ -22,6 +69,8 @@ describeControllerChart({
         'RoleBinding',
         'Service',
         'ServiceAccount',
+        'ValidatingAdmissionPolicy',
+        'ValidatingAdmissionPolicyBinding',
       ],
     },
     {
@@ -45,6 +94,35 @@ describeControllerChart({
         'RoleBinding',
         'Service',
         'ServiceAccount',
+        'ValidatingAdmissionPolicy',
+        'ValidatingAdmissionPolicyBinding',
+      ],
+    },
+    {
+      name: 'watchNamespaces team-a, team-b, credentials in their own namespace',
+      values: {
+        watchNamespaces: ['team-a', 'team-b'],
+        rbac: { credentialsSecretNamespaces: ['provider-credentials'] },
+      },
+      kinds: [
+        'ClusterRole',
+        'ClusterRoleBinding',
+        'ConfigMap',
+        'Deployment',
+        'Role',
+        'Role',
+        'Role',
+        'Role',
+        'Role',
+        'RoleBinding',
+        'RoleBinding',
+        'RoleBinding',
+        'RoleBinding',
+        'RoleBinding',
+        'Service',
+        'ServiceAccount',
+        'ValidatingAdmissionPolicy',
+        'ValidatingAdmissionPolicyBinding',
       ],
     },
     {
@@ -60,6 +138,8 @@ describeControllerChart({
         'RoleBinding',
         'Service',
         'ServiceAccount',
+        'ValidatingAdmissionPolicy',
+        'ValidatingAdmissionPolicyBinding',
       ],
     },
     {
@@ -79,6 +159,8 @@ describeControllerChart({
         'Service',
         'ServiceAccount',
         'ServiceMonitor',
+        'ValidatingAdmissionPolicy',
+        'ValidatingAdmissionPolicyBinding',
       ],
     },
     {
@@ -99,7 +181,14 @@ describeControllerChart({
         ],
         priorityClassName: 'system-cluster-critical',
       },
-      kinds: ['ClusterRole', 'ClusterRoleBinding', 'Deployment', 'Service'],
+      kinds: [
+        'ClusterRole',
+        'ClusterRoleBinding',
+        'Deployment',
+        'Service',
+        'ValidatingAdmissionPolicy',
+        'ValidatingAdmissionPolicyBinding',
+      ],
     },
   ],
   defaultRules: [
@@ -120,6 +209,13 @@ describeControllerChart({
     {
       roleKind: 'ClusterRole',
       namespace: undefined,
+      apiGroups: [''],
+      resources: ['namespaces'],
+      verbs: ['get', 'list', 'watch'],
+    },
+    {
+      roleKind: 'ClusterRole',
+      namespace: undefined,
       apiGroups: ['database.steward.dev'],
       resources: ['databaseinstances'],
       verbs: ['get', 'list', 'watch', 'patch'],
@@ -130,6 +226,13 @@ describeControllerChart({
       apiGroups: ['database.steward.dev'],
       resources: ['databaseinstances/status'],
       verbs: ['patch'],
+    },
+    {
+      roleKind: 'ClusterRole',
+      namespace: undefined,
+      apiGroups: ['database.steward.dev'],
+      resources: ['databaseinstances/finalizers'],
+      verbs: ['update'],
     },
     {
       roleKind: 'ClusterRole',
@@ -166,5 +269,66 @@ describeControllerChart({
     { verb: 'create', group: '', resource: 'secrets', namespace: 'team-a', allowed: true },
     { verb: 'update', group: '', resource: 'secrets', namespace: 'team-a', allowed: true },
     { verb: 'create', group: '', resource: 'secrets', namespace: 'team-b', allowed: false },
+  ],
+  watchNamespacesAccess: [
+    ...['team-a', 'team-b'].flatMap((namespace) => [
+      { verb: 'create', group: '', resource: 'secrets', namespace, allowed: true },
+      { verb: 'get', group: '', resource: 'secrets', namespace, allowed: true },
+      {
+        verb: 'update',
+        group: 'database.steward.dev',
+        resource: 'databaseinstances/finalizers',
+        namespace,
+        allowed: true,
+      },
+    ]),
+    { verb: 'create', group: '', resource: 'secrets', namespace: 'team-c', allowed: false },
+    {
+      verb: 'update',
+      group: 'database.steward.dev',
+      resource: 'databaseinstances/finalizers',
+      namespace: 'team-c',
+      allowed: false,
+    },
+  ],
+  // Its watch rules read and write the connection Secrets (as templates/rbac-*.yaml pass it).
+  watchRulesReadSecrets: true,
+  exactGrants: [
+    {
+      name: 'watchNamespaces team-a, team-b, credentials in provider-credentials',
+      values: {
+        watchNamespaces: ['team-b', 'team-a'],
+        rbac: { credentialsSecretNamespaces: ['provider-credentials'] },
+      },
+      grants: {
+        // Only what is cluster-scoped: ProviderProfiles.
+        [clusterRole]: profileRules,
+        ...leaseRole,
+        [`Role team-a/${chart}`]: [...watchRules, ...eventRules],
+        [`Role team-b/${chart}`]: [...watchRules, ...eventRules],
+        // Events about the cluster-scoped ProviderProfiles go to `default`, as client-go writes them.
+        [`Role default/${chart}-events`]: eventRules,
+        [`Role provider-credentials/${chart}-credentials`]: [
+          { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
+        ],
+      },
+    },
+    {
+      name: 'watchNamespaces team-a, team-b, no credentials namespace: no Secret read elsewhere',
+      values: { watchNamespaces: ['team-a', 'team-b'] },
+      grants: {
+        [clusterRole]: profileRules,
+        ...leaseRole,
+        [`Role team-a/${chart}`]: [...watchRules, ...eventRules],
+        [`Role team-b/${chart}`]: [...watchRules, ...eventRules],
+        [`Role default/${chart}-events`]: eventRules,
+      },
+    },
+    {
+      // It writes connection Secrets in every namespace, so it reads any: the list cannot narrow it.
+      name: 'every namespace, credentials in provider-credentials',
+      values: { rbac: { credentialsSecretNamespaces: ['provider-credentials'] } },
+      grants: { [clusterRole]: [...profileRules, ...watchRules, ...eventRules], ...leaseRole },
+    },
   ],
 });

@@ -6,7 +6,9 @@ import {
   describeControllerChart,
   renderChart,
   repoRoot,
+  type ChartGrants,
   type ChartVariation,
+  type PolicyRule,
 } from '@steward/testing';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +16,81 @@ import { describe, expect, it } from 'vitest';
 
 const chart = 'kafka-topic-controller';
 const chartDir = join(repoRoot(), 'charts', chart);
+
+const profileRules: PolicyRule[] = [
+  {
+    apiGroups: ['steward.dev'],
+    resources: ['providerprofiles'],
+    verbs: ['get', 'list', 'watch', 'patch'],
+  },
+  { apiGroups: ['steward.dev'], resources: ['providerprofiles/status'], verbs: ['patch'] },
+  // Namespaces, cluster-scoped: their labels, which a ProviderProfile's namespaceSelector reads.
+  { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
+];
+const topicRules: PolicyRule[] = [
+  {
+    apiGroups: ['kafka.steward.dev'],
+    resources: ['kafkatopics'],
+    verbs: ['get', 'list', 'watch', 'patch'],
+  },
+  { apiGroups: ['kafka.steward.dev'], resources: ['kafkatopics/status'], verbs: ['patch'] },
+];
+const secretRules: PolicyRule[] = [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }];
+const eventRules: PolicyRule[] = [
+  { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
+];
+const leaseRole = {
+  [`Role ${releaseNamespace}/${chart}-leader-election`]: [
+    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+    {
+      apiGroups: ['coordination.k8s.io'],
+      resources: ['leases'],
+      resourceNames: [`${chart}-leader`],
+      verbs: ['get', 'update'],
+    },
+  ],
+};
+const clusterRole = `ClusterRole ${releaseNamespace}-${chart}`;
+
+/** Exactly the rules of the modes with credentials namespaces, by role. */
+const exactGrants: ChartGrants[] = [
+  {
+    name: 'watchNamespaces team-a, team-b, credentials in provider-credentials and team-b',
+    values: {
+      watchNamespaces: ['team-a', 'team-b'],
+      rbac: { credentialsSecretNamespaces: ['provider-credentials', 'team-b'] },
+    },
+    grants: {
+      // Only what is cluster-scoped: ProviderProfiles; no Secret readable cluster-wide.
+      [clusterRole]: profileRules,
+      ...leaseRole,
+      [`Role team-a/${chart}`]: [...topicRules, ...eventRules],
+      [`Role team-b/${chart}`]: [...topicRules, ...secretRules, ...eventRules],
+      [`Role default/${chart}-events`]: eventRules,
+      [`Role provider-credentials/${chart}-credentials`]: secretRules,
+    },
+  },
+  {
+    name: 'watchNamespaces team-a, team-b, no credentials namespace: no Secret readable',
+    values: { watchNamespaces: ['team-a', 'team-b'] },
+    grants: {
+      [clusterRole]: profileRules,
+      ...leaseRole,
+      [`Role team-a/${chart}`]: [...topicRules, ...eventRules],
+      [`Role team-b/${chart}`]: [...topicRules, ...eventRules],
+      [`Role default/${chart}-events`]: eventRules,
+    },
+  },
+  {
+    name: 'every namespace, credentials in provider-credentials: no cluster-wide `get` on Secrets',
+    values: { rbac: { credentialsSecretNamespaces: ['provider-credentials'] } },
+    grants: {
+      [clusterRole]: [...profileRules, ...topicRules, ...eventRules],
+      ...leaseRole,
+      [`Role provider-credentials/${chart}-credentials`]: secretRules,
+    },
+  },
+];
 
 const variations: ChartVariation[] = [
   {
@@ -28,6 +105,8 @@ const variations: ChartVariation[] = [
       'RoleBinding',
       'Service',
       'ServiceAccount',
+      'ValidatingAdmissionPolicy',
+      'ValidatingAdmissionPolicyBinding',
     ],
   },
   {
@@ -51,6 +130,8 @@ const variations: ChartVariation[] = [
       'RoleBinding',
       'Service',
       'ServiceAccount',
+      'ValidatingAdmissionPolicy',
+      'ValidatingAdmissionPolicyBinding',
     ],
   },
   {
@@ -66,6 +147,8 @@ const variations: ChartVariation[] = [
       'RoleBinding',
       'Service',
       'ServiceAccount',
+      'ValidatingAdmissionPolicy',
+      'ValidatingAdmissionPolicyBinding',
     ],
   },
   {
@@ -85,6 +168,8 @@ const variations: ChartVariation[] = [
       'Service',
       'ServiceAccount',
       'ServiceMonitor',
+      'ValidatingAdmissionPolicy',
+      'ValidatingAdmissionPolicyBinding',
     ],
   },
   {
@@ -105,7 +190,59 @@ const variations: ChartVariation[] = [
       ],
       priorityClassName: 'system-cluster-critical',
     },
-    kinds: ['ClusterRole', 'ClusterRoleBinding', 'Deployment', 'Service'],
+    kinds: [
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'Deployment',
+      'Service',
+      'ValidatingAdmissionPolicy',
+      'ValidatingAdmissionPolicyBinding',
+    ],
+  },
+  {
+    name: 'watchNamespaces team-a, team-b, credentials in provider-credentials and team-b',
+    values: {
+      watchNamespaces: ['team-a', 'team-b'],
+      rbac: { credentialsSecretNamespaces: ['provider-credentials', 'team-b'] },
+    },
+    kinds: [
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'ConfigMap',
+      'Deployment',
+      'Role',
+      'Role',
+      'Role',
+      'Role',
+      'Role',
+      'RoleBinding',
+      'RoleBinding',
+      'RoleBinding',
+      'RoleBinding',
+      'RoleBinding',
+      'Service',
+      'ServiceAccount',
+      'ValidatingAdmissionPolicy',
+      'ValidatingAdmissionPolicyBinding',
+    ],
+  },
+  {
+    name: 'every namespace, credentials in their own namespace',
+    values: { rbac: { credentialsSecretNamespaces: ['provider-credentials'] } },
+    kinds: [
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'ConfigMap',
+      'Deployment',
+      'Role',
+      'Role',
+      'RoleBinding',
+      'RoleBinding',
+      'Service',
+      'ServiceAccount',
+      'ValidatingAdmissionPolicy',
+      'ValidatingAdmissionPolicyBinding',
+    ],
   },
   {
     name: 'watchNamespace set, credentials next to the topics',
@@ -128,6 +265,8 @@ const variations: ChartVariation[] = [
       'RoleBinding',
       'Service',
       'ServiceAccount',
+      'ValidatingAdmissionPolicy',
+      'ValidatingAdmissionPolicyBinding',
     ],
   },
 ];
@@ -153,6 +292,13 @@ describeControllerChart({
       apiGroups: ['steward.dev'],
       resources: ['providerprofiles/status'],
       verbs: ['patch'],
+    },
+    {
+      roleKind: 'ClusterRole',
+      namespace: undefined,
+      apiGroups: [''],
+      resources: ['namespaces'],
+      verbs: ['get', 'list', 'watch'],
     },
     {
       roleKind: 'ClusterRole',
@@ -203,6 +349,11 @@ describeControllerChart({
     { verb: 'get', group: '', resource: 'secrets', namespace: 'team-a', allowed: false },
     { verb: 'create', group: '', resource: 'secrets', namespace: 'team-a', allowed: false },
   ],
+  watchNamespacesAccess: [
+    { verb: 'get', group: '', resource: 'secrets', namespace: 'team-a', allowed: false },
+    { verb: 'get', group: '', resource: 'secrets', namespace: 'team-b', allowed: false },
+  ],
+  exactGrants,
   // The controller never writes a Secret: it reads the profiles' by name.
   secretVerbs: ['get'],
 });

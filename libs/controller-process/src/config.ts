@@ -4,8 +4,13 @@
  * with a message naming it, instead of surfacing later as odd behaviour.
  */
 export interface ProcessConfig {
-  /** Only DatabaseInstances in this namespace; `undefined` = all namespaces. */
-  readonly watchNamespace: string | undefined;
+  /**
+   * The namespaces whose objects the controllers watch and reconcile (one list-watch per
+   * namespace and kind, merged into one cache), deduplicated and sorted; empty = all namespaces.
+   * STEWARD_WATCH_NAMESPACES (comma-separated) with STEWARD_WATCH_NAMESPACE (one namespace;
+   * deprecated, still read) added.
+   */
+  readonly watchNamespaces: readonly string[];
   /** Serves /healthz, /readyz and /metrics; 0 picks a free port (tests). */
   readonly probePort: number;
   readonly probeHost: string;
@@ -22,8 +27,8 @@ export interface ProcessConfig {
   readonly busyPollIntervalMs: number;
   /**
    * Run the ProviderProfile controller for this process's providers (credentials status, usedBy,
-   * in-use finalizer). Default: on when watching all namespaces, off when watching one — profiles are
-   * cluster-scoped, and two namespaced installations would count different users of one profile.
+   * in-use finalizer). Default: on when watching all namespaces, off when watching some — profiles
+   * are cluster-scoped, and two namespaced installations would count different users of one profile.
    */
   readonly manageProviderProfiles: boolean;
   /** How often each ProviderProfile's credentials are checked again. */
@@ -74,6 +79,40 @@ function namespace(env: Env, key: string): string | undefined {
   return raw;
 }
 
+/**
+ * STEWARD_WATCH_NAMESPACES, a comma-separated list of namespace names (blanks around the commas
+ * and empty items ignored), plus the deprecated STEWARD_WATCH_NAMESPACE: deduplicated, sorted.
+ */
+function watchNamespaces(env: Env): string[] {
+  const key = 'STEWARD_WATCH_NAMESPACES';
+  const listed = (text(env, key) ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+  for (const item of listed) {
+    if (!DNS_LABEL.test(item)) {
+      throw new ConfigError(
+        `${key} must be namespace names (DNS labels) separated by commas, got "${item}"`,
+      );
+    }
+  }
+  const single = namespace(env, 'STEWARD_WATCH_NAMESPACE');
+  return [...new Set([...listed, ...(single ? [single] : [])])].sort();
+}
+
+/**
+ * What the controllers of a process with `config` watch, as a `Selection` of @steward/informer:
+ * `{ namespaces }` when it watches some namespaces, `{}` (every namespace) otherwise. Spread it
+ * into a controller's options: `{ ...watchSelection(config), … }`.
+ */
+export function watchSelection(config: Pick<ProcessConfig, 'watchNamespaces'>): {
+  selection?: { namespaces: readonly string[] };
+} {
+  return config.watchNamespaces.length > 0
+    ? { selection: { namespaces: config.watchNamespaces } }
+    : {};
+}
+
 /** Reads and checks the configuration; throws {@link ConfigError} naming the variable at fault. */
 export function loadProcessConfig(env: Env): ProcessConfig {
   const logLevel = text(env, 'STEWARD_LOG_LEVEL') ?? 'info';
@@ -91,10 +130,10 @@ export function loadProcessConfig(env: Env): ProcessConfig {
       'leader election needs a namespace for its Lease: set POD_NAMESPACE (the chart does, from the downward API) or STEWARD_LEADER_ELECTION_NAMESPACE, or set STEWARD_LEADER_ELECT=false',
     );
   }
-  const watchNamespace = namespace(env, 'STEWARD_WATCH_NAMESPACE');
+  const watched = watchNamespaces(env);
   return {
-    watchNamespace,
-    manageProviderProfiles: boolean(env, 'STEWARD_MANAGE_PROVIDER_PROFILES', !watchNamespace),
+    watchNamespaces: watched,
+    manageProviderProfiles: boolean(env, 'STEWARD_MANAGE_PROVIDER_PROFILES', watched.length === 0),
     probePort: integer(env, 'STEWARD_PROBE_PORT', 8080, 0, 65535),
     probeHost: text(env, 'STEWARD_PROBE_HOST') ?? '0.0.0.0',
     leaderElection,

@@ -1,4 +1,4 @@
-import { type ProcessConfig } from './config.js';
+import { watchSelection, type ProcessConfig } from './config.js';
 import { type ProcessEvents } from './wiring.js';
 
 /**
@@ -46,7 +46,7 @@ export function workloadSettings(env: NodeJS.ProcessEnv): WorkloadSettings {
 
 /**
  * The options every workload controller (CacheCluster, PostgresCluster) takes from its process:
- * the watched namespace, field manager, concurrency, polls and Event recorder from the process
+ * the watched namespaces, field manager, concurrency, polls and Event recorder from the process
  * configuration, and the default profile and controller identity from `workloadSettings(env)`
  * (returned too, for the ProviderProfile controller's users).
  */
@@ -60,7 +60,7 @@ export function workloadControllerOptions(
   return {
     settings,
     options: {
-      ...(config.watchNamespace ? { selection: { namespace: config.watchNamespace } } : {}),
+      ...watchSelection(config),
       fieldManager,
       maxConcurrentReconciles: config.maxConcurrentReconciles,
       pollIntervalMs: config.pollIntervalMs,

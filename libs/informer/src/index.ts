@@ -17,6 +17,9 @@
  * - `hasSynced()` is true once the first list is cached. Resync (`resyncPeriodMs`) re-delivers
  *   every cached object as `update(obj, obj)`.
  * - Cached objects are shared: treat them as immutable.
+ * - A `Selection` of several `namespaces` is one informer with a list-watch per namespace, merged
+ *   into one cache (a relist in one namespace touches only that namespace's objects); it is what
+ *   a process permitted to read its kinds in some namespaces only (a Role in each) watches with.
  */
 export { Backoff } from './backoff.js';
 export {
@@ -53,6 +56,9 @@ export {
 export {
   InformerFactory,
   listerWatcherFor,
+  listerWatchersFor,
+  selectedNamespaces,
+  SelectionError,
   type InformerFactoryOptions,
   type Selection,
 } from './informer-factory.js';

@@ -6,20 +6,71 @@ import { type ListerWatcher } from './lister-watcher.js';
 export interface Selection {
   /** Only this namespace; omitted: all namespaces (or a cluster-scoped kind). */
   namespace?: string;
+  /**
+   * Only these namespaces: one list-watch each, merged into one cache (what a controller
+   * permitted to read its kinds in some namespaces only, by a Role in each, needs: a list or watch
+   * across all namespaces would be forbidden). Omitted or empty: `namespace`. Not with
+   * `namespace`.
+   */
+  namespaces?: readonly string[];
   labelSelector?: string;
   fieldSelector?: string;
 }
 
-/** A `ListerWatcher` over `client` for one kind and selection. */
+/** Thrown for a selection that names both `namespace` and `namespaces`. */
+export class SelectionError extends TypeError {
+  override readonly name = 'SelectionError';
+}
+
+/**
+ * The namespaces `selection` follows, deduplicated and sorted: `[]` for all namespaces (or a
+ * cluster-scoped kind). Throws {@link SelectionError} when it names both `namespace` and
+ * `namespaces`.
+ */
+export function selectedNamespaces(selection: Selection): string[] {
+  const many = (selection.namespaces ?? []).filter((namespace) => namespace !== '');
+  if (many.length > 0 && selection.namespace) {
+    throw new SelectionError(
+      'steward: a selection names either one namespace or a list of namespaces, not both',
+    );
+  }
+  if (selection.namespace) return [selection.namespace];
+  return [...new Set(many)].sort();
+}
+
+/**
+ * A `ListerWatcher` over `client` for one kind and selection, in one namespace or all of them
+ * (a selection with several `namespaces` needs one each: see {@link listerWatchersFor}).
+ */
 export function listerWatcherFor<T extends KubeObject>(
   client: KubeClient,
   rt: ResourceType,
   selection: Selection = {},
 ): ListerWatcher<T> {
+  const { namespaces: _many, ...one } = selection;
+  const namespaces = selectedNamespaces(selection);
+  if (namespaces.length > 1) {
+    throw new SelectionError(
+      `steward: one ListerWatcher follows one namespace or all of them, not ${namespaces.join(', ')}`,
+    );
+  }
+  const scoped = { ...one, ...(namespaces.length === 1 ? { namespace: namespaces[0] } : {}) };
   return {
-    list: (options) => client.list<T>(rt, { ...selection, ...options }),
-    watch: (options) => client.watch<T>(rt, { ...selection, ...options }),
+    list: (options) => client.list<T>(rt, { ...scoped, ...options }),
+    watch: (options) => client.watch<T>(rt, { ...scoped, ...options }),
   };
+}
+
+/** One `ListerWatcher` per namespace of `selection` (one for all namespaces when it names none). */
+export function listerWatchersFor<T extends KubeObject>(
+  client: KubeClient,
+  rt: ResourceType,
+  selection: Selection = {},
+): ListerWatcher<T>[] {
+  const namespaces = selectedNamespaces(selection);
+  const { namespaces: _many, namespace: _one, ...rest } = selection;
+  if (namespaces.length === 0) return [listerWatcherFor<T>(client, rt, rest)];
+  return namespaces.map((namespace) => listerWatcherFor<T>(client, rt, { ...rest, namespace }));
 }
 
 export interface InformerFactoryOptions {
@@ -31,7 +82,9 @@ export interface InformerFactoryOptions {
 
 /**
  * Shares one informer per kind + selection among every controller of a process (controller-runtime's
- * cache). Informers asked for after `start()` start at once. `stop()` stops them all.
+ * cache). Informers asked for after `start()` start at once. `stop()` stops them all. A selection
+ * of several namespaces gets one informer with a list-watch per namespace, merged into its one
+ * cache; `{ namespaces: [a] }` and `{ namespace: a }` share one informer.
  */
 export class InformerFactory {
   private readonly informers = new Map<string, Informer<KubeObject>>();
@@ -42,19 +95,22 @@ export class InformerFactory {
     private readonly options: InformerFactoryOptions = {},
   ) {}
 
-  /** The shared informer for `rt` and `selection`, created on first use. */
+  /**
+   * The shared informer for `rt` and `selection`, created on first use. Throws
+   * {@link SelectionError} for a selection naming both `namespace` and `namespaces`.
+   */
   informerFor<T extends KubeObject>(rt: ResourceType, selection: Selection = {}): Informer<T> {
     const key = [
       rt.group,
       rt.version,
       rt.plural,
-      selection.namespace ?? '',
+      selectedNamespaces(selection).join(','),
       selection.labelSelector ?? '',
       selection.fieldSelector ?? '',
     ].join('|');
     let informer = this.informers.get(key);
     if (!informer) {
-      informer = new Informer<KubeObject>(listerWatcherFor(this.client, rt, selection), {
+      informer = new Informer<KubeObject>(listerWatchersFor(this.client, rt, selection), {
         ...this.options.informerOptions,
         ...((this.options.stripManagedFields ?? true) ? { transform: stripManagedFields } : {}),
       });

@@ -42,11 +42,21 @@ export interface InformerOptions<T> extends ReflectorOptions {
  * cache, so a relist after 410 Gone produces exactly the events that were missed — adds, updates
  * for objects whose resourceVersion changed, and deletes (as `DeletedFinalStateUnknown`) for objects
  * that vanished — and nothing for objects that did not change.
+ *
+ * Given several `ListerWatcher`s whose objects never overlap (one per namespace of a kind, as
+ * controller-runtime's multi-namespace cache has), it runs one reflector on each and merges them
+ * into the one cache: a relist of one is compared with the objects that one delivered only, so a
+ * 410 Gone in one namespace never deletes another's objects; `hasSynced()` turns true once every
+ * one has listed. They share `options` (a `backoff` given there too).
  */
 export class Informer<T extends Keyed> {
   readonly store = new Store<T>();
   private readonly handlers = new Set<EventHandler<T>>();
-  private readonly reflector: Reflector<T>;
+  private readonly reflectors: Reflector<T>[];
+  /** The keys each reflector delivered and that are still cached, by reflector. */
+  private readonly delivered: Set<ObjectKey>[];
+  /** Reflectors whose first list has not arrived yet. */
+  private readonly unlisted: Set<number>;
   private synced = false;
   private syncWaiters: (() => void)[] = [];
   private controller: AbortController | undefined;
@@ -54,15 +64,26 @@ export class Informer<T extends Keyed> {
   private resyncTimer: NodeJS.Timeout | undefined;
   private handlerErrorCount = 0;
 
+  /** Throws a `TypeError` for an empty list of `ListerWatcher`s. */
   constructor(
-    lw: ListerWatcher<T>,
+    lw: ListerWatcher<T> | readonly ListerWatcher<T>[],
     private readonly options: InformerOptions<T> = {},
   ) {
+    const sources: readonly ListerWatcher<T>[] = Array.isArray(lw) ? lw : [lw as ListerWatcher<T>];
+    if (sources.length === 0) throw new TypeError('steward: an informer needs a ListerWatcher');
     if (options.indexers) this.store.addIndexers(options.indexers);
-    this.reflector = new Reflector<T>(
-      lw,
-      { replace: (items, rv) => this.replace(items, rv), apply: (event) => this.apply(event) },
-      options,
+    this.delivered = sources.map(() => new Set<ObjectKey>());
+    this.unlisted = new Set(sources.keys());
+    this.reflectors = sources.map(
+      (source, i) =>
+        new Reflector<T>(
+          source,
+          {
+            replace: (items, rv) => this.replace(i, items, rv),
+            apply: (event) => this.apply(i, event),
+          },
+          options,
+        ),
     );
   }
 
@@ -95,20 +116,24 @@ export class Informer<T extends Keyed> {
     });
   }
 
-  /** The resourceVersion the cache reflects. */
+  /**
+   * The resourceVersion the cache reflects; with several `ListerWatcher`s, each one's in their
+   * order, joined by commas (resourceVersions of different lists are not comparable).
+   */
   get resourceVersion(): string {
-    return this.reflector.resourceVersion;
+    return this.reflectors.map((r) => r.resourceVersion).join(',');
   }
 
   get handlerErrors(): number {
     return this.handlerErrorCount;
   }
 
-  /** Starts the reflector. Idempotent. */
+  /** Starts the reflectors. Idempotent. */
   start(): void {
     if (this.controller) return;
     this.controller = new AbortController();
-    this.running = this.reflector.run(this.controller.signal);
+    const signal = this.controller.signal;
+    this.running = Promise.all(this.reflectors.map((r) => r.run(signal))).then(() => undefined);
     const period = this.options.resyncPeriodMs ?? 0;
     if (period > 0) {
       this.resyncTimer = setInterval(() => this.resync(), period);
@@ -116,33 +141,39 @@ export class Informer<T extends Keyed> {
     }
   }
 
-  /** Stops the reflector and resync; resolves when the watch has ended. */
+  /** Stops the reflectors and resync; resolves when their watches have ended. */
   async stop(): Promise<void> {
     clearInterval(this.resyncTimer);
     this.controller?.abort();
     await this.running;
   }
 
-  private replace(items: T[], _resourceVersion: string): void {
+  /** A (re)list of reflector `source`: compared with what that reflector delivered before. */
+  private replace(source: number, items: T[], _resourceVersion: string): void {
     const initial = !this.synced;
+    const delivered = this.delivered[source]!;
     const seen = new Set<ObjectKey>();
     for (const raw of items) {
       const obj = this.transform(raw);
       const key = objectKey(obj);
       seen.add(key);
+      delivered.add(key);
       const old = this.store.get(key);
       if (old && old.metadata?.resourceVersion === obj.metadata?.resourceVersion) continue;
       this.store.upsert(obj);
       if (old) this.notify((h) => h.onUpdate?.(old, obj));
       else this.notify((h) => h.onAdd?.(obj, initial));
     }
-    for (const key of this.store.keys()) {
+    for (const key of [...delivered]) {
       if (seen.has(key)) continue;
-      const last = this.store.remove(key)!;
+      delivered.delete(key);
+      const last = this.store.remove(key);
+      if (!last) continue;
       const tombstone = new DeletedFinalStateUnknown(key, last);
       this.notify((h) => h.onDelete?.(tombstone));
     }
-    if (initial) {
+    this.unlisted.delete(source);
+    if (initial && this.unlisted.size === 0) {
       this.synced = true;
       const waiters = this.syncWaiters;
       this.syncWaiters = [];
@@ -150,13 +181,16 @@ export class Informer<T extends Keyed> {
     }
   }
 
-  private apply(event: ListerWatcherEvent<T>): void {
+  private apply(source: number, event: ListerWatcherEvent<T>): void {
     const obj = this.transform(event.object);
+    const key = objectKey(obj);
     if (event.type === 'DELETED') {
-      const old = this.store.remove(objectKey(obj));
+      this.delivered[source]!.delete(key);
+      const old = this.store.remove(key);
       if (old) this.notify((h) => h.onDelete?.(obj));
       return;
     }
+    this.delivered[source]!.add(key);
     const old = this.store.upsert(obj);
     if (old) this.notify((h) => h.onUpdate?.(old, obj));
     else this.notify((h) => h.onAdd?.(obj, false));

@@ -3,6 +3,8 @@ import {
   GoneError,
   KubeClient,
   Namespaces,
+  RoleBindings,
+  Roles,
   type KubeObject,
   type RequestInfo,
 } from '@steward/kube';
@@ -22,6 +24,7 @@ import {
   Informer,
   InformerFactory,
   listerWatcherFor,
+  SelectionError,
   stripManagedFields,
   type InformerOptions,
   type ReflectorEvent,
@@ -269,4 +272,65 @@ describe('Informer against a real API server', () => {
     await eventually(() => a.store.byIndex('namespace', ns).some((o) => o.metadata.name === 'x'));
     expect(factory.hasSynced()).toBe(true);
   });
+
+  it('follows a list of namespaces with one list-watch each, as a user allowed in those namespaces only', async () => {
+    const [a, b, c] = [
+      await namespace('many-a'),
+      await namespace('many-b'),
+      await namespace('many-c'),
+    ];
+    const user = 'namespaced-reader';
+    for (const ns of [a, b]) {
+      await admin.create(Roles, {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: 'reader', namespace: ns },
+        rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['list', 'watch'] }],
+      } as KubeObject);
+      await admin.create(RoleBindings, {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: 'reader', namespace: ns },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'reader' },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
+      } as KubeObject);
+    }
+    for (const ns of [a, b, c]) await admin.create(ConfigMaps, cm(ns, 'x', ns));
+    const reader = new KubeClient(await plane.kubeConfigFor({ name: user }));
+    cleanups.push(() => reader.close());
+    // It may not list across namespaces, nor in c: which is why its selection is a list.
+    await expect(reader.list(ConfigMaps)).rejects.toMatchObject({ code: 403 });
+    await expect(reader.list(ConfigMaps, { namespace: c })).rejects.toMatchObject({ code: 403 });
+
+    const factory = new InformerFactory(reader);
+    const many = factory.informerFor<ConfigMap>(ConfigMaps, { namespaces: [b, a, b] });
+    expect(factory.informerFor(ConfigMaps, { namespaces: [a, b] })).toBe(many);
+    expect(factory.informerFor(ConfigMaps, { namespaces: [a] })).toBe(
+      factory.informerFor(ConfigMaps, { namespace: a }),
+    );
+    expect(() => factory.informerFor(ConfigMaps, { namespace: a, namespaces: [b] })).toThrow(
+      SelectionError,
+    );
+    factory.start();
+    cleanups.push(() => factory.stop());
+    await factory.waitForSync();
+    expect(sorted(cacheState(many))).toBe(sorted({ [`${a}/x`]: a, [`${b}/x`]: b }));
+
+    await admin.create(ConfigMaps, cm(c, 'y', 'elsewhere'));
+    await admin.create(ConfigMaps, cm(b, 'y', 'watched'));
+    await admin.delete(ConfigMaps, 'x', a);
+    await eventually(() => many.store.has(`${b}/y`) && !many.store.has(`${a}/x`), {
+      description: 'the changes in a and b cached',
+    });
+    expect(sorted(cacheState(many))).toBe(sorted(await allowedState(a, b)));
+    expect(many.store.has(`${c}/y`)).toBe(false);
+  });
 });
+
+/** The server's ConfigMaps of `namespaces`, as `cacheState` shows a cache. */
+async function allowedState(...namespaces: string[]): Promise<Record<string, string | undefined>> {
+  return Object.assign({}, ...(await Promise.all(namespaces.map(serverState)))) as Record<
+    string,
+    string | undefined
+  >;
+}

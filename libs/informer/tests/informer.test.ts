@@ -7,6 +7,7 @@ import {
   stripManagedFields,
   type EventHandler,
 } from '../src/informer.js';
+import { type ListerWatcher } from '../src/lister-watcher.js';
 import { type ReflectorEvent } from '../src/reflector.js';
 import { gone, ScriptedListerWatcher, type Obj } from './support/scripted-lister-watcher.js';
 
@@ -40,7 +41,7 @@ function recorder(): { events: string[]; handler: EventHandler<Obj> } {
 
 const informers: Informer<Obj>[] = [];
 function informer(
-  lw: ScriptedListerWatcher,
+  lw: ListerWatcher<Obj> | ListerWatcher<Obj>[],
   options: ConstructorParameters<typeof Informer<Obj>>[1] = {},
 ) {
   const inf = new Informer<Obj>(lw, { backoff: new Backoff(1, 5, 0), ...options });
@@ -190,5 +191,69 @@ describe('Informer', () => {
       metadata: { name: 'a' },
     };
     expect(stripManagedFields(without)).toBe(without);
+  });
+});
+
+describe('Informer over one ListerWatcher per namespace', () => {
+  it('merges them into one cache and syncs once every one has listed', async () => {
+    const a = new ScriptedListerWatcher('team-a');
+    const b = new ScriptedListerWatcher('team-b');
+    a.put('x');
+    b.put('x');
+    b.put('y');
+    // team-b's first list waits until the test lets it through.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slowB: ListerWatcher<Obj> = {
+      list: async (options) => {
+        await gate;
+        return b.list(options);
+      },
+      watch: (options) => b.watch(options),
+    };
+    const inf = informer([a, slowB]);
+    const { events, handler } = recorder();
+    inf.addEventHandler(handler);
+    inf.start();
+    await until(() => a.watching, 'team-a watched');
+    expect(inf.hasSynced()).toBe(false);
+    expect(inf.store.keys()).toEqual(['team-a/x']);
+    release();
+    await inf.waitForSync();
+    expect(inf.store.keys().sort()).toEqual(['team-a/x', 'team-b/x', 'team-b/y']);
+    expect(events).toEqual(['add:x:initial', 'add:x:initial', 'add:y:initial']);
+    await until(() => b.watching, 'team-b watched');
+    expect(inf.resourceVersion).toBe('1,2');
+    a.put('z');
+    b.remove('x');
+    await until(() => events.length === 5, 'one event from each namespace');
+    expect(events.slice(3).sort()).toEqual(['add:z', 'delete:x']);
+    expect(inf.store.keys().sort()).toEqual(['team-a/x', 'team-a/z', 'team-b/y']);
+  });
+
+  it('relists one namespace after 410 Gone without touching the other namespaces’ objects', async () => {
+    const a = new ScriptedListerWatcher('team-a');
+    const b = new ScriptedListerWatcher('team-b');
+    a.put('kept');
+    b.put('gone-later');
+    b.put('stays');
+    const inf = informer([a, b]);
+    const { events, handler } = recorder();
+    inf.addEventHandler(handler);
+    inf.start();
+    await inf.waitForSync();
+    await until(() => a.watching && b.watching, 'both watched');
+    // A gap in team-b's watch, then 410 Gone: its relist finds the gap, and only in team-b.
+    b.removeSilently('gone-later');
+    b.putSilently('new');
+    b.endWatch(gone);
+    await until(() => b.lists.length === 2 && events.length === 5, 'team-b relisted');
+    expect(events.slice(3).sort()).toEqual(['add:new', 'delete-tombstone:team-b/gone-later']);
+    expect(inf.store.keys().sort()).toEqual(['team-a/kept', 'team-b/new', 'team-b/stays']);
+    expect(a.lists).toHaveLength(1);
+  });
+
+  it('needs at least one ListerWatcher', () => {
+    expect(() => new Informer<Obj>([])).toThrow(TypeError);
   });
 });

@@ -46,7 +46,7 @@ export interface ChartedControllerOptions {
   /** Where the chart's namespaced objects (and POD_NAMESPACE) go. */
   releaseNamespace: string;
   watchNamespace: string;
-  /** More chart values (watchNamespace and manageProviderProfiles: false are set). */
+  /** More chart values (watchNamespaces: [watchNamespace] and manageProviderProfiles: false are set). */
   values?: ChartValues;
   /** More process environment (after the defaults). */
   env?: Record<string, string>;
@@ -80,7 +80,7 @@ export async function startChartedController(
   const { app, kind, releaseNamespace, watchNamespace } = options;
   const manifests = await renderChart(
     join(repoRoot(), 'charts', app),
-    { watchNamespace, manageProviderProfiles: false, ...options.values },
+    { watchNamespaces: [watchNamespace], manageProviderProfiles: false, ...options.values },
     { releaseName: options.releaseName, namespace: releaseNamespace },
   );
   const identity = await bindChartRbac(cluster, manifests, releaseNamespace);
@@ -90,7 +90,7 @@ export async function startChartedController(
     env: {
       STEWARD_LEADER_ELECT: 'true',
       POD_NAMESPACE: releaseNamespace,
-      STEWARD_WATCH_NAMESPACE: watchNamespace,
+      STEWARD_WATCH_NAMESPACES: watchNamespace,
       STEWARD_POLL_INTERVAL_SECONDS: '1',
       STEWARD_BUSY_POLL_INTERVAL_SECONDS: '1',
       STEWARD_MANAGE_PROVIDER_PROFILES: 'false',

@@ -78,7 +78,8 @@ const maxStartAttempts = 3;
 
 /**
  * Starts a real control plane as plain processes on free loopback ports, with freshly minted
- * certificates and RBAC authorization, and returns once `/readyz` answers 200. Two suites can run
+ * certificates, RBAC authorization and the OwnerReferencesPermissionEnforcement admission plugin
+ * (as OpenShift runs it), and returns once `/readyz` answers 200. Two suites can run
  * side by side; nothing outlives `stop()`, the test process, or a SIGINT.
  */
 export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
@@ -305,6 +306,10 @@ async function startApiServer(
       '--service-cluster-ip-range=10.0.0.0/24',
       '--allow-privileged=true',
       '--disable-admission-plugins=ServiceAccount',
+      // OpenShift's default: setting blockOwnerDeletion on an ownerReference needs `update` on the
+      // owner's finalizers subresource, and changing ownerReferences needs `delete` on the object,
+      // so the charts' RBAC is proven with it on.
+      '--enable-admission-plugins=OwnerReferencesPermissionEnforcement',
       '--authorization-mode=RBAC',
       `--service-account-issuer=${server}/`,
       `--service-account-key-file=${config.saKey}`,

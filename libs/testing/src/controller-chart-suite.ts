@@ -112,6 +112,12 @@ export interface ControllerChartSpec {
    * besides those every chart does. Checked against the rendered rules and the real authorizer.
    */
   watchNamespaceAccess: ChartAccess[];
+  /**
+   * The same with `watchNamespaces: [team-a, team-b]` (and the credentials namespace as above),
+   * besides those every chart's are checked for (its kind reachable in team-a and team-b only, no
+   * Secret readable in team-c or cluster-wide). Default: none.
+   */
+  watchNamespacesAccess?: ChartAccess[];
   /** The same with the default values (every namespace). Default: none. */
   defaultAccess?: ChartAccess[];
   /** Value sets helm must refuse besides those every chart refuses. Default: none. */
@@ -140,6 +146,13 @@ export interface ControllerChartSpec {
    * watchNamespace it may touch no Secret outside the watched namespace.
    */
   readsProfileSecrets?: boolean;
+  /**
+   * As the chart passes it to steward-common's RBAC templates. Default false. true: the chart's
+   * watch rules grant `get` (and create) on Secrets — it writes Secrets next to its objects — so
+   * watching every namespace it reads any Secret, whatever `rbac.credentialsSecretNamespaces` says,
+   * and it may own a Secret by its kind with `blockOwnerDeletion`.
+   */
+  watchRulesReadSecrets?: boolean;
   /**
    * As the chart passes it to steward-common's RBAC templates. Default false: the ProviderProfile
    * controller's permissions (patch on profiles and their status, Events in `default`) are granted
@@ -328,6 +341,27 @@ const rejections: ChartRejection[] = [
     message: "at '/watchNamespace': 'Team_A' does not match pattern",
   },
   {
+    name: 'watchNamespaces with an item that is no namespace name',
+    values: { watchNamespaces: ['team-a', 'Team_B'] },
+    message: "at '/watchNamespaces/1': 'Team_B' does not match pattern",
+  },
+  {
+    name: 'watchNamespaces as a string',
+    values: { watchNamespaces: 'team-a' },
+    message: "at '/watchNamespaces': got string, want array",
+  },
+  {
+    name: 'watchNamespaces naming a namespace twice',
+    values: { watchNamespaces: ['team-a', 'team-a'] },
+    message: "at '/watchNamespaces': items at 0 and 1 are equal",
+  },
+  {
+    name: 'both the deprecated watchNamespace and watchNamespaces',
+    values: { watchNamespace: 'team-a', watchNamespaces: ['team-b'] },
+    message:
+      'watchNamespace is deprecated and replaced by watchNamespaces: set watchNamespaces only',
+  },
+  {
     name: 'zero concurrent reconciles',
     values: { maxConcurrentReconciles: 0 },
     message: "at '/maxConcurrentReconciles': minimum: got 0, want 1",
@@ -415,7 +449,7 @@ const resourceVerbs = [
 
 /** What every chart's values render into the controller's environment, by default. */
 const commonDefaultEnv: Record<string, string> = {
-  STEWARD_WATCH_NAMESPACE: '',
+  STEWARD_WATCH_NAMESPACES: '',
   STEWARD_PROBE_PORT: '8080',
   STEWARD_LEADER_ELECT: 'true',
   STEWARD_LOG_LEVEL: 'info',
@@ -440,6 +474,7 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
     secretVerbs = ['get', 'create', 'update', 'patch'],
     readsProfileSecrets = true,
     profileRulesWhenManaged = false,
+    watchRulesReadSecrets = false,
   } = spec;
   const chartDir = join(repoRoot(), 'charts', chart);
   const metadata = readChartMetadata(chartDir);
@@ -473,6 +508,7 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
   const secret = { group: '', resource: 'secrets' };
   const profiles = { group: 'steward.dev', resource: 'providerprofiles' };
   const profileStatus = { group: 'steward.dev', resource: 'providerprofiles/status' };
+  const namespaces = { group: '', resource: 'namespaces' };
   const events = { group: 'events.k8s.io', resource: 'events', verb: 'create' };
   const defaultAccess: ChartAccess[] = [
     { ...watched, verb: 'list', allowed: true },
@@ -491,6 +527,11 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
     { ...profileStatus, verb: 'patch', allowed: true },
     { ...profiles, verb: 'update', allowed: false },
     { ...profiles, verb: 'delete', allowed: false },
+    // Namespaces: read for their labels, never written.
+    { ...namespaces, verb: 'list', allowed: true },
+    { ...namespaces, verb: 'watch', allowed: true },
+    { ...namespaces, verb: 'patch', allowed: false },
+    { ...namespaces, verb: 'delete', allowed: false },
     { ...events, namespace: 'team-a', allowed: true },
     { ...events, group: '', namespace: 'team-a', allowed: false },
     { verb: 'create', group: '', resource: 'pods/exec', namespace: 'team-a', allowed: false },
@@ -540,6 +581,36 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
     { ...events, namespace: 'default', allowed: profileControllerGranted },
     { ...events, namespace: 'team-b', allowed: false },
     ...spec.watchNamespaceAccess,
+  ];
+
+  // With a list of watched namespaces: a Role in each, nothing in any other namespace, and no
+  // Secret readable cluster-wide — the credentials only where rbac.credentialsSecretNamespaces says.
+  const watched2 = ['team-a', 'team-b'];
+  const watchNamespacesValues: ChartValues = readsProfileSecrets
+    ? { watchNamespaces: watched2, rbac: { credentialsSecretNamespaces: ['provider-credentials'] } }
+    : { watchNamespaces: watched2 };
+  const watchNamespacesAccess: ChartAccess[] = [
+    ...watched2.flatMap((namespace) => [
+      { ...watched, verb: 'list', namespace, allowed: true },
+      { ...watched, verb: 'watch', namespace, allowed: true },
+      { ...status, verb: 'patch', namespace, allowed: true },
+      { ...events, namespace, allowed: true },
+    ]),
+    { ...watched, verb: 'list', allowed: false },
+    { ...watched, verb: 'list', namespace: 'team-c', allowed: false },
+    { ...status, verb: 'patch', namespace: 'team-c', allowed: false },
+    { ...secret, verb: 'get', namespace: 'team-c', allowed: false },
+    { ...secret, verb: 'get', allowed: false },
+    { ...secret, verb: 'list', allowed: false },
+    { ...secret, verb: 'get', namespace: 'provider-credentials', allowed: readsProfileSecrets },
+    { ...secret, verb: 'create', namespace: 'provider-credentials', allowed: false },
+    { ...profiles, verb: 'list', allowed: true },
+    { ...profiles, verb: 'patch', allowed: profileControllerGranted },
+    { ...namespaces, verb: 'list', allowed: true },
+    { ...namespaces, verb: 'update', allowed: false },
+    { ...events, namespace: 'default', allowed: profileControllerGranted },
+    { ...events, namespace: 'team-c', allowed: false },
+    ...(spec.watchNamespacesAccess ?? []),
   ];
 
   describe(`the ${chart} chart, rendered by helm`, () => {
@@ -674,7 +745,7 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
       expect(defaults).toEqual({ ...commonDefaultEnv, ...spec.env?.defaults });
       const configured = podSpecOf(
         await render({
-          watchNamespace: 'team-a',
+          watchNamespaces: ['team-b', 'team-a'],
           probePort: 9090,
           leaderElection: { enabled: false },
           logLevel: 'debug',
@@ -687,7 +758,7 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
         }),
       ).containers[0]!;
       expect(envOf(configured)).toMatchObject({
-        STEWARD_WATCH_NAMESPACE: 'team-a',
+        STEWARD_WATCH_NAMESPACES: 'team-a,team-b',
         STEWARD_PROBE_PORT: '9090',
         STEWARD_LEADER_ELECT: 'false',
         STEWARD_LOG_LEVEL: 'debug',
@@ -704,6 +775,10 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
       expect(
         configured.env.map((e) => e.name).filter((n, i, names) => names.indexOf(n) !== i),
       ).toEqual([]);
+      // The deprecated single namespace reaches the process as a list of one.
+      const deprecated = controllerEnv(await render({ watchNamespace: 'team-a' }));
+      expect(deprecated).toMatchObject({ STEWARD_WATCH_NAMESPACES: 'team-a' });
+      expect(Object.keys(deprecated)).not.toContain('STEWARD_WATCH_NAMESPACE');
     });
 
     it('spreads two replicas over nodes and keeps one up through disruptions', async () => {
@@ -820,15 +895,67 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
     it('moves the namespaced permissions into Roles when watchNamespace is set', async () => {
       const rbac = chartRbac(await render(watchNamespaceValues));
       const clusterWide = rbac.rules.filter((r) => r.roleKind === 'ClusterRole');
-      expect(clusterWide.flatMap((r) => r.resources)).toEqual(
-        profileControllerGranted
+      // Only what is cluster-scoped: ProviderProfiles and Namespaces (their labels).
+      expect(clusterWide.flatMap((r) => r.resources)).toEqual([
+        ...(profileControllerGranted
           ? ['providerprofiles', 'providerprofiles/status']
-          : ['providerprofiles'],
-      );
+          : ['providerprofiles']),
+        'namespaces',
+      ]);
       expect(
         watchNamespaceAccess.map(({ allowed: _a, ...request }) => rbac.allows(request)),
       ).toEqual(watchNamespaceAccess.map((a) => a.allowed));
     });
+
+    it('with watchNamespaces, grants the namespaced rules by one Role in each listed namespace and keeps only cluster-scoped rules in the ClusterRole', async () => {
+      const rbac = chartRbac(await render(watchNamespacesValues));
+      const clusterWide = rbac.rules.filter((r) => r.roleKind === 'ClusterRole');
+      // Only what is cluster-scoped: ProviderProfiles and Namespaces (their labels).
+      expect(clusterWide.flatMap((r) => r.resources)).toEqual([
+        ...(profileControllerGranted
+          ? ['providerprofiles', 'providerprofiles/status']
+          : ['providerprofiles']),
+        'namespaces',
+      ]);
+      const grants = grantsByRole(rbac);
+      // The same rules in each watched namespace, under the same Role name.
+      expect(grants[`Role team-a/${chart}`]).toBeDefined();
+      expect(grants[`Role team-b/${chart}`]).toEqual(grants[`Role team-a/${chart}`]);
+      expect(rbac.roles.map((r) => r.metadata.namespace)).not.toContain('team-c');
+      expect(
+        watchNamespacesAccess.map(({ allowed: _a, ...request }) => rbac.allows(request)),
+      ).toEqual(watchNamespacesAccess.map((a) => a.allowed));
+    });
+
+    if (readsProfileSecrets) {
+      it('reads the profiles’ Secrets only in rbac.credentialsSecretNamespaces, in every mode that names them', async () => {
+        const credentials = { rbac: { credentialsSecretNamespaces: ['provider-credentials'] } };
+        const modes: [string, ChartValues][] = [
+          ['every namespace', {}],
+          ['watchNamespace', { watchNamespace: 'team-a' }],
+          ['watchNamespaces', { watchNamespaces: watched2 }],
+        ];
+        for (const [mode, values] of modes) {
+          const rbac = chartRbac(await render({ ...values, ...credentials }));
+          const get = (namespace?: string) => rbac.allows({ ...secret, verb: 'get', namespace });
+          expect(get('provider-credentials'), mode).toBe(true);
+          // A chart that writes Secrets next to every namespace's objects reads any Secret there.
+          const everywhere = mode === 'every namespace' && watchRulesReadSecrets;
+          expect(get('team-c'), mode).toBe(everywhere);
+          expect(get(undefined), mode).toBe(everywhere);
+        }
+      });
+
+      it('reads no Secret outside the watched namespaces with watchNamespaces and no credentials namespaces', async () => {
+        const rbac = chartRbac(await render({ watchNamespaces: watched2 }));
+        for (const namespace of [undefined, 'team-c', 'default', 'provider-credentials']) {
+          expect(rbac.allows({ ...secret, verb: 'get', namespace })).toBe(false);
+        }
+        // The deprecated single namespace keeps its cluster-wide `get`, as before.
+        const deprecated = chartRbac(await render({ watchNamespace: 'team-a' }));
+        expect(deprecated.allows({ ...secret, verb: 'get', namespace: 'team-c' })).toBe(true);
+      });
+    }
 
     it(
       profileRulesWhenManaged
@@ -841,6 +968,8 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
           [{ manageProviderProfiles: false }, false],
           [{ watchNamespace: 'team-a' }, false],
           [{ watchNamespace: 'team-a', manageProviderProfiles: true }, true],
+          [{ watchNamespaces: watched2 }, false],
+          [{ watchNamespaces: watched2, manageProviderProfiles: true }, true],
         ];
         for (const [values, runs] of cases) {
           const rbac = chartRbac(await render(values));
@@ -849,14 +978,15 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
             rbac.allows({ ...profiles, verb: 'list' }),
             rbac.allows({ ...profiles, verb: 'patch' }),
             rbac.allows({ ...profileStatus, verb: 'patch' }),
-            // Without watchNamespace, the ClusterRole lets it write Events everywhere anyway.
+            // Without watched namespaces, the ClusterRole lets it write Events everywhere anyway.
             rbac.allows(profileEvents),
           ];
+          const namespaced = Boolean(values['watchNamespace'] ?? values['watchNamespaces']);
           expect(answers, JSON.stringify(values)).toEqual([
             true,
             granted,
             granted,
-            granted || !values['watchNamespace'],
+            granted || !namespaced,
           ]);
         }
       },
@@ -1132,6 +1262,100 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
           });
         },
       );
+
+      if (watchRulesReadSecrets) {
+        it(`sets blockOwnerDeletion on a child of its ${kind.kind}s only (OwnerReferencesPermissionEnforcement is on)`, async () => {
+          const namespace = 'owners-system';
+          const manifests = await render(watchNamespacesValues, {
+            releaseName: 'owners',
+            namespace,
+          });
+          await asServiceAccount(manifests, namespace, async (identity) => {
+            const createOwnedSecret = (owner: { apiVersion: string; kind: string }) =>
+              identity.request({
+                method: 'POST',
+                path: resourcePath(Secrets, 'team-a'),
+                query: { dryRun: 'All' },
+                body: {
+                  apiVersion: 'v1',
+                  kind: 'Secret',
+                  metadata: {
+                    name: 'owned',
+                    namespace: 'team-a',
+                    ownerReferences: [
+                      {
+                        ...owner,
+                        name: 'owner',
+                        uid: '6b0c8a4e-0000-4000-8000-000000000001',
+                        controller: true,
+                        blockOwnerDeletion: true,
+                      },
+                    ],
+                  },
+                },
+              });
+            // The admission plugin asks for `update` on the owner's finalizers: granted for its kind…
+            await expect(
+              createOwnedSecret({
+                apiVersion: `${kind.group}/${kind.version}`,
+                kind: kind.kind,
+              }),
+            ).resolves.toMatchObject({ kind: 'Secret' });
+            // …and refused for any other owner.
+            await expect(
+              createOwnedSecret({ apiVersion: 'apps/v1', kind: 'Deployment' }),
+            ).rejects.toMatchObject({
+              code: 403,
+              message: expect.stringContaining('cannot set blockOwnerDeletion'),
+            });
+          });
+        });
+      }
+
+      it(`with watchNamespaces [team-a, team-b], reaches ${kind.kind}s in those namespaces only and is forbidden to read a Secret in team-c, and the authorizer agrees with the rendered rules`, async () => {
+        const namespace = 'teams-system';
+        const manifests = await render(watchNamespacesValues, {
+          releaseName: 'teams',
+          namespace,
+        });
+        await applyNamespace(plane, 'team-c');
+        const secretInC = {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { name: 'not-yours', namespace: 'team-c' },
+          stringData: { password: 'team-c only' },
+        };
+        await admin
+          .request({ method: 'POST', path: resourcePath(Secrets, 'team-c'), body: secretInC })
+          .catch((error: { code?: number }) => {
+            if (error.code !== 409) throw error;
+          });
+        await asServiceAccount(manifests, namespace, async (identity) => {
+          const sa = `User "system:serviceaccount:${namespace}:${chartRbac(manifests).subject.name}"`;
+          for (const ns of watched2) {
+            await expect(list(identity, kind, ns)).resolves.toMatchObject({ items: [] });
+          }
+          await expect(list(identity, kind, 'team-c')).rejects.toMatchObject({ code: 403 });
+          await expect(list(identity, kind)).rejects.toMatchObject({ code: 403 });
+          // The Secret exists: the answer is "forbidden", not "not found".
+          await expect(
+            identity.request({
+              method: 'GET',
+              path: resourcePath(Secrets, 'team-c', 'not-yours'),
+            }),
+          ).rejects.toMatchObject({
+            code: 403,
+            message: `secrets "not-yours" is forbidden: ${sa} cannot get resource "secrets" in API group "" in the namespace "team-c"`,
+          });
+          await expect(list(identity, Secrets)).rejects.toMatchObject({ code: 403 });
+          const rbac = chartRbac(manifests);
+          const answers = await authorizerAnswers(identity, watchNamespacesAccess);
+          expect(answers).toEqual(watchNamespacesAccess.map((a) => a.allowed));
+          expect(answers).toEqual(
+            watchNamespacesAccess.map(({ allowed: _a, ...r }) => rbac.allows(r)),
+          );
+        });
+      });
     });
   });
 }

@@ -6,10 +6,10 @@
  * pods, grows and (with deletionPolicy Delete) deletes the volumes, and resolves kubernetes
  * ProviderProfiles (whose controller runs in the same process unless told otherwise). So the
  * charts share their truths: the value sets and the kinds each renders, the exact rules in every
- * mode (every namespace or watchNamespace, the ProviderProfile controller on or off), the
- * authorizer's answers, the verbs (`update` only on the finalizers subresource and the Lease;
- * `delete` only on children, volumes and — where the chart says so — pods), Secrets in the watched
- * scope only, the environment (busy poll, default profile, its own pods' labels for the
+ * mode (every namespace, watchNamespace or watchNamespaces, the ProviderProfile controller on or
+ * off), the authorizer's answers, the verbs (`update` only on the finalizers subresource and the
+ * Lease; `delete` only on children, volumes and — where the chart says so — pods), Secrets in the
+ * watched scope only, the environment (busy poll, default profile, its own pods' labels for the
  * NetworkPolicies it renders) and its dashboard (no external-API row). What differs is the spec.
  */
 import { readFileSync } from 'node:fs';
@@ -63,6 +63,10 @@ const eventRules: PolicyRule[] = [
 const profileReadRules: PolicyRule[] = [
   { apiGroups: ['steward.dev'], resources: ['providerprofiles'], verbs: ['get', 'list', 'watch'] },
 ];
+/** Namespaces, cluster-scoped: their labels, which a ProviderProfile's namespaceSelector reads. */
+const namespaceRules: PolicyRule[] = [
+  { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
+];
 /** The ProviderProfile controller, when it runs, also writes its finalizer and their status. */
 const profileControllerRules: PolicyRule[] = [
   {
@@ -84,6 +88,9 @@ const kindsWith = (...extra: string[]): string[] =>
     'RoleBinding',
     'Service',
     'ServiceAccount',
+    // The profile-namespace admission policy and its binding (steward-common's _admission-policy.tpl).
+    'ValidatingAdmissionPolicy',
+    'ValidatingAdmissionPolicyBinding',
     ...extra,
   ].sort();
 
@@ -124,6 +131,16 @@ export function describeWorkloadControllerChart(spec: WorkloadChartSpec): void {
       values: { watchNamespace: 'default', manageProviderProfiles: true },
       kinds: kindsWith('Role', 'RoleBinding'),
     },
+    {
+      name: 'watchNamespaces team-a, team-b',
+      values: { watchNamespaces: ['team-a', 'team-b'] },
+      kinds: kindsWith('Role', 'Role', 'RoleBinding', 'RoleBinding'),
+    },
+    {
+      name: 'watchNamespaces team-a, team-b, default, ProviderProfile controller on',
+      values: { watchNamespaces: ['team-a', 'team-b', 'default'], manageProviderProfiles: true },
+      kinds: kindsWith('Role', 'Role', 'Role', 'RoleBinding', 'RoleBinding', 'RoleBinding'),
+    },
     { name: 'two replicas', values: { replicas: 2 }, kinds: kindsWith('PodDisruptionBudget') },
     {
       name: 'ServiceMonitor and PrometheusRule on',
@@ -149,7 +166,14 @@ export function describeWorkloadControllerChart(spec: WorkloadChartSpec): void {
         podLabels: { team: 'platform' },
         nodeSelector: { 'kubernetes.io/os': 'linux' },
       },
-      kinds: ['ClusterRole', 'ClusterRoleBinding', 'Deployment', 'Service'],
+      kinds: [
+        'ClusterRole',
+        'ClusterRoleBinding',
+        'Deployment',
+        'Service',
+        'ValidatingAdmissionPolicy',
+        'ValidatingAdmissionPolicyBinding',
+      ],
     },
   ];
 
@@ -188,20 +212,23 @@ export function describeWorkloadControllerChart(spec: WorkloadChartSpec): void {
       name: 'default values (every namespace, ProviderProfile controller on)',
       values: {},
       grants: {
-        [clusterRole]: [...profileControllerRules, ...watchRules, ...eventRules],
+        [clusterRole]: [...profileControllerRules, ...namespaceRules, ...watchRules, ...eventRules],
         ...leaseRole,
       },
     },
     {
       name: 'every namespace, ProviderProfile controller off',
       values: { manageProviderProfiles: false },
-      grants: { [clusterRole]: [...profileReadRules, ...watchRules, ...eventRules], ...leaseRole },
+      grants: {
+        [clusterRole]: [...profileReadRules, ...namespaceRules, ...watchRules, ...eventRules],
+        ...leaseRole,
+      },
     },
     {
       name: 'watchNamespace team-a (ProviderProfile controller off by default)',
       values: { watchNamespace: 'team-a' },
       grants: {
-        [clusterRole]: profileReadRules,
+        [clusterRole]: [...profileReadRules, ...namespaceRules],
         ...leaseRole,
         [`Role team-a/${chart}`]: [...watchRules, ...eventRules],
       },
@@ -210,7 +237,7 @@ export function describeWorkloadControllerChart(spec: WorkloadChartSpec): void {
       name: 'watchNamespace team-a, ProviderProfile controller on',
       values: { watchNamespace: 'team-a', manageProviderProfiles: true },
       grants: {
-        [clusterRole]: profileControllerRules,
+        [clusterRole]: [...profileControllerRules, ...namespaceRules],
         ...leaseRole,
         [`Role team-a/${chart}`]: [...watchRules, ...eventRules],
         // Events about the cluster-scoped ProviderProfiles go to `default`, as client-go writes them.
@@ -221,15 +248,39 @@ export function describeWorkloadControllerChart(spec: WorkloadChartSpec): void {
       name: 'watchNamespace default, ProviderProfile controller on',
       values: { watchNamespace: 'default', manageProviderProfiles: true },
       grants: {
-        [clusterRole]: profileControllerRules,
+        [clusterRole]: [...profileControllerRules, ...namespaceRules],
         ...leaseRole,
         [`Role default/${chart}`]: [...watchRules, ...eventRules],
       },
     },
     {
+      name: 'watchNamespaces team-a, team-b (ProviderProfile controller off by default)',
+      values: { watchNamespaces: ['team-b', 'team-a'] },
+      grants: {
+        // Only what is cluster-scoped: the ProviderProfiles the controller resolves.
+        [clusterRole]: [...profileReadRules, ...namespaceRules],
+        ...leaseRole,
+        [`Role team-a/${chart}`]: [...watchRules, ...eventRules],
+        [`Role team-b/${chart}`]: [...watchRules, ...eventRules],
+      },
+    },
+    {
+      name: 'watchNamespaces team-a, team-b, ProviderProfile controller on',
+      values: { watchNamespaces: ['team-a', 'team-b'], manageProviderProfiles: true },
+      grants: {
+        [clusterRole]: [...profileControllerRules, ...namespaceRules],
+        ...leaseRole,
+        [`Role team-a/${chart}`]: [...watchRules, ...eventRules],
+        [`Role team-b/${chart}`]: [...watchRules, ...eventRules],
+        [`Role default/${chart}-events`]: eventRules,
+      },
+    },
+    {
       name: 'no leader election',
       values: { leaderElection: { enabled: false } },
-      grants: { [clusterRole]: [...profileControllerRules, ...watchRules, ...eventRules] },
+      grants: {
+        [clusterRole]: [...profileControllerRules, ...namespaceRules, ...watchRules, ...eventRules],
+      },
     },
   ];
 
@@ -301,6 +352,29 @@ export function describeWorkloadControllerChart(spec: WorkloadChartSpec): void {
     { verb: 'list', group: 'apps', resource: 'statefulsets', allowed: false },
   ];
 
+  /** The same with watchNamespaces team-a and team-b. */
+  const watchNamespacesAccess: ChartAccess[] = [
+    ...['team-a', 'team-b'].flatMap((namespace) => [
+      { ...own('update', `${plural}/finalizers`, namespace), allowed: true },
+      // The children's Secrets, in the watched namespaces; no other Secret anywhere.
+      ...all.map((verb) => ({ ...core(verb, 'secrets', namespace), allowed: true })),
+      { ...core('patch', 'pods', namespace), allowed: true },
+      { verb: 'create', group: 'apps', resource: 'statefulsets', namespace, allowed: true },
+    ]),
+    { ...own('update', `${plural}/finalizers`, 'team-c'), allowed: false },
+    ...all.map((verb) => ({ ...core(verb, 'secrets', 'team-c'), allowed: false })),
+    { ...core('patch', 'pods', 'team-c'), allowed: false },
+    { ...core('delete', 'persistentvolumeclaims', 'team-c'), allowed: false },
+    {
+      verb: 'create',
+      group: 'apps',
+      resource: 'statefulsets',
+      namespace: 'team-c',
+      allowed: false,
+    },
+    { verb: 'list', group: 'apps', resource: 'statefulsets', allowed: false },
+  ];
+
   // What every Steward controller chart promises (lint, rendering, schema, dashboard, Pod, RBAC,
   // dry run, Pod Security, RBAC on a real API server, helm install), with a workload's specifics.
   describeControllerChart({
@@ -309,12 +383,18 @@ export function describeWorkloadControllerChart(spec: WorkloadChartSpec): void {
     connect: spec.connect,
     variations,
     defaultRules: [
-      ...inClusterRole([...profileControllerRules, ...watchRules, ...eventRules]),
+      ...inClusterRole([
+        ...profileControllerRules,
+        ...namespaceRules,
+        ...watchRules,
+        ...eventRules,
+      ]),
       ...inRole(releaseNamespace, leaseRules),
     ],
     exactGrants,
     defaultAccess,
     watchNamespaceAccess,
+    watchNamespacesAccess,
     // Updated: only the finalizers subresource (blockOwnerDeletion) and the Lease, by name.
     // Deleted: only the children the controller prunes, volumes (deletionPolicy Delete) and, for a
     // controller that rolls its StatefulSet itself, pods.
@@ -340,6 +420,7 @@ export function describeWorkloadControllerChart(spec: WorkloadChartSpec): void {
     secretVerbs: all,
     readsProfileSecrets: false,
     profileRulesWhenManaged: true,
+    watchRulesReadSecrets: true,
     env: {
       defaults: {
         STEWARD_POLL_INTERVAL_SECONDS: spec.pollIntervalSeconds,

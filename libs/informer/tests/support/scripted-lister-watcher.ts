@@ -12,6 +12,9 @@ export interface Obj {
 
 /** Our own ListerWatcher interface as a scripted in-memory double, for unit tests of the loop. */
 export class ScriptedListerWatcher implements ListerWatcher<Obj> {
+  /** The namespace of every object it serves (one ListerWatcher per namespace, as in production). */
+  constructor(readonly namespace = 'ns') {}
+
   state = new Map<string, Obj>();
   rv = 0;
   lists: ListerWatcherListOptions[] = [];
@@ -23,7 +26,10 @@ export class ScriptedListerWatcher implements ListerWatcher<Obj> {
   private live: { push(e: ListerWatcherEvent<Obj>): void; end(error?: unknown): void } | undefined;
 
   put(name: string, data = ''): Obj {
-    const obj = { metadata: { name, namespace: 'ns', resourceVersion: String(++this.rv) }, data };
+    const obj = {
+      metadata: { name, namespace: this.namespace, resourceVersion: String(++this.rv) },
+      data,
+    };
     const existed = this.state.has(name);
     this.state.set(name, obj);
     this.live?.push({ type: existed ? 'MODIFIED' : 'ADDED', object: obj });
@@ -41,7 +47,7 @@ export class ScriptedListerWatcher implements ListerWatcher<Obj> {
   /** Changes the state without telling the current watch (a gap the informer must recover). */
   putSilently(name: string, data = ''): void {
     this.state.set(name, {
-      metadata: { name, namespace: 'ns', resourceVersion: String(++this.rv) },
+      metadata: { name, namespace: this.namespace, resourceVersion: String(++this.rv) },
       data,
     });
   }

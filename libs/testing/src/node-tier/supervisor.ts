@@ -229,8 +229,10 @@ async function startTier(config: SupervisorConfig): Promise<void> {
       `--service-cluster-ip-range=${layout.serviceCidr}`,
       '--allow-privileged=true',
       '--authorization-mode=Node,RBAC',
-      // ServiceAccount admission stays on (the default): chart pods get real, bound tokens
-      '--enable-admission-plugins=NodeRestriction',
+      // ServiceAccount admission stays on (the default): chart pods get real, bound tokens.
+      // OwnerReferencesPermissionEnforcement as OpenShift has it: a controller pod may set
+      // blockOwnerDeletion only with `update` on the owner's finalizers subresource.
+      '--enable-admission-plugins=NodeRestriction,OwnerReferencesPermissionEnforcement',
       '--service-account-issuer=https://kubernetes.default.svc',
       `--service-account-key-file=${pki.saKey}`,
       `--service-account-signing-key-file=${pki.saKey}`,
