@@ -33,13 +33,13 @@ describe('npm start', () => {
         /providerprofile\/events-kafka +kafka +True CredentialsVerified +used by 2/,
       );
       expect(stdout).toMatch(
-        /shop\/kafkatopic\/orders-events +events-kafka +True \w+ +6 partitions +orders-events/,
+        /shop\/kafkatopic\/orders-events +events-kafka +True \w+ +6 partitions +shop\.orders-events/,
       );
       expect(stdout).toMatch(
         /shop\/kafkatopic\/customers +events-kafka +True \w+ +3 partitions +shop\.customers\.v1/,
       );
       expect(stdout).toMatch(
-        new RegExp(`topics in Kafka \\(${host}:\\d+\\): orders-events, shop\\.customers\\.v1`),
+        new RegExp(`topics in Kafka \\(${host}:\\d+\\): shop\\.customers\\.v1, shop\\.orders-events`),
       );
       // both example PostgresClusters: orders (17, a primary and two streaming standbys) and the
       // small notes (15, one instance), each with its read-write endpoint

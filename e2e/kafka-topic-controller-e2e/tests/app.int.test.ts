@@ -51,7 +51,7 @@ describe('the kafka-topic-controller process', () => {
       spec: {
         provider: 'kafka',
         namespaceSelector: {},
-        kafka: { bootstrapServers: kafka.bootstrapServers },
+        kafka: { bootstrapServers: kafka.bootstrapServers, topicNamePolicy: 'Any' },
       },
     } as ProviderProfile);
     const chart = join(repoRoot(), 'charts/kafka-topic-controller');

@@ -127,7 +127,7 @@ describe('the kafka-topic-controller chart, installed and running in a cluster',
       spec: {
         provider: 'kafka',
         namespaceSelector: {},
-        kafka: { bootstrapServers: kafka.bootstrapServers },
+        kafka: { bootstrapServers: kafka.bootstrapServers, topicNamePolicy: 'Any' },
       },
     } as ProviderProfile);
     await admin.create<Topic>(Topics, topic('payments'));

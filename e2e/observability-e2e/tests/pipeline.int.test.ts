@@ -75,7 +75,11 @@ beforeAll(async () => {
       apiVersion: 'steward.dev/v1alpha1',
       kind: 'ProviderProfile',
       metadata: { name },
-      spec: { provider: 'kafka', namespaceSelector: {}, kafka: { bootstrapServers: servers } },
+      spec: {
+        provider: 'kafka',
+        namespaceSelector: {},
+        kafka: { bootstrapServers: servers, topicNamePolicy: 'Any' },
+      },
     } as KubeObject);
   // a profile of another provider: this process's ProviderProfile controller leaves it alone, and
   // its health metrics must not count it

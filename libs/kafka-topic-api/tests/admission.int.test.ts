@@ -56,6 +56,7 @@ describe('the KafkaTopic CRD from the chart, in a real API server', () => {
       metadata: { name: 'events' },
       spec: {
         provider: 'kafka',
+        namespaceSelector: {},
         kafka: {
           bootstrapServers: ['kafka-0.kafka:9093'],
           tls: { secretRef: { namespace: 'kafka', name: 'ca' } },

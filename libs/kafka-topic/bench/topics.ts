@@ -497,7 +497,7 @@ async function main(): Promise<RunResult[]> {
     spec: {
       provider: 'kafka',
       namespaceSelector: {},
-      kafka: { bootstrapServers: kafka.bootstrapServers },
+      kafka: { bootstrapServers: kafka.bootstrapServers, topicNamePolicy: 'Any' },
     },
   } as ProviderProfile);
 

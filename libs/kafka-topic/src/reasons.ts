@@ -31,5 +31,7 @@ export const KafkaTopicReasons = {
   CredentialsInvalid: 'CredentialsInvalid',
   Forbidden: 'Forbidden',
   DeletionPolicyNotAllowed: 'DeletionPolicyNotAllowed',
+  /** The profile's `topicNamePolicy: NamespacePrefix` does not let this namespace name the topic. */
+  TopicNameNotAllowed: 'TopicNameNotAllowed',
   BrokersUnreachable: 'BrokersUnreachable',
 } as const;

@@ -49,7 +49,7 @@ beforeAll(async () => {
     spec: {
       provider: 'kafka',
       namespaceSelector: {},
-      kafka: { bootstrapServers: kafka.bootstrapServers },
+      kafka: { bootstrapServers: kafka.bootstrapServers, topicNamePolicy: 'Any' },
     },
   } as Profile);
 });

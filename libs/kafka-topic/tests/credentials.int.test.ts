@@ -50,7 +50,11 @@ const profile = (name: string, kafkaBlock: Record<string, unknown>) =>
     apiVersion: ProviderProfile.apiVersion,
     kind: 'ProviderProfile',
     metadata: { name },
-    spec: { provider: 'kafka', namespaceSelector: {}, kafka: kafkaBlock },
+    spec: {
+      provider: 'kafka',
+      namespaceSelector: {},
+      kafka: { topicNamePolicy: 'Any', ...kafkaBlock },
+    },
   } as Profile);
 const ref = (name: string) => ({ namespace: CREDS_NS, name });
 

@@ -45,6 +45,8 @@ export {
   Providers,
   SaslMechanisms,
   SIZE_NAME_PATTERN,
+  TopicNamePolicies,
+  type TopicNamePolicy,
   type DeletionPolicy,
   type KubernetesImage,
   type KubernetesProfileSpec,

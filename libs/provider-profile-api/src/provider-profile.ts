@@ -21,6 +21,15 @@ export const DeletionPolicies = ['Retain', 'Delete'] as const;
 export type DeletionPolicy = (typeof DeletionPolicies)[number];
 
 export const SaslMechanisms = ['plain', 'scram-sha-256', 'scram-sha-512'] as const;
+
+/**
+ * Which topics a KafkaTopic may manage through a kafka profile: `NamespacePrefix` (the default),
+ * only those named `<its namespace>.<…>`, so tenants sharing a cluster cannot reach each other's
+ * topics; `Any`, every topic (for a profile bound to one namespace, or tenants that trust each
+ * other: then only the claims and the create ledger decide between objects).
+ */
+export const TopicNamePolicies = ['NamespacePrefix', 'Any'] as const;
+export type TopicNamePolicy = (typeof TopicNamePolicies)[number];
 export type SaslMechanism = (typeof SaslMechanisms)[number];
 
 /** A size class name as DatabaseInstance's `spec.size` spells it: a DNS label (`small`, `db-large`). */
@@ -134,6 +143,13 @@ const kafka = Type.Object(
         },
         { description: 'Connect with TLS.' },
       ),
+    ),
+    topicNamePolicy: Type.Optional(
+      StringEnum(TopicNamePolicies, {
+        default: 'NamespacePrefix',
+        description:
+          'Which topics a KafkaTopic may manage through this profile. NamespacePrefix (default): only topics named <namespace>.<name> after the KafkaTopic’s own namespace (TopicNameNotAllowed otherwise), so namespaces sharing the cluster cannot reach each other’s topics. Any: every topic — for a profile bound to one namespace, or tenants that trust each other.',
+      }),
     ),
     sasl: Type.Optional(
       Type.Object(

@@ -10,7 +10,7 @@ const kafkaProfile = (guardrails?: ProviderProfile['spec']['guardrails']): Provi
     spec: {
       provider: 'kafka',
       namespaces: ['shop'],
-      kafka: { bootstrapServers: ['k:9092'] },
+      kafka: { bootstrapServers: ['k:9092'], topicNamePolicy: 'Any' },
       ...(guardrails ? { guardrails } : {}),
     },
   }) as ProviderProfile;
@@ -45,6 +45,52 @@ const topic = (
 });
 
 describe('admitKafkaTopic', () => {
+  describe('topicNamePolicy NamespacePrefix (the default)', () => {
+    const prefixed = (): ProviderProfile => {
+      const p = kafkaProfile();
+      delete p.spec.kafka!.topicNamePolicy;
+      return p;
+    };
+    it('reconciles a topic named after the namespace', () => {
+      expect(admitKafkaTopic(prefixed(), topic({ spec: { topicName: 'shop.orders' } }))).toEqual({
+        action: 'reconcile',
+      });
+    });
+    it('refuses any other topic with TopicNameNotAllowed, naming the prefix', () => {
+      expect(admitKafkaTopic(prefixed(), topic())).toMatchObject({
+        action: 'stop',
+        reason: 'TopicNameNotAllowed',
+        message: expect.stringContaining('allows only topics named shop.<name>'),
+      });
+      // a prefix is a whole namespace segment: shopping.* is not shop's
+      expect(
+        admitKafkaTopic(prefixed(), topic({ spec: { topicName: 'shopping.x' } })),
+      ).toMatchObject({
+        reason: 'TopicNameNotAllowed',
+      });
+    });
+    it('judges the name a forged external-name annotation gives, not only spec.topicName', () => {
+      const forged = topic({
+        spec: { topicName: 'shop.orders' },
+        annotations: { [A.externalName]: 'billing.invoices' },
+      });
+      expect(admitKafkaTopic(prefixed(), forged)).toMatchObject({ reason: 'TopicNameNotAllowed' });
+    });
+    it('holds a Delete deletion of a topic outside the prefix; lets a Retain one go', () => {
+      expect(
+        admitKafkaTopic(
+          prefixed(),
+          topic({ spec: { deletionPolicy: 'Delete' }, deleting: true, annotations: created }),
+        ),
+      ).toMatchObject({ action: 'stop', reason: 'TopicNameNotAllowed' });
+      expect(
+        admitKafkaTopic(
+          prefixed(),
+          topic({ spec: { deletionPolicy: 'Retain' }, deleting: true, annotations: created }),
+        ),
+      ).toEqual({ action: 'release' });
+    });
+  });
   it('stops ProfileNotAllowedInNamespace for a namespace the profile does not allow', () => {
     const profile = kafkaProfile();
     profile.spec.namespaces = ['billing'];
@@ -94,6 +140,27 @@ describe('admitKafkaTopic', () => {
       reason: 'ResourceConflict',
     });
     expect(admitKafkaTopic(kafkaProfile(), older, [older, newer])).toEqual({ action: 'reconcile' });
+  });
+
+  it('does not let an older claimant from a namespace that may not name the topic block its rightful owner', () => {
+    const profile = kafkaProfile();
+    delete profile.spec.kafka!.topicNamePolicy;
+    profile.spec.namespaces = ['shop', 'billing'];
+    const intruder = {
+      ...topic({
+        name: 'squatter',
+        uid: 'u0',
+        created: '2026-01-01T00:00:00Z',
+        spec: { topicName: 'shop.orders' },
+      }),
+    };
+    intruder.metadata.namespace = 'billing';
+    const owner = topic({ spec: { topicName: 'shop.orders' } });
+    expect(admitKafkaTopic(profile, owner, [intruder, owner])).toEqual({ action: 'reconcile' });
+    expect(admitKafkaTopic(profile, intruder, [intruder, owner])).toMatchObject({
+      action: 'stop',
+      reason: 'TopicNameNotAllowed',
+    });
   });
 
   it('releases a newer claimant being deleted without touching the holder’s topic, even with Delete and adopt', () => {

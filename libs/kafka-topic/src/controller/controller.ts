@@ -133,7 +133,9 @@ export function kafkaTopicController(
   const admit = (obj: Topic): Admission<Topic, Profile> => {
     const profile = profileOf(obj);
     const namespace = obj.metadata.namespace ?? '';
-    const admission = admitKafkaTopic(profile, obj, claimantsOf(obj), namespaces.facts(namespace));
+    const admission = admitKafkaTopic(profile, obj, claimantsOf(obj), (name) =>
+      namespaces.facts(name),
+    );
     return admission.action === 'reconcile'
       ? {
           action: 'manage',
