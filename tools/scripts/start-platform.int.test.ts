@@ -39,7 +39,9 @@ describe('npm start', () => {
         /shop\/kafkatopic\/customers +events-kafka +True \w+ +3 partitions +shop\.customers\.v1/,
       );
       expect(stdout).toMatch(
-        new RegExp(`topics in Kafka \\(${host}:\\d+\\): shop\\.customers\\.v1, shop\\.orders-events`),
+        new RegExp(
+          `topics in Kafka \\(${host}:\\d+\\): shop\\.customers\\.v1, shop\\.orders-events`,
+        ),
       );
       // both example PostgresClusters: orders (17, a primary and two streaming standbys) and the
       // small notes (15, one instance), each with its read-write endpoint
