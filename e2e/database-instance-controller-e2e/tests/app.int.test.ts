@@ -134,7 +134,7 @@ describe('the database-instance-controller process', () => {
       expect(findCondition(profile.status?.conditions, 'Ready')?.reason).toBe(
         'CredentialsVerified',
       );
-      expect(profile.metadata.finalizers).toContain('steward.dev/in-use');
+      expect(profile.metadata.finalizers).toContain('steward.dev/in-use-by-databaseinstances');
     }
     const lease = await admin.get<KubeObject & { spec?: { holderIdentity?: string } }>(
       Leases,

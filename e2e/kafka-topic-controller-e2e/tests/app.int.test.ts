@@ -130,7 +130,7 @@ describe('the kafka-topic-controller process', () => {
       { description: 'profile Ready, used by 1' },
     );
     expect(findCondition(profile.status?.conditions, 'Ready')?.reason).toBe('CredentialsVerified');
-    expect(profile.metadata.finalizers).toContain('steward.dev/in-use');
+    expect(profile.metadata.finalizers).toContain('steward.dev/in-use-by-kafkatopics');
   });
 
   it('reports an invalid config key as InvalidConfig without creating the topic', async () => {

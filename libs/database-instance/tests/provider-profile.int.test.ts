@@ -5,7 +5,7 @@ import { DatabaseInstance } from '@steward/database-instance-api';
 import { RecordingEventRecorder } from '@steward/events';
 import { KubeClient, Namespaces, NotFoundError, Secrets, type KubeObject } from '@steward/kube';
 import {
-  InUseFinalizer,
+  inUseFinalizerFor,
   providerProfileController,
   type CredentialsCheck,
 } from '@steward/provider-profile';
@@ -29,6 +29,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { rdsIdentifier } from '../src/aws/index.js';
 import { databaseInstanceController } from '../src/controller/index.js';
 import { databaseCredentialsCheck, databaseInstanceUsers } from '../src/credentials/index.js';
+
+const InUseFinalizer = inUseFinalizerFor([databaseInstanceUsers]);
 
 type DB = DatabaseInstance;
 type Profile = ProviderProfile;

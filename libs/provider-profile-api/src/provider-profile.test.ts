@@ -115,6 +115,38 @@ describe('the kubernetes block of the ProviderProfile CRD', () => {
   });
 });
 
+describe('spec.kubernetes.backup: isolated backups', () => {
+  const backup = kubernetes.properties!.backup!;
+  const rules = (backup['x-kubernetes-validations'] ?? []).map((v) => v.message);
+
+  it('allows no workload destination and copies no credentials unless the profile says so', () => {
+    expect(backup.properties?.allowWorkloadDestinations).toMatchObject({
+      type: 'boolean',
+      default: false,
+    });
+    expect(backup.properties?.copyCredentialsToWorkloadNamespaces).toMatchObject({
+      type: 'boolean',
+      default: false,
+    });
+    expect(backup.properties?.allowedEndpoints).toMatchObject({
+      type: 'array',
+      'x-kubernetes-list-type': 'set',
+      items: { pattern: backup.properties!.destination!.properties!.endpoint!.pattern },
+    });
+    expect(backup.properties?.credentialsSourceSecretRef?.required).toEqual(
+      expect.arrayContaining(['namespace', 'name']),
+    );
+  });
+
+  it('refuses a copy without its source, and fields that would be ignored', () => {
+    expect(rules).toEqual([
+      'spec.kubernetes.backup.copyCredentialsToWorkloadNamespaces needs credentialsSourceSecretRef (the Secret to copy) and destination (whose credentialsSecretRef names the copies)',
+      'spec.kubernetes.backup.credentialsSourceSecretRef is only read with copyCredentialsToWorkloadNamespaces: true (nothing is copied without it)',
+      'spec.kubernetes.backup.allowedEndpoints is only read with allowWorkloadDestinations: true (workloads name no destination, hence no endpoint, without it)',
+    ]);
+  });
+});
+
 describe('QUANTITY_PATTERN', () => {
   const pattern = new RegExp(QUANTITY_PATTERN);
   it.each(['1', '0.5', '.5', '250m', '1Gi', '512Mi', '10G', '1e3', '1E-3', '1.5Ti'])(

@@ -230,6 +230,63 @@ const kubernetesImage = Type.Object(
   { additionalProperties: false },
 );
 
+/** An S3 API endpoint as a backup destination spells it (`s3Destination`'s `endpoint`). */
+const S3_ENDPOINT_PATTERN = '^https?://[^\\s/]+(/.*)?$';
+
+/**
+ * The fields of `spec.kubernetes.backup` that keep tenants' backups apart: whether a workload may
+ * name its own destination, the endpoints it may name then (the controller lists and prunes the
+ * bucket itself, so it only ever connects to an endpoint a profile names), and whether the
+ * profile's credentials are copied into workload namespaces (never, unless said explicitly).
+ */
+const backupIsolationFields = {
+  allowWorkloadDestinations: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description:
+        'false (default): a PostgresCluster using this profile may not set spec.backup.destination or spec.bootstrap.recovery.source.destination (BackupDestinationNotAllowed): its backups go to destination, in the folder <prefix>/<namespace>/<name>, and a recovery source is named by cluster name only, read from <prefix>/<its own namespace>/<source name> — a namespace never reaches another’s folder. true: workloads may name a bucket, prefix and credentials Secret of their own (the platform team’s keys must then scope what each namespace reaches); an endpoint they name must be in allowedEndpoints.',
+    }),
+  ),
+  allowedEndpoints: Type.Optional(
+    Type.Array(Type.String({ maxLength: 256, pattern: S3_ENDPOINT_PATTERN }), {
+      maxItems: 16,
+      'x-kubernetes-list-type': 'set',
+      description:
+        'With allowWorkloadDestinations: the S3 endpoints a workload’s destination may name (besides destination.endpoint), compared exactly (a trailing slash aside). A destination naming another endpoint is refused (BackupEndpointNotAllowed) before anything connects to it: the controller itself lists and prunes the bucket, and never calls an endpoint no profile names. A destination naming no endpoint is AWS S3 of its region.',
+    }),
+  ),
+  copyCredentialsToWorkloadNamespaces: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description:
+        'false (default): nothing is copied; destination.credentialsSecretRef names a Secret the platform team provisions in each workload namespace, ideally with a key that reaches only that namespace’s folder <prefix>/<namespace>/. true: the controller copies credentialsSourceSecretRef’s keys into a Secret of that name in the namespace of each PostgresCluster that backs up to destination — every such namespace then holds the same key, which reaches whatever that key reaches (use it only for a key scoped to one tenant, or tenants that trust each other).',
+    }),
+  ),
+  credentialsSourceSecretRef: Type.Optional(
+    secretReference(
+      'With copyCredentialsToWorkloadNamespaces: the Secret (in the platform team’s namespace) whose access key keys, as destination.credentialsSecretRef names them, are copied. Never copied into status or logs.',
+    ),
+  ),
+};
+
+const backupIsolationRules = [
+  {
+    rule: '!has(self.copyCredentialsToWorkloadNamespaces) || !self.copyCredentialsToWorkloadNamespaces || (has(self.credentialsSourceSecretRef) && has(self.destination))',
+    message:
+      'spec.kubernetes.backup.copyCredentialsToWorkloadNamespaces needs credentialsSourceSecretRef (the Secret to copy) and destination (whose credentialsSecretRef names the copies)',
+  },
+  {
+    rule: '!has(self.credentialsSourceSecretRef) || (has(self.copyCredentialsToWorkloadNamespaces) && self.copyCredentialsToWorkloadNamespaces)',
+    message:
+      'spec.kubernetes.backup.credentialsSourceSecretRef is only read with copyCredentialsToWorkloadNamespaces: true (nothing is copied without it)',
+  },
+  {
+    rule: '!has(self.allowedEndpoints) || (has(self.allowWorkloadDestinations) && self.allowWorkloadDestinations)',
+    message:
+      'spec.kubernetes.backup.allowedEndpoints is only read with allowWorkloadDestinations: true (workloads name no destination, hence no endpoint, without it)',
+  },
+];
+
 const kubernetes = withValidations(
   Type.Object(
     {
@@ -294,27 +351,31 @@ const kubernetes = withValidations(
         }),
       ),
       backup: Type.Optional(
-        Type.Object(
-          {
-            destination: Type.Optional(
-              s3Destination(
-                'The key prefix below which each workload gets its folder <prefix>/<namespace>/<name>, without leading or trailing slash (default: none, the folder is <namespace>/<name>).',
+        withValidations(
+          Type.Object(
+            {
+              destination: Type.Optional(
+                s3Destination(
+                  'The key prefix below which each workload gets its folder <prefix>/<namespace>/<name>, without leading or trailing slash (default: none, the folder is <namespace>/<name>).',
+                ),
               ),
-            ),
-            minRetentionDays: Type.Optional(
-              Type.Integer({
-                minimum: 1,
-                maximum: 3650,
-                description:
-                  'The fewest days of backups a workload may keep: a PostgresCluster whose spec.backup.retentionDays is lower is refused (RetentionBelowMinimum); one that states none keeps this many (at least 7).',
-              }),
-            ),
-          },
-          {
-            additionalProperties: false,
-            description:
-              'Backups of the workloads that use this profile: the destination a PostgresCluster with spec.backup but no destination backs up to (its credentials Secret must exist in each workload’s namespace), and the shortest retention allowed.',
-          },
+              minRetentionDays: Type.Optional(
+                Type.Integer({
+                  minimum: 1,
+                  maximum: 3650,
+                  description:
+                    'The fewest days of backups a workload may keep: a PostgresCluster whose spec.backup.retentionDays is lower is refused (RetentionBelowMinimum); one that states none keeps this many (at least 7).',
+                }),
+              ),
+              ...backupIsolationFields,
+            },
+            {
+              additionalProperties: false,
+              description:
+                'Backups of the workloads that use this profile: the destination every PostgresCluster with spec.backup (or spec.bootstrap.recovery) uses, each in the folder <prefix>/<namespace>/<name> the controller derives; whether workloads may name destinations of their own (allowWorkloadDestinations) and which endpoints those may name (allowedEndpoints); where the credentials come from (a Secret the platform team provisions in each workload namespace, scoped to that namespace’s folder — or, only with copyCredentialsToWorkloadNamespaces, a copy of one Secret); and the shortest retention allowed.',
+            },
+          ),
+          backupIsolationRules,
         ),
       ),
       maxFailoverLagBytes: Type.Optional(
@@ -523,7 +584,17 @@ export const ProviderProfileStatus = Type.Object({
   usedBy: Type.Optional(
     Type.Integer({
       minimum: 0,
-      description: 'How many resources reference this profile; deletion waits until it is 0.',
+      description:
+        'How many resources reference this profile (the sum of usedByKind); deletion waits until it is 0.',
+    }),
+  ),
+  usedByKind: Type.Optional(
+    Type.Unsafe<Record<string, number>>({
+      type: 'object',
+      additionalProperties: { type: 'integer', minimum: 0 },
+      maxProperties: 32,
+      description:
+        'How many resources of each kind reference this profile, e.g. {CacheCluster: 2, PostgresCluster: 1}: each controller writes the kinds it watches, so several controllers that use one profile never overwrite each other’s counts.',
     }),
   ),
   observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),

@@ -12,7 +12,7 @@ import {
   type Result,
   type StatusWriter,
 } from '@steward/controller';
-import { withFinalizer } from '@steward/finalizers';
+import { removeFinalizerPatch, withFinalizer } from '@steward/finalizers';
 import { ConflictError, type KubeObject } from '@steward/kube';
 import { ProviderProfile, type Provider } from '@steward/provider-profile-api';
 import {
@@ -51,8 +51,19 @@ export interface ProviderProfileControllerOptions {
    * is only `kubernetes`; never called for a kubernetes profile.
    */
   checkCredentials?: CredentialsCheck;
-  /** The kinds that reference profiles; their objects make up `status.usedBy`. Default: none. */
+  /**
+   * The kinds that reference profiles; their objects are counted in `status.usedByKind` (this
+   * process writes only these kinds' entries; `status.usedBy` is the sum of every entry). Default:
+   * none.
+   */
   users?: readonly ProfileUser[];
+  /**
+   * The finalizer this process keeps on handled profiles while its users reference them. Default:
+   * `inUseFinalizerFor(users)` — one per set of user kinds (e.g.
+   * `steward.dev/in-use-by-cacheclusters`), so two processes that use one profile (CacheCluster
+   * and PostgresCluster on a kubernetes profile) each hold it for their own users.
+   */
+  finalizer?: string;
   /** Check settled results again this often. Default 5 min. */
   recheckIntervalMs?: number;
   /** A check that takes longer is a transient `ProviderUnreachable`. Default 30 s. */
@@ -90,14 +101,15 @@ function refOf(kind: string, obj: KubeObject): ProfileUserRef {
 
 /**
  * The ProviderProfile controller. For every profile whose provider is in `options.providers`:
- * - keeps the `steward.dev/in-use` finalizer on it;
+ * - keeps its finalizer (`options.finalizer`, default `inUseFinalizerFor(users)`) on it;
  * - checks its credentials (`checkCredentials`) on creation, on each new generation and every
  *   `recheckIntervalMs` — a kubernetes profile has none: it is `Ready=True, CatalogueAccepted`
  *   with what it offers — and states the outcome in `Ready` (see `ProviderProfileReasons`): a
  *   failure the platform team must fix also sets `Stalled=True` and is reported by the runtime as a
  *   terminal failure (a Warning Event), then checked again only at the next interval or spec
  *   change; a transient failure is retried with backoff;
- * - keeps `status.usedBy` equal to the number of objects of `options.users` that reference it,
+ * - keeps `status.usedByKind[kind]` equal to the number of objects of each `options.users` kind
+ *   that reference it (and `usedBy` the sum over every kind, other processes' included),
  *   including objects being deleted;
  * - when it is deleted while used: keeps the finalizer, `Ready=False, InUse` naming the users, a
  *   Warning Event; once nothing references it, removes the finalizer (only its own).
@@ -138,6 +150,16 @@ export function providerProfileController(
     });
     return { user, informer, index };
   });
+
+  const finalizer = options.finalizer ?? inUseFinalizerFor(options.users ?? []);
+  /** The state with this process's per-kind counts (every kind it watches, zeros included). */
+  const counted = (state: ProfileState, usage: ProfileUsage): ProfileState => {
+    if (sources.length === 0) return state;
+    const byKind: Record<string, number> = {};
+    for (const { user } of sources) byKind[user.resourceType.kind] = 0;
+    for (const u of usage.users) byKind[u.kind] = (byKind[u.kind] ?? 0) + 1;
+    return { ...state, usedByKind: byKind };
+  };
 
   const usageOf = (profileName: string): ProfileUsage =>
     profileUsage(
@@ -180,7 +202,7 @@ export function providerProfileController(
       result = await runCredentialsCheck(checkCredentials!, profile, signal, checkTimeoutMs);
       schedule.record(key, profile, result, Date.now());
     }
-    const state = stateFromCheck(result, usage.count);
+    const state = counted(stateFromCheck(result, usage.count), usage);
     if (result.ok) {
       await converge(status, state, 'Normal');
       return { requeueAfter: schedule.dueIn(key, profile, Date.now()) };
@@ -206,7 +228,7 @@ export function providerProfileController(
     status: StatusWriter<Profile>,
     usage: ProfileUsage,
   ): Promise<Result> => {
-    const state = stateFromCatalogue(status.object, usage.count);
+    const state = counted(stateFromCatalogue(status.object, usage.count), usage);
     if (!state.stalled) {
       await converge(status, state, 'Normal');
       return {};
@@ -220,9 +242,27 @@ export function providerProfileController(
     usage: ProfileUsage,
   ): Promise<{ requeueAfter: number } | void> => {
     if (usage.count === 0) return; // the finalizer goes, and the profile with it
-    await converge(status, stateInUse(status.object.metadata.name!, usage), 'Warning');
+    await converge(
+      status,
+      counted(stateInUse(status.object.metadata.name!, usage), usage),
+      'Warning',
+    );
     // Users' deletions wake this controller up; the requeue is only a safety net.
     return { requeueAfter: options.recheckIntervalMs ?? 5 * 60_000 };
+  };
+
+  /**
+   * Migration from the one finalizer every process shared (`steward.dev/in-use`, which a process
+   * without users of its own removed while another's users still referenced the profile): once
+   * this process's own finalizer is on, the shared one goes (a `test`-guarded JSON patch).
+   */
+  const dropLegacyFinalizer = async (key: string): Promise<void> => {
+    if (finalizer === InUseFinalizer) return;
+    const current = profiles.store.get(key);
+    if (!current?.metadata.finalizers?.includes(finalizer)) return;
+    const patch = removeFinalizerPatch(current, InUseFinalizer);
+    if (!patch) return;
+    await client.jsonPatch(Profiles, current.metadata.name!, undefined, patch);
   };
 
   const reconciler: ObjectReconciler<Profile> = async (ctx, profile) => {
@@ -234,14 +274,17 @@ export function providerProfileController(
         client,
         Profiles,
         profile,
-        InUseFinalizer,
+        finalizer,
         {
           apply: () => apply(request.key, ctx.status, usage, ctx.signal),
           cleanup: () => cleanup(ctx.status, usage),
         },
         { signal: ctx.signal },
       );
-      if (outcome.action === 'applied') return outcome.result;
+      if (outcome.action === 'applied') {
+        await dropLegacyFinalizer(request.key);
+        return outcome.result;
+      }
       if (outcome.action === 'cleanup-pending') return { requeueAfter: outcome.requeueAfter };
       if (outcome.action === 'cleaned-up') schedule.forget(request.key);
       return;
@@ -296,4 +339,15 @@ function causedByConflict(error: unknown): boolean {
     seen.add(e);
   }
   return false;
+}
+
+/**
+ * The in-use finalizer of a process whose users are `users`:
+ * `steward.dev/in-use-by-<plural>[-<plural>…]` (sorted), or the shared `steward.dev/in-use` for a
+ * process that counts no users.
+ */
+export function inUseFinalizerFor(users: readonly ProfileUser[]): string {
+  if (users.length === 0) return InUseFinalizer;
+  const plurals = [...new Set(users.map((u) => u.resourceType.plural))].sort();
+  return `${InUseFinalizer}-by-${plurals.join('-')}`.slice(0, 'steward.dev/'.length + 63);
 }

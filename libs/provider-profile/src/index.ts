@@ -19,7 +19,13 @@
  * - **Usage**: `status.usedBy` is the number of objects of the `users` kinds that reference the
  *   profile, counted from the shared informer caches — objects being deleted included, since their
  *   cleanup (e.g. deleting a database) still needs the profile's credentials.
- * - **In-use protection**: the finalizer `steward.dev/in-use` is added to every handled profile.
+ * - **Several controllers, one profile**: each process counts only its own user kinds, in
+ *   `status.usedByKind` (it replaces its kinds' entries and keeps the others'), and `usedBy` is
+ *   the sum; each holds its own finalizer (`inUseFinalizerFor(users)`, e.g.
+ *   `steward.dev/in-use-by-cacheclusters`), so a process with no users left never lets a profile go
+ *   that another's objects still reference. The shared `steward.dev/in-use` of earlier versions is
+ *   removed once a process's own finalizer is on.
+ * - **In-use protection**: the process's finalizer is added to every handled profile.
  *   Deleting a profile still in use leaves it in place with `Ready=False, InUse` naming how many
  *   and up to three `namespace/name` of its users, plus a Warning Event; when the last user is
  *   gone the finalizer is removed — with a JSON-patch `test`, so another controller's finalizer is
@@ -54,6 +60,7 @@
  */
 export { CredentialsCheckSchedule } from './check-schedule.js';
 export {
+  inUseFinalizerFor,
   providerProfileController,
   TransientCredentialsError,
   type ProviderProfileControllerOptions,

@@ -17,7 +17,13 @@ export interface ProfileState {
   ready: Omit<ConditionUpdate, 'type' | 'observedGeneration'>;
   /** `Stalled=True` with Ready's reason and message: only the platform team can fix this. */
   stalled: boolean;
+  /** The number of this process's users (for the condition messages). */
   usedBy: number;
+  /**
+   * This process's users per kind (every kind it watches, zeros included), merged into
+   * `status.usedByKind`; `status.usedBy` is the sum of the merged map. Absent: `usedBy` alone.
+   */
+  usedByKind?: Readonly<Record<string, number>>;
 }
 
 /** The state of a live profile after a credentials check. */
@@ -93,6 +99,17 @@ export function stateInUse(profileName: string, usage: ProfileUsage): ProfileSta
   };
 }
 
+/**
+ * `usedByKind` (the profile's map with this process's kinds replaced) and `usedBy` (its sum): the
+ * counts of other controllers' kinds are kept as the profile shows them.
+ */
+function usageFields(profile: ProviderProfile, state: ProfileState): Record<string, unknown> {
+  if (!state.usedByKind) return { usedBy: state.usedBy };
+  const byKind = { ...(profile.status?.usedByKind ?? {}), ...state.usedByKind };
+  const sorted = Object.fromEntries(Object.entries(byKind).sort(([a], [b]) => a.localeCompare(b)));
+  return { usedByKind: sorted, usedBy: Object.values(sorted).reduce((sum, n) => sum + n, 0) };
+}
+
 /** The status to write for `state`, and what changed compared to the profile's current status. */
 export interface StatusPlan {
   /** What to hand the status writer. */
@@ -130,7 +147,7 @@ export function planStatus(
           ]
         : []),
     ],
-    fields: { usedBy: state.usedBy },
+    fields: usageFields(profile, state),
   };
   const previous = findCondition(profile.status?.conditions, ReadyCondition);
   const { status, changed } = nextStatus(profile.status, profile.metadata.generation, change, now);

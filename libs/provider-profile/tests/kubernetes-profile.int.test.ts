@@ -23,7 +23,12 @@ import {
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { InUseFinalizer, providerProfileController, type ProfileUser } from '../src/index.js';
+import {
+  inUseFinalizerFor,
+  InUseFinalizer,
+  providerProfileController,
+  type ProfileUser,
+} from '../src/index.js';
 
 type Profile = ProviderProfile;
 const Profiles = ProviderProfile.resourceType;
@@ -47,6 +52,20 @@ const cacheClusterUsers: ProfileUser<CacheCluster> = {
   resourceType: CacheClusters,
   profileNameOf: (obj) => obj.spec?.providerProfileRef?.name,
 };
+/** PostgresCluster, the second kind on kubernetes profiles, counted by its own process. */
+const PostgresClusters: ResourceType = {
+  group: 'postgres.steward.dev',
+  version: 'v1alpha1',
+  kind: 'PostgresCluster',
+  plural: 'postgresclusters',
+  namespaced: true,
+};
+const postgresClusterUsers: ProfileUser<CacheCluster> = {
+  resourceType: PostgresClusters,
+  profileNameOf: (obj) => obj.spec?.providerProfileRef?.name,
+};
+const CacheFinalizer = inUseFinalizerFor([cacheClusterUsers]);
+const PostgresFinalizer = inUseFinalizerFor([postgresClusterUsers]);
 
 let plane: ControlPlane;
 let admin: KubeClient;
@@ -61,6 +80,10 @@ beforeAll(async () => {
         'charts/database-instance-controller/crds/providerprofiles.steward.dev.yaml',
       ),
       join(repoRoot(), 'charts/cache-cluster-controller/crds/cacheclusters.cache.steward.dev.yaml'),
+      join(
+        repoRoot(),
+        'charts/postgres-cluster-controller/crds/postgresclusters.postgres.steward.dev.yaml',
+      ),
     ],
   });
   admin = new KubeClient(plane.kubeConfig, { fieldManager: 'test-admin' });
@@ -90,11 +113,13 @@ interface Running {
 }
 const running: Running[] = [];
 
-function run(options: { resyncPeriodMs?: number } = {}): Running {
+function run(
+  options: { resyncPeriodMs?: number; users?: ProfileUser[]; name?: string } = {},
+): Running {
   const writes: string[] = [];
   const manager = new Manager({
     kubeConfig: plane.kubeConfig,
-    name: 'cache-cluster-controller',
+    name: options.name ?? 'cache-cluster-controller',
     ...(options.resyncPeriodMs ? { resyncPeriodMs: options.resyncPeriodMs } : {}),
     client: {
       onRequest: (info) => {
@@ -108,7 +133,7 @@ function run(options: { resyncPeriodMs?: number } = {}): Running {
   // No checkCredentials: a kubernetes profile has none.
   const controller = providerProfileController(manager, {
     providers: ['kubernetes'],
-    users: [cacheClusterUsers],
+    users: options.users ?? [cacheClusterUsers],
     events,
   });
   manager.start().catch(() => undefined);
@@ -204,7 +229,7 @@ describe('providerProfileController with kubernetes profiles', () => {
     const profile = await readProfile(name);
     expect(profile.status?.observedGeneration).toBe(1);
     expect(profile.status?.usedBy).toBe(0);
-    expect(profile.metadata.finalizers).toEqual([InUseFinalizer]);
+    expect(profile.metadata.finalizers).toEqual([CacheFinalizer]);
     expect(findCondition(profile.status?.conditions, 'Stalled')).toBeUndefined();
     expect(await gitOpsReading(profile)).toMatchObject({ kstatus: 'Current', unobserved: [] });
     const [event] = await eventually(
@@ -289,6 +314,50 @@ describe('providerProfileController with kubernetes profiles', () => {
     );
   });
 
+  it('counts each kind in its own process without overwriting the other (usedByKind), and holds the profile for either kind’s users', async () => {
+    run();
+    run({ users: [postgresClusterUsers], name: 'postgres-cluster-controller' });
+    const name = `shared-${testNumber}`;
+    await kubernetesProfile(name);
+    await createCache('a', name);
+    await createCache('b', name);
+    await admin.create<CacheCluster>(PostgresClusters, {
+      apiVersion: 'postgres.steward.dev/v1alpha1',
+      kind: 'PostgresCluster',
+      metadata: { name: 'pg', namespace: ns },
+      spec: { version: '17', providerProfileRef: { name } },
+    });
+    await waitUsedBy(name, 3);
+    const counted = await readProfile(name);
+    expect(counted.status?.usedByKind).toEqual({ CacheCluster: 2, PostgresCluster: 1 });
+    expect(counted.metadata.finalizers?.sort()).toEqual([CacheFinalizer, PostgresFinalizer].sort());
+
+    // The caches go, then the profile is deleted: the cache process lets go, the postgres one holds.
+    await admin.delete(CacheClusters, 'a', ns);
+    await admin.delete(CacheClusters, 'b', ns);
+    await waitUsedBy(name, 1);
+    await admin.delete(Profiles, name);
+    await waitReady(name, 'InUse', 'False');
+    await eventually(
+      async () => (await readProfile(name)).metadata.finalizers?.join() === PostgresFinalizer,
+      { description: 'only the postgres process holds the profile' },
+    );
+    await sleep(1_000);
+    expect(await profileGone(name)).toBe(false);
+    await admin.delete(PostgresClusters, 'pg', ns);
+    await eventually(() => profileGone(name), { description: `${name} gone` });
+  });
+
+  it('replaces the finalizer every process used to share (steward.dev/in-use) with its own', async () => {
+    run();
+    const name = `legacy-${testNumber}`;
+    await kubernetesProfile(name, { finalizers: [InUseFinalizer] });
+    await eventually(
+      async () => (await readProfile(name)).metadata.finalizers?.join() === CacheFinalizer,
+      { description: 'the shared finalizer replaced by the process’s own' },
+    );
+  });
+
   it('keeps a profile deleted while CacheClusters reference it (InUse, Warning Event) until the last is gone; another finalizer stays', async () => {
     run();
     const name = `inuse-${testNumber}`;
@@ -319,7 +388,7 @@ describe('providerProfileController with kubernetes profiles', () => {
     await sleep(1_000);
     const stillHeld = await readProfile(name);
     expect(stillHeld.status?.usedBy).toBe(1);
-    expect(stillHeld.metadata.finalizers).toContain(InUseFinalizer);
+    expect(stillHeld.metadata.finalizers).toContain(CacheFinalizer);
 
     await admin.mergePatch(CacheClusters, 'held', ns, { metadata: { finalizers: null } });
     await eventually(
