@@ -185,6 +185,13 @@ export const DatabaseInstanceStatus = Type.Object({
     Type.String({ description: 'The instance identifier at the provider.' }),
   ),
   providerState: Type.Optional(StringEnum(ProviderStates)),
+  adoptedAt: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description:
+        'When an existing resource was adopted through spec.adopt (with the ProviderProfile’s permission), rather than created by this object.',
+    }),
+  ),
   endpoint: Type.Optional(
     Type.Object({
       host: Type.String(),

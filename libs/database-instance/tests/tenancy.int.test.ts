@@ -361,6 +361,7 @@ describe('DatabaseInstance tenancy', () => {
     // tenant-b may: its instance is adopted, tagged as its own, recorded.
     const adopter = await create(NS_B, 'legacy', { adopt: true });
     await ready(NS_B, 'legacy');
+    expect((await read(NS_B, 'legacy')).status?.adoptedAt).toBeTruthy();
     const adopted = await rdsInstance(legacyB);
     expect(adopted?.TagList).toEqual(
       expect.arrayContaining([

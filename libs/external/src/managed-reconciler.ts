@@ -179,7 +179,7 @@ async function execute<T extends ManagedObject>(
     case 'create':
       return createPhase(run);
     case 'sync':
-      return syncPhase(run, action.record, action.update);
+      return syncPhase(run, action.record, action.update, action.adopt);
     case 'delete':
       return deletePhase(run);
     case 'observe':

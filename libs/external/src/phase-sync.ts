@@ -13,14 +13,16 @@ import { Reasons } from './reasons.js';
 /**
  * Sync (the resource exists and is this object's): record what the metadata lacks in one write
  * (`record`: finalizer, name, the create's success or the adoption), bring the resource to the
- * spec (`update`), publish connection details once it is ready, then one status write with what
- * was observed. Requeued at the busy interval while the provider is busy or was just asked to
+ * spec (`update`; for an adoption this also writes the provider's ownership mark), record an
+ * adoption (`adopt`: a Normal Event `ExternalResourceAdopted`, `status.adoptedAt`), publish
+ * connection details once it is ready, then one status write with what was observed. Requeued at the busy interval while the provider is busy or was just asked to
  * change something, else at the poll interval (drift detection).
  */
 export async function syncPhase<T extends ManagedObject>(
   run: ManagedRun<T>,
   record: boolean,
   update: boolean,
+  adopt = false,
 ): Promise<Result> {
   const name = run.externalName!;
   const observed = run.observed!;
@@ -30,10 +32,24 @@ export async function syncPhase<T extends ManagedObject>(
     obj = track(run, await run.writes.recordManaged(obj, name, unrecorded));
   }
   if (update) await run.client!.update(obj, name, run.desired, observed, run.ctx.signal);
+  const where = providerName(run);
+  if (adopt) {
+    const mark = observed.mark;
+    const from = mark
+      ? `marked as ${mark.namespace ?? '?'}/${mark.name ?? '?'}'s`
+      : mark === null
+        ? 'unmarked'
+        : 'not created by this object';
+    run.options.events?.event(
+      obj,
+      'Normal',
+      Reasons.ExternalResourceAdopted,
+      `${name} at ${where} (${from}) adopted through spec.adopt, as the ProviderProfile allows for namespace ${obj.metadata.namespace ?? ''}`,
+    );
+  }
   if (observed.ready && observed.connectionDetails && run.options.publishConnectionDetails) {
     await run.options.publishConnectionDetails(obj, observed.connectionDetails, run.ctx.signal);
   }
-  const where = providerName(run);
   await run.ctx.status.write({
     conditions: [
       synced(Reasons.ReconcileSuccess, ''),
@@ -50,6 +66,7 @@ export async function syncPhase<T extends ManagedObject>(
       ...observed.status,
       externalName: name,
       ...(observed.state ? { providerState: observed.state } : {}),
+      ...(adopt ? { adoptedAt: new Date().toISOString() } : {}),
     },
   });
   const busy = update || !observed.ready;

@@ -86,17 +86,17 @@ const cases: [name: string, facts: ManagedFacts, expected: ManagedAction][] = [
   [
     'pending create, present and ours: records the success and syncs',
     { ...converged, ledger: 'pending' },
-    { type: 'sync', record: true, update: false },
+    { type: 'sync', record: true, update: false, adopt: false },
   ],
   [
     'pending create, present, owner unknown (no marks): records the success — the pending mark came first',
     { ...converged, ledger: 'pending', observed: unknownOwner },
-    { type: 'sync', record: true, update: false },
+    { type: 'sync', record: true, update: false, adopt: false },
   ],
   [
     'pending create, names not deterministic, present: records the success',
     { ...converged, ledger: 'pending', deterministicNames: false },
-    { type: 'sync', record: true, update: false },
+    { type: 'sync', record: true, update: false, adopt: false },
   ],
   [
     'refused at this generation: refuses again without calling the provider',
@@ -126,7 +126,7 @@ const cases: [name: string, facts: ManagedFacts, expected: ManagedAction][] = [
   [
     'never created, present, foreign, spec.adopt, the profile allows adoption: adopts (records) and updates to the spec',
     { ...fresh, adopt: true, adoptionAllowed: true, observed: { owner: 'other', upToDate: false } },
-    { type: 'sync', record: true, update: true },
+    { type: 'sync', record: true, update: true, adopt: true },
   ],
   [
     'never created, present, foreign, spec.adopt, the profile does not allow adoption: refused, nothing taken over',
@@ -136,7 +136,7 @@ const cases: [name: string, facts: ManagedFacts, expected: ManagedAction][] = [
   [
     'never created, present, unmarked, spec.adopt, adoption allowed: adopts',
     { ...fresh, adopt: true, adoptionAllowed: true, observed: unmarked },
-    { type: 'sync', record: true, update: true },
+    { type: 'sync', record: true, update: true, adopt: true },
   ],
   [
     'never created, present, unmarked, no spec.adopt: AlreadyExists',
@@ -166,27 +166,27 @@ const cases: [name: string, facts: ManagedFacts, expected: ManagedAction][] = [
   [
     'owner unknown (no marks), created by the ledger: syncs (the ledger is all there is)',
     { ...converged, observed: unknownOwner },
-    { type: 'sync', record: false, update: false },
+    { type: 'sync', record: false, update: false, adopt: false },
   ],
   [
     'never created, present with our ownership mark (create answer lost before the ledger): syncs',
     { ...fresh, observed: { owner: 'this', upToDate: true } },
-    { type: 'sync', record: true, update: false },
+    { type: 'sync', record: true, update: false, adopt: false },
   ],
   [
     'created, present, up to date: syncs with zero metadata writes',
     converged,
-    { type: 'sync', record: false, update: false },
+    { type: 'sync', record: false, update: false, adopt: false },
   ],
   [
     'created, present, drifted: updates',
     { ...converged, observed: { owner: 'this', upToDate: false } },
-    { type: 'sync', record: false, update: true },
+    { type: 'sync', record: false, update: true, adopt: false },
   ],
   [
     'created, present, finalizer removed by someone: records it again',
     { ...converged, hasFinalizer: false },
-    { type: 'sync', record: true, update: false },
+    { type: 'sync', record: true, update: false, adopt: false },
   ],
   [
     "created, present, someone else's mark now, ledger says ours: AlreadyExists (the mark decides, not the ledger)",

@@ -87,9 +87,11 @@ export type ManagedAction =
   /**
    * The resource exists and is this object's: record what the metadata lacks (finalizer, name,
    * the create's success or the adoption) in one write when `record`, update it when `update`,
-   * then report its state.
+   * then report its state. `adopt`: the resource is not (yet) this object's by its mark or the
+   * ledger, and is being taken over through an adoption the profile allows — recorded in status
+   * (`adoptedAt`) and a Normal Event.
    */
-  | { type: 'sync'; record: boolean; update: boolean }
+  | { type: 'sync'; record: boolean; update: boolean; adopt: boolean }
   /** `deletionPolicy: Delete`: start (or follow) the deletion at the provider. */
   | { type: 'delete' };
 
@@ -115,19 +117,19 @@ export function planManaged(f: ManagedFacts): ManagedAction {
   }
   const owner = f.observed.owner;
   if (owner === 'other-namespace') return { type: 'refuse', reason: 'owned-elsewhere' };
-  if (owner !== 'this') {
-    // With marks, the ledger's word is no proof (a user can write annotations): only the mark
-    // says a resource is this object's. Without marks (`unknown`), the ledger is all there is.
-    const claimed = owner === 'unknown' && f.ledger !== 'none' && f.ledger !== 'failed';
-    if (!claimed) {
-      if (!f.adopt) return { type: 'refuse', reason: 'already-exists' };
-      if (!f.adoptionAllowed) return { type: 'refuse', reason: 'adoption-not-allowed' };
-    }
+  // With marks, the ledger's word is no proof (a user can write annotations): only the mark says
+  // a resource is this object's. Without marks (`unknown`), the ledger is all there is.
+  const ours =
+    owner === 'this' || (owner === 'unknown' && f.ledger !== 'none' && f.ledger !== 'failed');
+  if (!ours) {
+    if (!f.adopt) return { type: 'refuse', reason: 'already-exists' };
+    if (!f.adoptionAllowed) return { type: 'refuse', reason: 'adoption-not-allowed' };
   }
   return {
     type: 'sync',
     record: !f.hasFinalizer || !f.nameRecorded || f.ledger !== 'succeeded',
     update: !f.observed.upToDate,
+    adopt: !ours,
   };
 }
 

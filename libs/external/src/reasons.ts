@@ -40,6 +40,8 @@ export const Reasons = {
   ExternalResourceRetained: 'ExternalResourceRetained',
   /** Event: the resource was deleted at the provider. */
   ExternalResourceDeleted: 'ExternalResourceDeleted',
+  /** Event: an existing resource was taken over through `spec.adopt`, as the profile allows. */
+  ExternalResourceAdopted: 'ExternalResourceAdopted',
   /** Event: the resource under the object's name is someone else's; it was not deleted. */
   ExternalResourceNotOwned: 'ExternalResourceNotOwned',
 } as const;

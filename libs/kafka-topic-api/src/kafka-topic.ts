@@ -131,6 +131,13 @@ export const KafkaTopicStatus = Type.Object({
     }),
   ),
   providerState: Type.Optional(StringEnum(TopicStates)),
+  adoptedAt: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description:
+        'When an existing resource was adopted through spec.adopt (with the ProviderProfile’s permission), rather than created by this object.',
+    }),
+  ),
 });
 
 /** A topic on an existing Kafka cluster reached through a `kafka` ProviderProfile. */
