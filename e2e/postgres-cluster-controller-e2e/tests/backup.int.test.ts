@@ -10,7 +10,8 @@
  * - retention: a backup older than the window (an aged copy planted in the bucket) and the WAL
  *   before the oldest backup kept are deleted, the newest backups never;
  * - point-in-time recovery: a new PostgresCluster bootstrapped from those backups up to a moment
- *   between two batches of commits holds exactly the rows committed before it;
+ *   between two batches of commits holds exactly the rows committed before it, and archives (WAL
+ *   on its new timeline, base backups) into its own folder, never its source's;
  * - restore rehearsals: the newest backup restored in a throwaway Job, checked (manifest,
  *   recovery, pg_amcheck, a row count) and recorded; a corrupted backup object fails the next one
  *   loudly (Degraded VerificationFailed, a Warning Event);
@@ -19,6 +20,9 @@
  * - deletion: Delete takes a final backup before the volumes go; Retain says where the backups
  *   stay; what cannot be done (no such cluster, no backup to recover from) is Stalled with a
  *   reason, before anything is created.
+ *
+ * The clusters name their own destination on moto: the chart's defaultProviderProfile allows
+ * workload destinations and names moto's endpoint (the controller connects to no other).
  */
 import {
   CopyObjectCommand,
@@ -62,6 +66,7 @@ import {
   long,
   postgresHelpers,
   query,
+  workloadBackupsProfile,
   type Event,
   type SuiteContext,
 } from './postgres.js';
@@ -94,12 +99,18 @@ beforeAll(async () => {
   Object.assign(ctx, { admin, ns: await tier.createNamespace('pgc-backup') });
   store = await backupBucket(tier, admin, ctx.ns, bucket);
   ({ moto, s3 } = store);
+  // The clusters here name their own destination on moto: a profile must allow it and its endpoint.
+  await workloadBackupsProfile(admin, defaultProfile(), ctx.ns, moto.endpoint, [
+    { version: '17', image: images['postgres-17']!.ref },
+  ]);
   harness = await startChartedController(tier, {
     app,
     kind: Kind,
     releaseName,
     releaseNamespace: await tier.createNamespace('pgc-backup-sys'),
     watchNamespace: ctx.ns,
+    values: { defaultProviderProfile: defaultProfile() },
+    env: { STEWARD_DEFAULT_PROVIDER_PROFILE: defaultProfile() },
   });
 }, 600_000);
 
@@ -109,12 +120,14 @@ afterAll(async () => {
     await remove(rehearsed).catch(() => undefined);
     await remove(name).catch(() => undefined);
     await harness?.cleanUp(admin);
+    await admin.delete(ProviderProfile.resourceType, defaultProfile()).catch(() => undefined);
     await admin.close();
   }
   await store?.stop();
   await tier?.release();
 }, 180_000);
 
+const defaultProfile = () => `${ctx.ns}-workload-backups`;
 const keys = async (prefix: string) =>
   ((await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }))).Contents ?? [])
     .map((o) => o.Key!)
@@ -356,6 +369,8 @@ describe('PostgresCluster backups, the postgres-cluster-controller process on th
       resources: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '256Mi' } },
       storage: { size: '1Gi' },
       deletionPolicy: 'Delete',
+      // Backed up itself: into its own folder, never its source's.
+      backup: { ...spec().backup!, schedule: '0 0 1 1 *', retentionDays: 7 },
       bootstrap: {
         recovery: {
           source: {
@@ -390,7 +405,35 @@ describe('PostgresCluster backups, the postgres-cluster-controller process on th
     );
     expect(rows[0]).toEqual({ count: '100', max: 100 });
     await eventNamed(restored, 'RestoreChosen', new RegExp(`restoring backup ${restore.backupId}`));
-  }, 420_000);
+
+    // The restored cluster keeps its source's system identifier, and archives into its own
+    // folder: its first base backup, its new timeline's history file and WAL. The source's folder
+    // gets nothing of it (the source itself never left timeline 1).
+    const ownFolder = `${ctx.ns}/${restored}/${restore.systemIdentifier}/`;
+    const own = await eventually(
+      async () => {
+        const o = await read(restored);
+        const found = await keys(ownFolder);
+        if (o.status?.backup?.lastSuccessful && found.some((k) => /\.history\.gz$/.test(k)))
+          return { o, found };
+        throw new Error(`backup ${JSON.stringify(o.status?.backup)}, objects ${found.join(' ')}`);
+      },
+      {
+        description: `${restored}: a first backup and its timeline's history in its own folder`,
+        ...long,
+      },
+    );
+    expect(own.o.status!.backup!.destination).toBe(`s3://${bucket}/${ownFolder}`);
+    expect(own.found).toContain(
+      `${ownFolder}base/${own.o.status!.backup!.lastSuccessful!.id}/backup.json`,
+    );
+    expect(own.o.status!.backup!.lastSuccessful!.timeline).toBe(obj.status!.timeline);
+    const sourceWal = (await keys(`${root}wal/`)).map((k) => k.slice(`${root}wal/`.length));
+    expect(sourceWal.length).toBeGreaterThan(0);
+    expect(sourceWal.filter((f) => !f.startsWith('00000001'))).toEqual([]);
+    const sourceBackups = (await keys(`${root}base/`)).filter((k) => k.endsWith('/backup.json'));
+    for (const k of sourceBackups) expect(JSON.parse(await text(k))).toMatchObject({ timeline: 1 });
+  }, 600_000);
 
   it('rehearses restores of the newest backup, and fails loudly on a corrupted backup object', async () => {
     // Backups once a year (the first at once), rehearsals every minute: the same backup each time.

@@ -19,6 +19,7 @@ import {
 } from '@steward/kube';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { eventually, startMoto, type Moto, type NodeTier } from '@steward/testing';
+import { ProviderProfile } from '@steward/provider-profile-api';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 
@@ -66,6 +67,36 @@ export async function backupBucket(
     },
   };
 }
+
+/**
+ * A kubernetes ProviderProfile `name` for `namespace` whose PostgresClusters may name backup
+ * destinations of their own on `endpoint` (allowWorkloadDestinations, allowedEndpoints): the
+ * controller connects only to endpoints a profile names, so the suites that back up to moto make
+ * it their chart's defaultProviderProfile. `images`: the catalogue (engine postgres).
+ */
+export async function workloadBackupsProfile(
+  admin: KubeClient,
+  name: string,
+  namespace: string,
+  endpoint: string,
+  images: { version: string; image: string }[],
+): Promise<string> {
+  await admin.create<ProviderProfile>(ProviderProfile.resourceType, {
+    apiVersion: ProviderProfile.apiVersion,
+    kind: 'ProviderProfile',
+    metadata: { name },
+    spec: {
+      provider: 'kubernetes',
+      namespaces: [namespace],
+      kubernetes: {
+        images: images.map((i) => ({ engine: 'postgres', ...i })),
+        backup: { allowWorkloadDestinations: true, allowedEndpoints: [endpoint] },
+      },
+    },
+  } as ProviderProfile);
+  return name;
+}
+
 export const long = { timeoutMs: 240_000 };
 
 export interface Event extends KubeObject {

@@ -35,7 +35,16 @@ import {
 } from '@steward/testing';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backupBucket, Kind, long, postgresHelpers, query, type SuiteContext } from './postgres.js';
+import { ProviderProfile } from '@steward/provider-profile-api';
+import {
+  backupBucket,
+  Kind,
+  long,
+  postgresHelpers,
+  query,
+  workloadBackupsProfile,
+  type SuiteContext,
+} from './postgres.js';
 
 const app = 'postgres-cluster-controller';
 const chartDir = join(repoRoot(), 'charts', app);
@@ -59,12 +68,19 @@ beforeAll(async () => {
   admin = new KubeClient(tier.kubeConfig, { fieldManager: 'e2e-admin' });
   Object.assign(ctx, { admin, ns: await tier.createNamespace('pgc-upgrade') });
   store = await backupBucket(tier, admin, ctx.ns, bucket);
+  // The cluster names its own destination on moto: a profile must allow it and its endpoint.
+  await workloadBackupsProfile(admin, `${ctx.ns}-workload-backups`, ctx.ns, store.moto.endpoint, [
+    { version: '15', image: images['postgres-15']!.ref },
+    { version: '17', image: images['postgres-17']!.ref },
+  ]);
   harness = await startChartedController(tier, {
     app,
     kind: Kind,
     releaseName: 'pgc-upgrade-e2e',
     releaseNamespace: (system = await tier.createNamespace('pgc-upgrade-sys')),
     watchNamespace: ctx.ns,
+    values: { defaultProviderProfile: `${ctx.ns}-workload-backups` },
+    env: { STEWARD_DEFAULT_PROVIDER_PROFILE: `${ctx.ns}-workload-backups` },
   });
 }, 600_000);
 
@@ -72,6 +88,9 @@ afterAll(async () => {
   if (admin) {
     await remove(name).catch(() => undefined);
     await harness?.cleanUp(admin);
+    await admin
+      .delete(ProviderProfile.resourceType, `${ctx.ns}-workload-backups`)
+      .catch(() => undefined);
     await admin.close();
   }
   await store?.stop();

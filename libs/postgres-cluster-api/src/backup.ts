@@ -20,7 +20,7 @@ export const BackupSpec = Type.Object(
     destination: Type.Optional({
       ...BackupDestination,
       description:
-        'Where the backups go. Absent: the destination of the cluster’s kubernetes ProviderProfile (spec.kubernetes.backup.destination), in the folder <its prefix>/<namespace>/<name>; with neither, the cluster is refused (BackupDestinationMissing).',
+        'Where the backups go — only where the cluster’s kubernetes ProviderProfile says allowWorkloadDestinations (else refused: BackupDestinationNotAllowed), and with an endpoint only one the profile names (BackupEndpointNotAllowed; without a profile, no endpoint: AWS S3 only). Absent: the profile’s destination (spec.kubernetes.backup.destination), in the folder <its prefix>/<namespace>/<name> the controller derives; with neither, the cluster is refused (BackupDestinationMissing).',
     }),
     schedule: Type.Optional(
       withValidations(
@@ -119,14 +119,14 @@ export const RecoverySpec = Type.Object(
         destination: Type.Optional({
           ...BackupDestination,
           description:
-            'Where the source’s backups are. Absent: the destination of this cluster’s kubernetes ProviderProfile, in the folder <its prefix>/<namespace>/<name>.',
+            'Where the source’s backups are — only where this cluster’s kubernetes ProviderProfile says allowWorkloadDestinations (BackupDestinationNotAllowed), with an endpoint it names (BackupEndpointNotAllowed). Absent: the profile’s destination, in the folder <its prefix>/<this namespace>/<source name>.',
         }),
         name: Type.Optional(
           Type.String({
             maxLength: 48,
             pattern: '^[a-z]([-a-z0-9]*[a-z0-9])?$',
             description:
-              'The source PostgresCluster’s name: with destination naming no prefix, its backups are read from <this namespace>/<name> (default: this cluster’s name).',
+              'The source PostgresCluster’s name (default: this cluster’s name): its backups are read from the folder of that name in this cluster’s own namespace — another namespace’s backups cannot be named. A source folder that is this cluster’s own backup folder is refused (RecoverySourceIsBackupDestination): a restored cluster backs up into its own folder, never its source’s.',
           }),
         ),
         systemIdentifier: Type.Optional(

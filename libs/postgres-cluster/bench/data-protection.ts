@@ -32,6 +32,7 @@ import {
   startMoto,
   type NodeTier,
 } from '@steward/testing';
+import { ProviderProfile } from '@steward/provider-profile-api';
 import { join } from 'node:path';
 import pg from 'pg';
 import { postgresBackupController, postgresClusterController } from '../src/index.js';
@@ -41,8 +42,8 @@ const Kind = PostgresCluster.resourceType;
 const bucket = 'steward-bench';
 
 const tier: NodeTier = await acquireNodeTier();
-for (const image of Object.values(await localImages('postgres-15', 'postgres-17')))
-  await tier.importImage(image);
+const images = await localImages('postgres-15', 'postgres-17');
+for (const image of Object.values(images)) await tier.importImage(image);
 await installCRDs(tier.kubeConfig, join(repoRoot(), 'charts/postgres-cluster-controller/crds'));
 const moto = await startMoto({ host: tier.hostAddress });
 const s3 = new S3Client({
@@ -64,14 +65,35 @@ await admin.create(Secrets, {
     AWS_SECRET_ACCESS_KEY: moto.credentials.secretAccessKey,
   },
 } as KubeObject);
+// The clusters name their own destination on moto: a profile must allow it and name its endpoint
+// (the controller connects to no other), as the default profile of clusters that name none.
+const defaultProfile = `${ns}-workload-backups`;
+await admin.create<ProviderProfile>(ProviderProfile.resourceType, {
+  apiVersion: ProviderProfile.apiVersion,
+  kind: 'ProviderProfile',
+  metadata: { name: defaultProfile },
+  spec: {
+    provider: 'kubernetes',
+    namespaces: [ns],
+    kubernetes: {
+      images: Object.entries(images).map(([name, i]) => ({
+        engine: 'postgres',
+        version: name.replace(/^postgres-/, ''),
+        image: i.ref,
+      })),
+      backup: { allowWorkloadDestinations: true, allowedEndpoints: [moto.endpoint] },
+    },
+  },
+} as ProviderProfile);
 const manager = new Manager({ kubeConfig: tier.kubeConfig, name: 'postgres-cluster-controller' });
 postgresClusterController(manager, {
+  defaultProfile,
   selection: { namespace: ns },
   fieldManager: 'postgres-cluster-controller',
   pollIntervalMs: 5000,
   busyPollIntervalMs: 1000,
 });
-postgresBackupController(manager, { selection: { namespace: ns } });
+postgresBackupController(manager, { selection: { namespace: ns }, defaultProfile });
 manager.start().catch((e: unknown) => console.error(e));
 
 const destination = {

@@ -65,6 +65,7 @@ import {
 import { renderStatefulSet } from './children/stateful-set.js';
 import { extraInstanceSet, Upgrades } from './upgrade/upgrade.js';
 import { sourceDestinationOf, sourcePrefix } from './backup/layout.js';
+import { copyBackupCredentials, CredentialsSourceMissing } from './backup/credentials.js';
 import { indexByCluster, ByCluster, isOpenRequest, requestedDue } from './backup/on-demand.js';
 import {
   BackupReasons,
@@ -324,10 +325,35 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
     return profileName ? deps.profile(profileName) : undefined;
   }
 
-  /** The cluster with its backup settings resolved against its profile, or a refusal. */
-  function withBackupSettings(obj: Cluster): Cluster {
+  /**
+   * The cluster with its backup settings resolved against its profile, or a refusal — before
+   * anything connects to a bucket. A profile that copies its credentials Secret into workload
+   * namespaces gets the copy made here, before a pod or Job needs it.
+   */
+  async function withBackupSettings(obj: Cluster, signal?: AbortSignal): Promise<Cluster> {
     const resolved = resolveBackup(obj, profileOf(obj));
     if (!resolved.allowed) throw new TerminalError(resolved.reason, resolved.message);
+    const copy = resolved.credentialsCopy;
+    if (copy) {
+      const namespace = obj.metadata.namespace!;
+      const outcome = await copyBackupCredentials(client, copy, namespace, signal).catch(
+        (error: unknown) => {
+          if (!(error instanceof CredentialsSourceMissing)) throw error;
+          throw new TerminalError(
+            PostgresReasons.BackupCredentialsNotCopied,
+            `${error.message}: the platform team must create it (ProviderProfile ${profileOf(obj)?.metadata.name}, spec.kubernetes.backup.copyCredentialsToWorkloadNamespaces)`,
+            { recheckAfter: 60_000 },
+          );
+        },
+      );
+      if (outcome === 'created' || outcome === 'updated')
+        emit(
+          obj,
+          'Normal',
+          'BackupCredentialsCopied',
+          `Secret ${copy.to} ${outcome} in namespace ${namespace} from ${copy.from.namespace}/${copy.from.name} (the ProviderProfile copies its backup credentials into workload namespaces)`,
+        );
+    }
     return resolved.cluster;
   }
 
@@ -372,7 +398,7 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
     if (!resolution.allowed) throw new TerminalError(resolution.reason, resolution.message);
     const resolved = resolution.resolved;
     // From here on, spec.backup and the recovery source have their destinations.
-    const obj = withBackupSettings(given);
+    const obj = await withBackupSettings(given, ctx.signal);
 
     // Bootstrapped from a backup: which one is decided once, before any instance exists, and
     // recorded (status.restore) — a newer backup appearing later never changes it.

@@ -23,6 +23,18 @@
  * - `backup/`: base backup and rehearsal Jobs, WAL archiving, retention, restores, and
  *   `postgresBackupController` (the PostgresBackup kind: one backup now, reported from its Job and
  *   the bucket; the PostgresCluster controller starts its Job, before the schedule's).
+ * - `resolve.ts`: what a cluster runs with through its kubernetes ProviderProfile, and where its
+ *   backups go (`resolveBackup`). Backups are isolated per namespace: the profile's bucket,
+ *   endpoint and credentials Secret name apply, in the folder `<prefix>/<namespace>/<name>` the
+ *   controller derives; a recovery source is a cluster name read from the object's own namespace
+ *   folder; a destination of the workload's own only where the profile allows it
+ *   (BackupDestinationNotAllowed) and an endpoint only one a profile names
+ *   (BackupEndpointNotAllowed; no profile: AWS S3 only) — the controller lists and prunes the
+ *   bucket itself and never connects elsewhere; a restored cluster archives into its own folder
+ *   (RecoverySourceIsBackupDestination refuses a restore from it). Credentials: the workload
+ *   namespace's own Secret, provisioned by the platform team, unless the profile says
+ *   copyCredentialsToWorkloadNamespaces (`backup/credentials.ts` copies it, never over a Secret
+ *   it did not copy).
  */
 export {
   durationMs,

@@ -105,11 +105,13 @@ describe('resolveBackup', () => {
     });
   });
 
-  it("keeps the spec's own destination and retention, and the default of 7 days over a lower minimum", () => {
+  it("keeps the spec's own destination and retention where the profile allows it, and the default of 7 days over a lower minimum", () => {
     expect(
       resolveBackup(
         cluster({ backup: { destination: own, retentionDays: 30 } }),
-        profile({ backup: { destination: platform, minRetentionDays: 14 } }),
+        profile({
+          backup: { destination: platform, minRetentionDays: 14, allowWorkloadDestinations: true },
+        }),
       ),
     ).toMatchObject({
       allowed: true,
@@ -127,7 +129,7 @@ describe('resolveBackup', () => {
     expect(
       resolveBackup(
         cluster({ backup: { destination: own, retentionDays: 3 } }),
-        profile({ backup: { minRetentionDays: 14 } }),
+        profile({ backup: { minRetentionDays: 14, allowWorkloadDestinations: true } }),
       ),
     ).toEqual({
       allowed: false,
@@ -162,6 +164,167 @@ describe('resolveBackup', () => {
           },
         },
       },
+    });
+  });
+
+  describe('isolation: the profile decides where backups go, a tenant only names clusters', () => {
+    const elsewhere = { ...platform, prefix: 'pg/other-team/orders' };
+
+    it.each([
+      ['spec.backup.destination', { backup: { destination: elsewhere } }],
+      [
+        'spec.bootstrap.recovery.source.destination',
+        { bootstrap: { recovery: { source: { name: 'orders', destination: elsewhere } } } },
+      ],
+    ])('refuses %s of its own unless the profile allows workload destinations', (field, spec) => {
+      expect(
+        resolveBackup(cluster(spec as never), profile({ backup: { destination: platform } })),
+      ).toEqual({
+        allowed: false,
+        reason: 'BackupDestinationNotAllowed',
+        message: `${field} is not allowed by ProviderProfile production (spec.kubernetes.backup.allowWorkloadDestinations is not true): remove it — backups go to the profile's destination, in pg/shop/<name>, and a recovery source is named by spec.bootstrap.recovery.source.name alone`,
+      });
+    });
+
+    it("resolves a recovery source's name within the cluster's own namespace folder, whatever the name", () => {
+      const resolved = resolveBackup(
+        cluster({ bootstrap: { recovery: { source: { name: 'keeps' } } } }),
+        profile({ backup: { destination: platform } }),
+      );
+      expect(resolved).toMatchObject({
+        allowed: true,
+        cluster: {
+          spec: {
+            bootstrap: { recovery: { source: { destination: { prefix: 'pg/shop/keeps' } } } },
+          },
+        },
+      });
+      // The schema's name pattern has no slash or dot: a name cannot climb out of the folder.
+      expect(
+        resolveBackup(
+          {
+            ...cluster({ bootstrap: { recovery: { source: { name: 'keeps' } } } }),
+            metadata: { name: 'orders', namespace: 'b' },
+          } as PostgresCluster,
+          profile({ backup: { destination: platform } }),
+        ),
+      ).toMatchObject({
+        cluster: {
+          spec: { bootstrap: { recovery: { source: { destination: { prefix: 'pg/b/keeps' } } } } },
+        },
+      });
+    });
+
+    it.each([
+      ['an endpoint the profile does not name', 'https://169.254.169.254', false],
+      ['the profile destination’s endpoint', 'https://s3.example/', true],
+      ['an endpoint of allowedEndpoints', 'http://minio.team:9000', true],
+      ['no endpoint (AWS S3 of the region)', undefined, true],
+    ])('with allowWorkloadDestinations, %s: allowed %s', (_, endpoint, allowed) => {
+      const resolved = resolveBackup(
+        cluster({
+          backup: { destination: { ...own, ...(endpoint ? { endpoint } : {}) } },
+        }),
+        profile({
+          backup: {
+            destination: platform,
+            allowWorkloadDestinations: true,
+            allowedEndpoints: ['http://minio.team:9000'],
+          },
+        }),
+      );
+      expect(resolved.allowed).toBe(allowed);
+      if (!resolved.allowed)
+        expect(resolved).toEqual({
+          allowed: false,
+          reason: 'BackupEndpointNotAllowed',
+          message: `spec.backup.destination.endpoint ${endpoint} is not named by ProviderProfile production (spec.kubernetes.backup.destination.endpoint or allowedEndpoints): the controller connects only to endpoints a profile names; use one of those, or ask the platform team to add it`,
+        });
+    });
+
+    it('without a profile, takes a destination of its own but no endpoint: only AWS S3', () => {
+      expect(resolveBackup(cluster({ backup: { destination: own } }), undefined)).toMatchObject({
+        allowed: true,
+        cluster: { spec: { backup: { destination: own } } },
+      });
+      expect(
+        resolveBackup(
+          cluster({
+            bootstrap: {
+              recovery: { source: { destination: { ...own, endpoint: 'http://10.0.0.1:9000' } } },
+            },
+          }),
+          undefined,
+        ),
+      ).toEqual({
+        allowed: false,
+        reason: 'BackupEndpointNotAllowed',
+        message:
+          'spec.bootstrap.recovery.source.destination.endpoint http://10.0.0.1:9000 is not allowed without a ProviderProfile: the controller connects only to endpoints a profile names (or AWS S3, with no endpoint); set spec.providerProfileRef to a kubernetes profile whose spec.kubernetes.backup names it, or remove the endpoint',
+      });
+    });
+
+    it('a restored cluster backs up into its own folder; one whose source folder is its own is refused', () => {
+      const restored = resolveBackup(
+        cluster({ backup: {}, bootstrap: { recovery: { source: { name: 'keeps' } } } }),
+        profile({ backup: { destination: platform } }),
+      );
+      expect(restored).toMatchObject({
+        allowed: true,
+        cluster: {
+          spec: {
+            backup: { destination: { prefix: 'pg/shop/orders' } },
+            bootstrap: { recovery: { source: { destination: { prefix: 'pg/shop/keeps' } } } },
+          },
+        },
+      });
+      // The source defaults to the cluster's own name: the same folder.
+      expect(
+        resolveBackup(
+          cluster({ backup: {}, bootstrap: { recovery: { source: {} } } }),
+          profile({ backup: { destination: platform } }),
+        ),
+      ).toEqual({
+        allowed: false,
+        reason: 'RecoverySourceIsBackupDestination',
+        message:
+          "spec.bootstrap.recovery restores from s3://platform-backups/pg/shop/orders/, the folder this cluster's own backups would go to: a restored cluster keeps its source's system identifier, so it would archive into the source's backups and expire them. Give the new cluster another name (its backups then go to a folder of its own), or restore from another source",
+      });
+      // Without a profile: the same folder named explicitly (endpoints compared without a slash).
+      expect(
+        resolveBackup(
+          cluster({
+            backup: { destination: { ...own, prefix: 'x/y' } },
+            bootstrap: { recovery: { source: { destination: { ...own, prefix: 'x/y' } } } },
+          }),
+          undefined,
+        ),
+      ).toMatchObject({ allowed: false, reason: 'RecoverySourceIsBackupDestination' });
+    });
+
+    it('copies the credentials Secret only when the profile says so, and only for its own destination', () => {
+      const copying = profile({
+        backup: {
+          destination: platform,
+          copyCredentialsToWorkloadNamespaces: true,
+          credentialsSourceSecretRef: { namespace: 'platform', name: 'bucket-key' },
+          allowWorkloadDestinations: true,
+        },
+      });
+      expect(resolveBackup(cluster({ backup: {} }), copying)).toMatchObject({
+        allowed: true,
+        credentialsCopy: {
+          from: { namespace: 'platform', name: 'bucket-key' },
+          to: 'platform-backup-keys',
+          keys: ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'],
+        },
+      });
+      expect(resolveBackup(cluster({ backup: { destination: own } }), copying)).not.toHaveProperty(
+        'credentialsCopy',
+      );
+      expect(
+        resolveBackup(cluster({ backup: {} }), profile({ backup: { destination: platform } })),
+      ).not.toHaveProperty('credentialsCopy');
     });
   });
 

@@ -44,6 +44,14 @@ export const PostgresReasons = {
   MaxLagBytesNotAllowed: 'MaxLagBytesNotAllowed',
   BackupDestinationMissing: 'BackupDestinationMissing',
   RetentionBelowMinimum: 'RetentionBelowMinimum',
+  /** A destination of the cluster's own, which its ProviderProfile does not allow. */
+  BackupDestinationNotAllowed: 'BackupDestinationNotAllowed',
+  /** A destination endpoint no ProviderProfile names: the controller never connects to it. */
+  BackupEndpointNotAllowed: 'BackupEndpointNotAllowed',
+  /** A restore from the folder the cluster's own backups would go to. */
+  RecoverySourceIsBackupDestination: 'RecoverySourceIsBackupDestination',
+  /** The profile's credentials Secret could not be copied into the cluster's namespace. */
+  BackupCredentialsNotCopied: 'BackupCredentialsNotCopied',
 } as const;
 
 export interface StatusInput {

@@ -11,7 +11,10 @@ const SECRET_KEY = '^[-._a-zA-Z0-9]+$';
 /**
  * Where backups go: an S3 bucket (AWS, or any S3-compatible store) with a key prefix described by
  * `prefixDescription`, and a credentials Secret in the workload's namespace. One schema for a
- * PostgresCluster's spec.backup.destination and a kubernetes profile's default.
+ * PostgresCluster's spec.backup.destination and a kubernetes profile's destination. A workload's
+ * own destination is only taken where its profile allows workload destinations, with an endpoint
+ * the profile names (the controller itself connects to the endpoint: it never connects to one no
+ * profile names); see the profile's spec.kubernetes.backup.
  */
 export const s3Destination = (prefixDescription: string) =>
   Type.Object(
@@ -70,7 +73,7 @@ export const s3Destination = (prefixDescription: string) =>
         {
           additionalProperties: false,
           description:
-            'A Secret in the workload’s namespace with the access key id and secret access key. The instances (WAL archiving), the backup Jobs and the controller (the catalogue, retention) use it.',
+            'A Secret of this name in the workload’s namespace with the access key id and secret access key — for a profile’s destination, one the platform team provisions in each namespace (a key reaching only that namespace’s folder isolates tenants), or the controller’s copy with copyCredentialsToWorkloadNamespaces. The instances (WAL archiving), the backup Jobs and the controller (the catalogue, retention) use it.',
         },
       ),
     },

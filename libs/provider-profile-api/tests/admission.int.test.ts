@@ -120,6 +120,61 @@ describe('a kubernetes ProviderProfile in a real API server', () => {
     expect(accepted.spec.kubernetes?.requirePersistence).toBe(true);
   });
 
+  describe('spec.kubernetes.backup: isolated backups', () => {
+    const destination = {
+      bucket: 'platform-backups',
+      prefix: 'pg',
+      endpoint: 'https://s3.example',
+      credentialsSecretRef: { name: 'backup-keys' },
+    };
+    const source = { namespace: 'platform', name: 'bucket-key' };
+
+    it('defaults to no workload destinations and no copying; takes a copy with its source and endpoints with allowWorkloadDestinations', async () => {
+      const plain = await create(withBlock({ backup: { destination } }));
+      expect(plain.spec.kubernetes?.backup).toMatchObject({
+        allowWorkloadDestinations: false,
+        copyCredentialsToWorkloadNamespaces: false,
+      });
+      const open = await create(
+        withBlock({
+          backup: {
+            destination,
+            allowWorkloadDestinations: true,
+            allowedEndpoints: ['http://minio.team:9000'],
+            copyCredentialsToWorkloadNamespaces: true,
+            credentialsSourceSecretRef: source,
+          },
+        }),
+      );
+      expect(open.spec.kubernetes?.backup?.allowedEndpoints).toEqual(['http://minio.team:9000']);
+    });
+
+    it.each<[string, Record<string, unknown>, string]>([
+      [
+        'a copy without the Secret to copy',
+        { destination, copyCredentialsToWorkloadNamespaces: true },
+        'copyCredentialsToWorkloadNamespaces needs credentialsSourceSecretRef',
+      ],
+      [
+        'a Secret to copy without the copy',
+        { destination, credentialsSourceSecretRef: source },
+        'credentialsSourceSecretRef is only read with copyCredentialsToWorkloadNamespaces: true',
+      ],
+      [
+        'allowed endpoints without workload destinations',
+        { destination, allowedEndpoints: ['http://minio.team:9000'] },
+        'allowedEndpoints is only read with allowWorkloadDestinations: true',
+      ],
+      [
+        'an allowed endpoint that is no URL',
+        { allowWorkloadDestinations: true, allowedEndpoints: ['minio.team:9000'] },
+        'allowedEndpoints[0]',
+      ],
+    ])('refuses %s', async (_, backup, message) => {
+      expect(await rejection(create(withBlock({ backup })))).toContain(message);
+    });
+  });
+
   it('accepts requireFinalSnapshot: false, which the guardrails default to anyway', async () => {
     const accepted = await create({
       ...kubernetesSpec,

@@ -16,6 +16,15 @@ export interface MotoOptions extends ListenHostOption {
   readyTimeoutMs?: number;
   /** Keep the temporary directory (moto_server's log) after `stop()`. Default false. */
   keepDataDir?: boolean;
+  /**
+   * Enforce IAM after this many requests (moto's `INITIAL_NO_AUTH_ACTION_COUNT`): from then on
+   * every request must be signed with an access key of an IAM user this server created, and is
+   * allowed only by that user's policies — moto evaluates their Action and Resource (so an S3
+   * object ARN `arn:aws:s3:::bucket/prefix/*` scopes GetObject, PutObject, DeleteObject), but
+   * no Condition (so `s3:prefix` cannot scope ListBucket). The first requests create the user
+   * the test goes on with. Default: never (any credentials pass).
+   */
+  iamAfterRequests?: number;
 }
 
 /**
@@ -66,7 +75,20 @@ export async function startMoto(options: MotoOptions = {}): Promise<Moto> {
       const port = await freePort(host);
       endpoint = `http://${host}:${port}`;
       logFile = join(dataDir, `moto_server-${port}.log`);
-      proc = ManagedProcess.start('moto_server', server, ['-H', host, '-p', String(port)], logFile);
+      proc = ManagedProcess.start(
+        'moto_server',
+        server,
+        ['-H', host, '-p', String(port)],
+        logFile,
+        options.iamAfterRequests !== undefined
+          ? {
+              env: {
+                ...process.env,
+                INITIAL_NO_AUTH_ACTION_COUNT: String(options.iamAfterRequests),
+              },
+            }
+          : {},
+      );
       try {
         await waitReady(proc, endpoint, readyTimeoutMs);
         break;

@@ -6,7 +6,9 @@ import {
 
 /**
  * Where a PostgresCluster's backups live, and how things are named. In the bucket, below the
- * prefix (default `<namespace>/<name>`), one folder per database system (the identifier initdb
+ * prefix (through a ProviderProfile `<profile prefix>/<namespace>/<name>`, derived by
+ * resolveBackup — a tenant never chooses it unless the profile allows workload destinations;
+ * default `<namespace>/<name>`), one folder per database system (the identifier initdb
  * gave it — a cluster re-created under the same name, or restored by dump, is another system and
  * never writes over the first one's WAL):
  *

@@ -107,6 +107,48 @@ describe('children with spec.backup', () => {
     );
     expect(() => recoveryTargetTime('yesterday')).toThrow(/not a time/);
   });
+
+  it("archive a restored cluster's WAL and base backups into its own folder, reading only the source's", () => {
+    // As resolveBackup leaves a cluster of namespace shop restored from its cluster keeps through
+    // a profile whose destination has the prefix pg.
+    const profiled = { ...destination, prefix: 'pg/shop/orders' };
+    const c = cluster({
+      backup: { destination: profiled },
+      bootstrap: {
+        recovery: {
+          source: { name: 'keeps', destination: { ...destination, prefix: 'pg/shop/keeps' } },
+        },
+      },
+    });
+    const rendered = render(c, {
+      restore: {
+        destination: { ...destination, prefix: 'pg/shop/keeps' },
+        systemPrefix: 'pg/shop/keeps/7715084825864298526',
+        backupId: '20261203T143000Z',
+      },
+    });
+    const env = envOf(rendered.statefulSet);
+    const value = (n: string) => env.find((e) => e.name === n)?.value;
+    // archive.sh writes backup:$STEWARD_BACKUP_PATH only; restore-wal.sh reads source: only.
+    expect(value('STEWARD_BACKUP_PATH')).toBe('backups/pg/shop/orders');
+    expect(value('STEWARD_RESTORE_PATH')).toBe('backups/pg/shop/keeps/7715084825864298526');
+    expect(ArchiveScript).toContain('dest="backup:$STEWARD_BACKUP_PATH/$sysid/wal/$file.gz"');
+    expect(ArchiveScript).not.toContain('source:');
+    expect(RestoreWalScript).not.toContain('backup:');
+    const job = renderBackupJob({
+      cluster: c,
+      image: 'localhost/steward/postgres:17.12',
+      primaryHost: '10.88.77.10',
+      due: new Date('2026-12-03T15:00:00Z'),
+      reason: 'Initial',
+    }) as unknown as { spec: { template: object } };
+    const jobEnv = envOf({ spec: job.spec } as never);
+    expect(jobEnv.find((e) => e.name === 'STEWARD_BACKUP_PATH')?.value).toBe(
+      'backups/pg/shop/orders',
+    );
+    expect(BackupScript).toContain('dest="backup:$STEWARD_BACKUP_PATH/$sysid/base/$id"');
+    expect(jobEnv.some((e) => e.value?.includes('pg/shop/keeps'))).toBe(false);
+  });
 });
 
 describe('the backup Job', () => {
