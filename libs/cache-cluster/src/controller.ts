@@ -10,6 +10,7 @@ import {
   type ObjectReconcileContext,
   type ObjectReconciler,
   type Result,
+  Priorities,
 } from '@steward/controller';
 import { CleanupError, withFinalizer } from '@steward/finalizers';
 import { objectKey, type Selection } from '@steward/informer';
@@ -458,7 +459,12 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
         `${replicas} pods desired, ${plan.health.readyReplicas} ready`,
       );
     const settled = statusChange.phase === 'Ready' && failed.length === 0;
-    return { requeueAfter: plan.requeueAfterMs ?? (settled ? pollMs : busyMs) };
+    // A failover's next steps go ahead of bulk work (a flood of new objects in any namespace).
+    const urgent = statusChange.phase === 'FailingOver';
+    return {
+      requeueAfter: plan.requeueAfterMs ?? (settled ? pollMs : busyMs),
+      ...(urgent ? { priority: Priorities.high } : {}),
+    };
   }
 
   async function growClaims(

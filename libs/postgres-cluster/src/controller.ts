@@ -19,6 +19,7 @@ import {
   type ObjectReconciler,
   type Predicate,
   type Result,
+  Priorities,
 } from '@steward/controller';
 import { CleanupError, withFinalizer } from '@steward/finalizers';
 import { objectKey, type Selection } from '@steward/informer';
@@ -773,12 +774,16 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
       );
     const settled = change.phase === 'Ready' && failed.length === 0;
     const after = plan.requeueAfterMs ?? (settled ? pollMs : busyMs);
+    // A failover's or switchover's next steps go ahead of bulk work (a flood of new objects in any
+    // namespace): the write pause lasts until they are done.
+    const urgent = change.phase === 'FailingOver' || change.phase === 'SwitchingOver';
     return {
       requeueAfter: Math.min(
         after,
         backup.requeueAfterMs ?? after,
         upgrade.requeueAfterMs ?? after,
       ),
+      ...(urgent ? { priority: Priorities.high } : {}),
     };
   }
 
