@@ -61,5 +61,6 @@ export {
   type Observation,
   type OwnerMark,
   type Present,
+  readOwnerMark,
 } from './provider.js';
 export { Reasons } from './reasons.js';

@@ -46,6 +46,21 @@ export interface OwnerMark {
 }
 
 /**
+ * The mark a provider's tags or labels record: `read(keys.uid)` and the others, or null when the
+ * resource has no owner uid (unmarked).
+ */
+export function readOwnerMark(
+  read: (key: string) => string | undefined,
+  keys: { uid: string; namespace: string; name: string },
+): OwnerMark | null {
+  const uid = read(keys.uid);
+  if (!uid) return null;
+  const namespace = read(keys.namespace);
+  const name = read(keys.name);
+  return { uid, ...(namespace !== undefined ? { namespace } : {}), ...(name ? { name } : {}) };
+}
+
+/**
  * Talks to the provider about one object's external resource, for one reconcile (Crossplane's
  * `ExternalClient`). `desired` is what the provider's `validate` computed from the spec for this
  * reconcile (never recomputed here). Errors: throw `TerminalError` (from @steward/controller) for

@@ -30,7 +30,7 @@ export function namespaceDirectory(manager: Manager): NamespaceDirectory {
   return {
     facts(name) {
       const ns = namespaces.store.get(name);
-      return ns ? { name, labels: { ...(ns.metadata.labels ?? {}) } } : { name };
+      return ns ? { name, labels: ns.metadata.labels ?? {} } : { name };
     },
     watchFor(objects) {
       try {

@@ -11,6 +11,8 @@ import {
 import { TerminalError } from '@steward/controller';
 import { type DatabaseInstance } from '@steward/database-instance-api';
 import {
+  ownerOf,
+  readOwnerMark,
   Reasons,
   type ExternalClient,
   type ExternalProvider,
@@ -297,7 +299,7 @@ class RdsExternalClient implements ExternalClient<
   ): Promise<{ done: boolean }> {
     const instance = observed.raw;
     // The managed reconciler deletes only what carries this object's mark; so does this client.
-    if (ownerUid(instance) !== obj.metadata.uid) {
+    if (ownerOf(obj, ownerMark(instance)) !== 'this') {
       throw new TerminalError(
         Reasons.ExternalResourceOwnedElsewhere,
         `RDS instance ${id} is not tagged as this object's (${RdsTags.ownerUid}): it is not deleted`,
@@ -340,12 +342,11 @@ function ownerUid(instance: DBInstance): string | undefined {
 
 /** The object the instance's tags name as its owner, or null when it has no owner tag. */
 export function ownerMark(instance: DBInstance): OwnerMark | null {
-  const tag = (key: string) => instance.TagList?.find((t) => t.Key === key)?.Value;
-  const uid = tag(RdsTags.ownerUid);
-  if (!uid) return null;
-  const namespace = tag(RdsTags.namespace);
-  const name = tag(RdsTags.name);
-  return { uid, ...(namespace !== undefined ? { namespace } : {}), ...(name ? { name } : {}) };
+  return readOwnerMark((key) => instance.TagList?.find((t) => t.Key === key)?.Value, {
+    uid: RdsTags.ownerUid,
+    namespace: RdsTags.namespace,
+    name: RdsTags.name,
+  });
 }
 
 /** `<id>-final-<yyyymmddhhmmss>` of the deletion time: the same on every retry of one deletion. */

@@ -4,6 +4,8 @@ import { checkVersionUnchanged, versionChanged } from '../engine-version.js';
 import { type DatabaseInstance } from '@steward/database-instance-api';
 import { externalCall, type ExternalMetrics } from '@steward/telemetry';
 import {
+  ownerOf,
+  readOwnerMark,
   Reasons,
   type ExternalClient,
   type ExternalProvider,
@@ -298,7 +300,7 @@ class CloudSqlClient implements ExternalClient<DatabaseInstance, DesiredInstance
     signal.throwIfAborted();
     const seen = observed.raw;
     // The managed reconciler deletes only what carries this object's mark; so does this client.
-    if (seen.instance.settings?.userLabels?.[OwnerLabels.uid] !== obj.metadata.uid) {
+    if (ownerOf(obj, ownerMark(seen.instance.settings?.userLabels ?? {})) !== 'this') {
       throw new TerminalError(
         Reasons.ExternalResourceOwnedElsewhere,
         `Cloud SQL instance ${name} is not labelled as this object's (${OwnerLabels.uid}): it is not deleted`,
@@ -341,9 +343,5 @@ class CloudSqlClient implements ExternalClient<DatabaseInstance, DesiredInstance
 
 /** The object an instance's user labels name as its owner, or null when it has no owner label. */
 export function ownerMark(labels: Readonly<Record<string, string>>): OwnerMark | null {
-  const uid = labels[OwnerLabels.uid];
-  if (!uid) return null;
-  const namespace = labels[OwnerLabels.namespace];
-  const name = labels[OwnerLabels.name];
-  return { uid, ...(namespace !== undefined ? { namespace } : {}), ...(name ? { name } : {}) };
+  return readOwnerMark((key) => labels[key], OwnerLabels);
 }
