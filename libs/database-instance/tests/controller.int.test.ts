@@ -18,6 +18,7 @@ import {
 } from '@steward/testing';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createCredentials, localCloudSqlAuth } from './support/providers.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { rdsIdentifier } from '../src/aws/index.js';
 import { databaseInstanceController, DatabaseInstanceFinalizer } from '../src/controller/index.js';
@@ -67,32 +68,7 @@ beforeAll(async () => {
   ]);
   admin = new KubeClient(plane.kubeConfig, { fieldManager: 'test-admin' });
   rds = moto.rdsClient();
-  await admin.create(Namespaces, {
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    metadata: { name: CREDS_NS },
-  });
-  await admin.create<Secret>(Secrets, {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: 'aws-creds', namespace: CREDS_NS },
-    stringData: {
-      aws_access_key_id: moto.credentials.accessKeyId,
-      aws_secret_access_key: moto.credentials.secretAccessKey,
-    },
-  } as Secret);
-  await admin.create<Secret>(Secrets, {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: 'gcp-creds', namespace: CREDS_NS },
-    stringData: {
-      'service-account.json': JSON.stringify({
-        type: 'service_account',
-        client_email: 'steward@steward-test.iam.gserviceaccount.com',
-        private_key: 'not-a-real-key',
-      }),
-    },
-  } as Secret);
+  await createCredentials(admin, moto, CREDS_NS);
   await admin.create<Profile>(Profiles, awsProfile('aws'));
   await admin.create<Profile>(Profiles, {
     apiVersion: ProviderProfile.apiVersion,
@@ -133,11 +109,7 @@ function run(): void {
     pollIntervalMs: 500,
     busyPollIntervalMs: 200,
     // The local API's auth client; where to connect comes from the profile's spec.gcp.endpoint.
-    gcpClientOptions: () => {
-      // eslint-disable-next-line @typescript-eslint/no-unused-vars
-      const { apiEndpoint, port, protocol, ...rest } = api.clientOptions();
-      return rest as Record<string, unknown>;
-    },
+    gcpClientOptions: localCloudSqlAuth(api),
   });
   manager.start().catch(() => undefined);
   running.push(manager);

@@ -8,7 +8,7 @@ import { findCondition } from '@steward/conditions';
 import { Manager } from '@steward/controller';
 import { DatabaseInstance } from '@steward/database-instance-api';
 import { ExternalAnnotations as A } from '@steward/external';
-import { KubeClient, Namespaces, NotFoundError, Secrets, type KubeObject } from '@steward/kube';
+import { KubeClient, Namespaces, NotFoundError } from '@steward/kube';
 import { ProviderProfile } from '@steward/provider-profile-api';
 import {
   eventually,
@@ -23,6 +23,7 @@ import {
 } from '@steward/testing';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createCredentials, localCloudSqlAuth } from './support/providers.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rdsIdentifier, RdsTags } from '../src/aws/index.js';
 import { databaseInstanceController } from '../src/controller/index.js';
@@ -38,9 +39,6 @@ type DB = DatabaseInstance;
 type Profile = ProviderProfile;
 const Kind = DatabaseInstance.resourceType;
 const Profiles = ProviderProfile.resourceType;
-interface Secret extends KubeObject {
-  data?: Record<string, string>;
-}
 
 const CREDS_NS = 'platform-credentials';
 const [NS_A, NS_B, NS_C] = ['tenant-a', 'tenant-b', 'tenant-c'];
@@ -61,7 +59,6 @@ beforeAll(async () => {
   admin = new KubeClient(plane.kubeConfig, { fieldManager: 'test-admin' });
   rds = moto.rdsClient();
   for (const [name, labels] of [
-    [CREDS_NS, {}],
     [NS_A, { [TENANT_LABEL]: 'yes' }],
     [NS_B, { [TENANT_LABEL]: 'yes' }],
     [NS_C, {}],
@@ -72,27 +69,7 @@ beforeAll(async () => {
       metadata: { name, labels },
     });
   }
-  await admin.create<Secret>(Secrets, {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: 'aws-creds', namespace: CREDS_NS },
-    stringData: {
-      aws_access_key_id: moto.credentials.accessKeyId,
-      aws_secret_access_key: moto.credentials.secretAccessKey,
-    },
-  } as Secret);
-  await admin.create<Secret>(Secrets, {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: 'gcp-creds', namespace: CREDS_NS },
-    stringData: {
-      'service-account.json': JSON.stringify({
-        type: 'service_account',
-        client_email: 'steward@steward-test.iam.gserviceaccount.com',
-        private_key: 'not-a-real-key',
-      }),
-    },
-  } as Secret);
+  await createCredentials(admin, moto, CREDS_NS);
   // aws: bound by name; tenant-b may adopt (which must still never reach tenant-a's instances).
   await admin.create<Profile>(Profiles, {
     apiVersion: ProviderProfile.apiVersion,
@@ -133,11 +110,7 @@ beforeAll(async () => {
   databaseInstanceController(manager, {
     pollIntervalMs: 500,
     busyPollIntervalMs: 200,
-    gcpClientOptions: () => {
-      // eslint-disable-next-line @typescript-eslint/no-unused-vars
-      const { apiEndpoint, port, protocol, ...rest } = api.clientOptions();
-      return rest as Record<string, unknown>;
-    },
+    gcpClientOptions: localCloudSqlAuth(api),
   });
   manager.start().catch(() => undefined);
 });
