@@ -74,7 +74,8 @@ beforeAll(async () => {
       ...manifestsOf(manifests, 'ValidatingAdmissionPolicy'),
       ...manifestsOf(manifests, 'ValidatingAdmissionPolicyBinding'),
     ];
-    expect(policies).toHaveLength(2);
+    // The kafka chart adds the topic-name policy (kafka.topicNamePolicy NamespacePrefix).
+    expect(policies).toHaveLength(chart === 'kafka-topic-controller' ? 4 : 2);
     for (const p of policies) await applyAsAdmin(plane, p as ObjectManifest);
   }
   for (const provider of ['aws', 'kafka', 'kubernetes']) {
@@ -116,6 +117,8 @@ const objectOf = (
     metadata: { name, namespace },
     spec: {
       ...specs[kind.resourceType.kind],
+      // A topic the namespace may name under the profiles' default topicNamePolicy.
+      ...(kind === KafkaTopic ? { topicName: `${namespace}.${name}` } : {}),
       ...(profile ? { providerProfileRef: { name: profile } } : {}),
     },
   }) as KubeObject;
@@ -193,5 +196,68 @@ describe('the charts’ ValidatingAdmissionPolicy (ProfileNotAllowedInNamespace 
     const refused = await createRefused(other);
     expect(refused.message).toContain('may not be used from namespace listed');
     expect(obj.metadata.name).toBe('by-name');
+  });
+
+  it('kafka: refuses a topic outside <namespace>. under topicNamePolicy NamespacePrefix, by spec or by annotation (TopicNameNotAllowed)', async () => {
+    const foreign = objectOf(KafkaTopic, 'listed', 'foreign', 'kafka-bound') as KubeObject & {
+      spec: { topicName?: string };
+    };
+    foreign.spec.topicName = 'payments.ledger';
+    const refused = await createRefused(foreign);
+    expect(refused.message).toContain(
+      'topic payments.ledger is not one namespace listed may manage through ProviderProfile kafka-bound (TopicNameNotAllowed)',
+    );
+    // No topicName: the object's name is the topic, and it has no prefix.
+    const bare = objectOf(KafkaTopic, 'listed', 'bare', 'kafka-bound') as KubeObject & {
+      spec: { topicName?: string };
+    };
+    delete bare.spec.topicName;
+    expect((await createRefused(bare)).message).toContain('Set spec.topicName to listed.bare');
+    // A forged external-name annotation on an admitted object: refused on update.
+    const admitted = await admin.create(
+      KafkaTopic.resourceType,
+      objectOf(KafkaTopic, 'listed', 'annotated', 'kafka-bound'),
+    );
+    const forged = await admin
+      .mergePatch(KafkaTopic.resourceType, 'annotated', 'listed', {
+        metadata: { annotations: { 'steward.dev/external-name': 'payments.ledger' } },
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(forged).toBeInstanceOf(ApiError);
+    expect((forged as ApiError).message).toContain('TopicNameNotAllowed');
+    // The annotation the controller writes (the topic it acts on) and other metadata: admitted.
+    await admin.mergePatch(KafkaTopic.resourceType, 'annotated', 'listed', {
+      metadata: {
+        annotations: { 'steward.dev/external-name': 'listed.annotated', note: 'x' },
+        finalizers: ['kafka.steward.dev/topic'],
+      },
+    });
+    // A profile whose topicNamePolicy is Any: any name.
+    await admin.create(ProviderProfile.resourceType, {
+      apiVersion: ProviderProfile.apiVersion,
+      kind: 'ProviderProfile',
+      metadata: { name: 'kafka-any' },
+      spec: {
+        provider: 'kafka',
+        namespaces: ['listed'],
+        kafka: { bootstrapServers: ['127.0.0.1:9092'], topicNamePolicy: 'Any' },
+      },
+    } as KubeObject);
+    const anyName = objectOf(KafkaTopic, 'listed', 'shared', 'kafka-any') as KubeObject & {
+      spec: { topicName?: string };
+    };
+    anyName.spec.topicName = 'shared-events';
+    await eventually(
+      async () =>
+        admin.create(KafkaTopic.resourceType, anyName).then(
+          () => true,
+          () => false,
+        ),
+      { description: 'a topic of any name admitted under topicNamePolicy Any', timeoutMs: 30_000 },
+    );
+    expect(admitted.metadata.name).toBe('annotated');
   });
 });

@@ -7,8 +7,9 @@ The chart's own rules and environment; everything else comes from the steward-co
 PostgresClusters and everything the controller runs them with: in the ClusterRole without watched
 namespaces, in a Role in each watched namespace with them. These rules grant `get` on Secrets
 (the superuser and application Secrets are children, and the controller reads the superuser's to
-connect to PostgreSQL), and kubernetes ProviderProfiles name no Secret, so steward-common
-adds no profile-Secret rule (watchRulesReadSecrets, readsProfileSecrets false). Nothing is ever
+connect to PostgreSQL), so steward-common adds a profile-Secret rule (for a kubernetes profile's
+backup.credentialsSourceSecretRef, readsProfileSecrets true) only in the namespaces of
+rbac.credentialsSecretNamespaces outside the watched ones (watchRulesReadSecrets). Nothing is ever
 updated but the finalizers subresource; nothing is deleted but children, volumes and the pods
 the controller restarts one at a time (its StatefulSet rolls OnDelete).
 */}}

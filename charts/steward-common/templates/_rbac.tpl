@@ -13,6 +13,11 @@ what is namespaced. Called with a dict:
                         names (its providers' profiles name none, e.g. kubernetes): no profile-Secret
                         rule anywhere, and a non-empty rbac.credentialsSecretNamespaces is refused
                         rather than ignored
+  legacyWatchNamespaceSecrets
+                        optional, default true. false: the deprecated watchNamespace with an empty
+                        rbac.credentialsSecretNamespaces grants no cluster-wide `get` on Secrets
+                        (for a chart that began reading profile Secrets after watchNamespaces
+                        existed, so no installation relies on it)
   profileRulesWhenManaged
                         optional, default false. true: the ProviderProfile controller's own
                         permissions (patch on profiles and their status, Events in `default` about
@@ -180,7 +185,7 @@ rules:
   {{- include "steward-common.rbac.profileSecretRules" $root | nindent 2 }}
   {{- end }}
   {{- include "steward-common.rbac.eventRules" $root | nindent 2 }}
-  {{- else if and $profileSecrets $root.Values.watchNamespace (not $credentialNamespaces) }}
+  {{- else if and $profileSecrets $root.Values.watchNamespace (not $credentialNamespaces) (or (not (hasKey . "legacyWatchNamespaceSecrets")) .legacyWatchNamespaceSecrets) }}
   {{- include "steward-common.rbac.profileSecretRules" $root | nindent 2 }}
   {{- end }}
 ---

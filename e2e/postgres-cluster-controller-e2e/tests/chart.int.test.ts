@@ -15,6 +15,8 @@ describeWorkloadControllerChart({
   pollIntervalSeconds: '5',
   dashboardTags: ['postgres', 'postgresql'],
   notes: ['It looks at every instance every 5s (1s while'],
+  // A kubernetes profile's backup.credentialsSourceSecretRef (copied into workload namespaces).
+  readsProfileSecrets: true,
   extraWatchRules: [
     { apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch', 'create'] },
     {

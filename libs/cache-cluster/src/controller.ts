@@ -5,6 +5,7 @@ import {
   TerminalError,
   type Controller,
   type EventRecorder,
+  type Fairness,
   type Manager,
   type MapFunc,
   type ObjectReconcileContext,
@@ -62,6 +63,8 @@ export interface CacheClusterControllerOptions {
   selection?: Selection;
   /** CacheClusters reconciled at once. Default 4 (each waits on Redis, not on CPU). */
   maxConcurrentReconciles?: number;
+  /** The work queue's order: `fair` (the default: namespaces take turns) or client-go's `fifo` (benchmarks compare the two). */
+  fairness?: Fairness;
   /** The field manager of its server-side applies (the app's name). Default cache-cluster-controller. */
   fieldManager?: string;
   /** The kubernetes ProviderProfile of CacheClusters that name none. */
@@ -174,7 +177,10 @@ export function cacheClusterController(
     .watches(PersistentVolumeClaims, byClusterLabel, { selection: childSelection });
   for (const kind of childKinds) builder = builder.owns(kind, { selection: childSelection });
   return builder
-    .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 4 })
+    .withOptions({
+      maxConcurrentReconciles: options.maxConcurrentReconciles ?? 4,
+      ...(options.fairness ? { fairness: options.fairness } : {}),
+    })
     .completeObjects(reconciler);
 }
 

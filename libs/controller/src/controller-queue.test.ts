@@ -1,5 +1,10 @@
 import { Informer, type ListerWatcher, type ListerWatcherEvent } from '@steward/informer';
-import { type KubeClient, type KubeObject, type ResourceType } from '@steward/kube';
+import {
+  currentRequestPriority,
+  type KubeClient,
+  type KubeObject,
+  type ResourceType,
+} from '@steward/kube';
 import { createLogger } from '@steward/telemetry';
 import { type Fairness, Priorities, rateLimiterFunc } from '@steward/workqueue';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -176,8 +181,9 @@ describe('controller queue priorities', () => {
     },
   );
 
-  it('a retry keeps the priority a key ran at; a requeue takes Result.priority, else ≤ normal', async () => {
+  it('a retry keeps the priority a key ran at; a requeue takes Result.priority, else ≤ normal; the reconcile’s API requests carry it', async () => {
     const seen: (number | undefined)[] = [];
+    const requests: number[] = [];
     const steps: (() => Result | void)[] = [
       () => {
         throw new Error('transient');
@@ -189,14 +195,19 @@ describe('controller queue priorities', () => {
     start(
       async (key, controller) => {
         seen.push(controller.queue.processingPriority(key));
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        // What the client's rate limiter orders its waiting requests by (withRequestPriority).
+        requests.push(currentRequestPriority());
         return steps[seen.length - 1]!();
       },
       { widgets: [widget('a/x')] },
     );
-    await until(() => seen.length === steps.length);
+    await until(() => requests.length === steps.length);
     const { low, normal, high } = Priorities;
     // initial list → low; its retry → low; requeue asked high → high; then capped at normal.
     expect(seen).toEqual([low, low, high, normal]);
+    expect(requests).toEqual(seen);
+    expect(currentRequestPriority()).toBe(0); // nothing leaks out of the reconciles
   });
 
   it('enqueue by hand takes a priority', async () => {

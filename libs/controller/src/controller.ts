@@ -1,6 +1,11 @@
 import { trace, type Tracer } from '@opentelemetry/api';
 import { type Informer } from '@steward/informer';
-import { type KubeClient, type KubeObject, type ResourceType } from '@steward/kube';
+import {
+  type KubeClient,
+  type KubeObject,
+  type ResourceType,
+  withRequestPriority,
+} from '@steward/kube';
 import {
   noopControllerMetrics,
   noopNamespaceGauges,
@@ -18,6 +23,7 @@ import {
 import {
   type AddOptions,
   defaultControllerRateLimiter,
+  fairControllerRateLimiter,
   type Fairness,
   newRateLimitingQueue,
   Priorities,
@@ -71,7 +77,10 @@ export interface ControllerOptions {
   watches: readonly WatchSpec[];
   /** Default 1. Keys are never reconciled concurrently whatever this is. */
   maxConcurrentReconciles?: number;
-  /** Default: per-key exponential 5 ms → 1000 s, max'd with a 10 qps / burst 100 bucket. */
+  /**
+   * Default: per-key exponential 5 ms → 1000 s, max'd with a 10 qps / burst 100 bucket — one per
+   * namespace with the fair queue (`fairControllerRateLimiter`), one for all with FIFO.
+   */
   rateLimiter?: RateLimiter;
   /**
    * The queue's order. `'fair'` (default): by priority, then namespaces take turns, so a bulk
@@ -133,10 +142,14 @@ export class Controller {
     this.name = options.name;
     this.tracer = deps.tracer ?? trace.getTracer('steward-controller');
     this.metrics = deps.metrics ?? noopControllerMetrics;
-    this.queue = newRateLimitingQueue(options.rateLimiter ?? defaultControllerRateLimiter(), {
+    const fairness = options.fairness ?? 'fair';
+    const rateLimiter =
+      options.rateLimiter ??
+      (fairness === 'fair' ? fairControllerRateLimiter() : defaultControllerRateLimiter());
+    this.queue = newRateLimitingQueue(rateLimiter, {
       name: options.name,
       metricsProvider: deps.queueMetrics ?? noopWorkqueueMetricsProvider,
-      fairness: options.fairness ?? 'fair',
+      fairness,
     });
   }
 
@@ -223,7 +236,10 @@ export class Controller {
         continue;
       }
       try {
-        await this.reconcileKey(next.item, abort, log);
+        // Its API requests wait for the client's tokens at the key's priority: an urgent
+        // reconcile's few requests go before a bulk sync's (`withRequestPriority`).
+        const priority = this.queue.processingPriority(next.item) ?? Priorities.normal;
+        await withRequestPriority(priority, () => this.reconcileKey(next.item, abort, log));
       } catch (error) {
         // reconcileKey handles every reconciler outcome; this is a bug in the runtime itself.
         log.error({ err: error, key: next.item }, 'unexpected failure in the controller runtime');

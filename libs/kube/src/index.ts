@@ -9,7 +9,8 @@
  *   `application/apply-patch+yaml` with a `fieldManager` (force only when asked), merge patch
  *   `application/merge-patch+json`, JSON patch `application/json-patch+json`.
  * - Every request except a watch first passes a client-side token bucket (qps 20, burst 30 by
- *   default), and `onRequest` hears about every HTTP request — retries and watch starts included —
+ *   default); while requests wait for a token, the highest `withRequestPriority` goes first (a
+ *   controller runs each reconcile at its key's queue priority). `onRequest` hears about every HTTP request — retries and watch starts included —
  *   with its verb and status code, so callers can count API writes and feed
  *   `rest_client_requests_total`.
  * - An HTTP error is thrown as the `ApiError` subclass for its code and reason (`NotFoundError`,
@@ -95,7 +96,9 @@ export {
 } from './kube-object.js';
 export { jsonPointer, type JsonPatchOperation } from './patch.js';
 export {
+  currentRequestPriority,
   TokenBucketRateLimiter,
+  withRequestPriority,
   type RequestRateLimiter,
   type TokenBucketOptions,
 } from './rate-limiter.js';

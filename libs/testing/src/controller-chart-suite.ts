@@ -147,6 +147,12 @@ export interface ControllerChartSpec {
    */
   readsProfileSecrets?: boolean;
   /**
+   * As the chart passes it to steward-common's RBAC templates. Default true: with the deprecated
+   * watchNamespace and no `rbac.credentialsSecretNamespaces`, a chart that reads profile Secrets
+   * keeps cluster-wide `get` on Secrets (as before watchNamespaces). false: it gets none there.
+   */
+  legacyWatchNamespaceSecrets?: boolean;
+  /**
    * As the chart passes it to steward-common's RBAC templates. Default false. true: the chart's
    * watch rules grant `get` (and create) on Secrets — it writes Secrets next to its objects — so
    * watching every namespace it reads any Secret, whatever `rbac.credentialsSecretNamespaces` says,
@@ -473,6 +479,7 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
     ),
     secretVerbs = ['get', 'create', 'update', 'patch'],
     readsProfileSecrets = true,
+    legacyWatchNamespaceSecrets = true,
     profileRulesWhenManaged = false,
     watchRulesReadSecrets = false,
   } = spec;
@@ -951,9 +958,12 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
         for (const namespace of [undefined, 'team-c', 'default', 'provider-credentials']) {
           expect(rbac.allows({ ...secret, verb: 'get', namespace })).toBe(false);
         }
-        // The deprecated single namespace keeps its cluster-wide `get`, as before.
+        // The deprecated single namespace keeps its cluster-wide `get`, as before (unless the
+        // chart never had it).
         const deprecated = chartRbac(await render({ watchNamespace: 'team-a' }));
-        expect(deprecated.allows({ ...secret, verb: 'get', namespace: 'team-c' })).toBe(true);
+        expect(deprecated.allows({ ...secret, verb: 'get', namespace: 'team-c' })).toBe(
+          legacyWatchNamespaceSecrets,
+        );
       });
     }
 
@@ -992,7 +1002,7 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
       },
     );
 
-    if (readsProfileSecrets) {
+    if (readsProfileSecrets && legacyWatchNamespaceSecrets) {
       it('keeps cluster-wide `get` on Secrets with watchNamespace but no credentials namespaces', async () => {
         const rbac = chartRbac(await render({ watchNamespace: 'team-a' }));
         expect(rbac.allows({ ...secret, verb: 'get', namespace: 'any' })).toBe(true);

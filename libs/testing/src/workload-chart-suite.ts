@@ -53,6 +53,12 @@ export interface WorkloadChartSpec {
   notes: string[];
   /** Rules of this controller only, after the common watch rules (e.g. backup Jobs). */
   extraWatchRules?: PolicyRule[];
+  /**
+   * Whether it reads Secrets its kubernetes profiles name (PostgresCluster: the backup
+   * credentials it copies into workload namespaces), so `rbac.credentialsSecretNamespaces` is
+   * honoured; false (default): it reads none and the chart refuses that list.
+   */
+  readsProfileSecrets?: boolean;
 }
 
 const all = ['get', 'list', 'watch', 'create', 'patch', 'delete'];
@@ -418,7 +424,9 @@ export function describeWorkloadControllerChart(spec: WorkloadChartSpec): void {
     },
     // The generated Secrets are children: applied, cached, pruned; never updated.
     secretVerbs: all,
-    readsProfileSecrets: false,
+    readsProfileSecrets: spec.readsProfileSecrets ?? false,
+    // Workload charts never granted cluster-wide Secret reads with watchNamespace.
+    legacyWatchNamespaceSecrets: false,
     profileRulesWhenManaged: true,
     watchRulesReadSecrets: true,
     env: {

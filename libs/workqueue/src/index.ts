@@ -79,10 +79,12 @@ export {
 export {
   bucketRateLimiter,
   defaultControllerRateLimiter,
+  fairControllerRateLimiter,
   itemExponentialFailureRateLimiter,
   itemFastSlowRateLimiter,
   maxOf,
   noopRateLimiter,
+  perTenant,
   type RateLimiter,
   rateLimiterFunc,
 } from './rate-limiters.js';

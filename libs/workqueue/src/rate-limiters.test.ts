@@ -4,10 +4,12 @@ import { FakeClock } from './fake-clock.js';
 import {
   bucketRateLimiter,
   defaultControllerRateLimiter,
+  fairControllerRateLimiter,
   itemExponentialFailureRateLimiter,
   itemFastSlowRateLimiter,
   maxOf,
   noopRateLimiter,
+  perTenant,
   type RateLimiter,
   rateLimiterFunc,
 } from './rate-limiters.js';
@@ -261,5 +263,38 @@ describe('rateLimiterFunc and noopRateLimiter', () => {
 
   it('never waits', () => {
     expect(whens(noopRateLimiter, 'a', 3)).toEqual([0, 0, 0]);
+  });
+});
+
+describe('perTenant and fairControllerRateLimiter', () => {
+  it('keeps one limiter per namespace: one namespace’s failures never delay another’s retries', () => {
+    const limiter = fairControllerRateLimiter(new FakeClock());
+    // Namespace a spends its bucket's burst of 100 and more.
+    const a = Array.from({ length: 102 }, (_, i) => limiter.when(`a/item-${i}`));
+    expect(a.slice(100)).toEqual([100, 200]);
+    // b still has its whole burst: only its own per-item backoff.
+    expect(Array.from({ length: 3 }, (_, i) => limiter.when(`b/item-${i}`))).toEqual([5, 5, 5]);
+    expect(whens(limiter, 'b/item-0', 2)).toEqual([10, 20]);
+    expect(limiter.numRequeues('b/item-0')).toBe(3);
+    limiter.forget('b/item-0');
+    expect(limiter.numRequeues('b/item-0')).toBe(0);
+    expect(limiter.numRequeues('a/item-0')).toBe(1);
+  });
+
+  it('takes a tenant function, and answers for a tenant it has not seen', () => {
+    const made: string[] = [];
+    const limiter = perTenant(
+      () => {
+        made.push('limiter');
+        return itemExponentialFailureRateLimiter(1, 100);
+      },
+      (item) => item.split(':')[0]!,
+    );
+    expect(limiter.numRequeues('x:1')).toBe(0);
+    limiter.forget('x:1');
+    expect(made).toEqual([]);
+    expect(whens(limiter, 'x:1', 3)).toEqual([1, 2, 4]);
+    expect(whens(limiter, 'y:1', 1)).toEqual([1]);
+    expect(made).toHaveLength(2);
   });
 });

@@ -1,4 +1,5 @@
 import { type Clock, realClock } from './clock.js';
+import { namespaceOf } from './fair-line.js';
 
 /**
  * How long an item should wait before it is retried (client-go's `RateLimiter`). Called by the
@@ -125,6 +126,42 @@ export function maxOf(...limiters: RateLimiter[]): RateLimiter {
  */
 export function defaultControllerRateLimiter(clock: Clock = realClock): RateLimiter {
   return maxOf(itemExponentialFailureRateLimiter(5, 1_000_000), bucketRateLimiter(10, 100, clock));
+}
+
+/**
+ * One limiter per tenant (`tenantOf(item)`, by default the item's namespace), each made by
+ * `make` the first time its tenant is seen: what one tenant's items record never delays
+ * another's. Tenants are kept for the life of the limiter (namespaces: few).
+ */
+export function perTenant(
+  make: () => RateLimiter,
+  tenantOf: (item: string) => string = namespaceOf,
+): RateLimiter {
+  const limiters = new Map<string, RateLimiter>();
+  const limiterOf = (item: string): RateLimiter => {
+    const tenant = tenantOf(item);
+    let limiter = limiters.get(tenant);
+    if (!limiter) limiters.set(tenant, (limiter = make()));
+    return limiter;
+  };
+  return {
+    when: (item) => limiterOf(item).when(item),
+    forget: (item) => limiters.get(tenantOf(item))?.forget(item),
+    numRequeues: (item) => limiters.get(tenantOf(item))?.numRequeues(item) ?? 0,
+  };
+}
+
+/**
+ * `defaultControllerRateLimiter` with its token bucket per namespace (`perTenant`): the longer of
+ * per-item exponential backoff (5 ms → 1000 s) and 10 qps with a burst of 100 for the retries of
+ * each namespace, so a namespace whose objects all fail cannot delay another namespace's retries.
+ * The fair queue's default.
+ */
+export function fairControllerRateLimiter(clock: Clock = realClock): RateLimiter {
+  return maxOf(
+    itemExponentialFailureRateLimiter(5, 1_000_000),
+    perTenant(() => bucketRateLimiter(10, 100, clock)),
+  );
 }
 
 const INVALID_QPS = 'rate limiter qps must be a positive number';
