@@ -1,7 +1,13 @@
 // Bundles an app's src/main.ts and the workspace libraries it imports (@steward/*, TypeScript
 // sources) into one ES module, dist/apps/<app>/main.js. Third-party packages stay imports: the
 // container image installs them from the lockfile (`npm ci --omit=dev -w @steward/<app>`), so they
-// run exactly as published (some read their own files at run time).
+// run exactly as published (some read their own files at run time) — except the few in `Inlined`,
+// compiled in and tree-shaken because their index loads far more than the apps use (their own
+// dependencies stay imports, under the same rule as the apps').
+//
+// The source map keeps names and positions but not the sources' text (`sourcesContent: false`):
+// `--enable-source-maps` (the image's) needs only the mappings for stack traces, and the text
+// would sit in the heap of every controller.
 //
 // tools/scripts/app-dependencies.ts checks that those package.json files hold exactly what the
 // bundle's sources import.
@@ -31,6 +37,14 @@ function installedAt(pkg: string, fromDir: string): string | undefined {
 }
 
 /**
+ * Third-party packages compiled into the bundle. @kubernetes/client-node: the apps use its
+ * `KubeConfig` and little else, but its index (and even `dist/config.js`) loads its ≈ 1,000
+ * generated API modules — 24.8 MB of JavaScript, ≈ 20 MiB of an idle controller's heap and 27–51
+ * MiB of its RSS (BENCHMARKS.md, "Controller memory"). Tree-shaken, the bundle keeps what is used.
+ */
+export const Inlined: ReadonlySet<string> = new Set(['@kubernetes/client-node']);
+
+/**
  * Bare imports other than `@steward/*` are left to Node's resolution at run time when they resolve
  * to the workspace root's node_modules (what the image installs). A library's own, nested version
  * (e.g. libs/crd/node_modules/js-yaml, when the root holds another version for a dev tool) is
@@ -44,6 +58,7 @@ const thirdPartyExternal: Plugin = {
         return args.path.startsWith('node:') ? { path: args.path, external: true } : undefined;
       }
       const pkg = packageName(args.path);
+      if (Inlined.has(pkg)) return undefined;
       const found = installedAt(pkg, args.resolveDir);
       if (found && found !== join(root, 'node_modules', pkg)) return undefined;
       return { path: args.path, external: true };
@@ -67,10 +82,15 @@ export async function bundleApp(
     format: 'esm',
     target: 'node20',
     sourcemap: true,
+    sourcesContent: false,
     tsconfig: join(root, 'tsconfig.base.json'),
     plugins: [thirdPartyExternal],
     logLevel: 'warning',
     legalComments: 'none',
+    // An inlined package's CommonJS dependencies are `require`d from its ES modules.
+    banner: {
+      js: "import { createRequire as __stewardRequire } from 'node:module'; const require = __stewardRequire(import.meta.url);",
+    },
   });
   return outfile;
 }

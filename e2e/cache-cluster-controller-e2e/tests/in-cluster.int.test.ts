@@ -1,7 +1,7 @@
 import { type V1Pod } from '@kubernetes/client-node';
 import { findCondition } from '@steward/conditions';
 import { CacheCluster } from '@steward/cache-cluster-api';
-import { KubeClient, Namespaces, Pods, Services, type KubeObject } from '@steward/kube';
+import { KubeClient, Namespaces, Pods, Secrets, Services, type KubeObject } from '@steward/kube';
 import {
   acquireNodeTier,
   appImage,
@@ -23,9 +23,10 @@ const app = 'cache-cluster-controller';
 
 /**
  * The cache-cluster-controller as it ships: its image built from apps/Dockerfile, its chart
- * `helm install`ed with default values into the node tier (two replicas), its pods running under
- * the chart's ServiceAccount and RBAC, reaching the Redis pods it runs over the pod network. One
- * installation; the tests run in order and build on each other.
+ * `helm install`ed into the node tier scoped to one namespace (`watchNamespaces`, two replicas),
+ * its pods running under the chart's ServiceAccount and RBAC, reaching the Redis pods it runs over
+ * the pod network. One installation; the tests run in order and build on each other. The other
+ * kinds' in-cluster suites install with the default values (every namespace).
  */
 describe('the cache-cluster-controller chart, installed and running in a cluster', () => {
   let tier: NodeTier;
@@ -34,6 +35,8 @@ describe('the cache-cluster-controller chart, installed and running in a cluster
   let chart: InstalledControllerChart;
   let releaseNs: string;
   let cachesNs: string;
+  /** A namespace the release does not watch. */
+  let outsideNs: string;
 
   beforeAll(async () => {
     tier = await acquireNodeTier();
@@ -44,6 +47,7 @@ describe('the cache-cluster-controller chart, installed and running in a cluster
     admin = new KubeClient(tier.kubeConfig, { fieldManager: 'e2e-admin' });
     releaseNs = await tier.createNamespace('cache-controller');
     cachesNs = await tier.createNamespace('caches');
+    outsideNs = await tier.createNamespace('outside');
     // Both namespaces enforce the restricted Pod Security Standard: a pod the chart or the
     // controller renders that did not meet it would be refused by the API server.
     for (const ns of [releaseNs, cachesNs]) {
@@ -62,7 +66,7 @@ describe('the cache-cluster-controller chart, installed and running in a cluster
       chart: app,
       image,
       namespace: releaseNs,
-      values: { replicas: 2 },
+      values: { replicas: 2, watchNamespaces: [cachesNs] },
     });
   });
   afterAll(async () => {
@@ -71,6 +75,8 @@ describe('the cache-cluster-controller chart, installed and running in a cluster
       const left = await admin.list<Cache>(Caches, { namespace: cachesNs }).catch(() => undefined);
       for (const c of left?.items ?? [])
         await admin.delete(Caches, c.metadata.name!, cachesNs).catch(() => undefined);
+      // Never the controller's: it holds no finalizer.
+      await admin.delete(Caches, 'stray', outsideNs).catch(() => undefined);
     }
     await chart?.uninstall().catch(() => undefined);
     if (admin) {
@@ -147,6 +153,62 @@ describe('the cache-cluster-controller chart, installed and running in a cluster
     );
     expect(after.status).toMatchObject({ primary: 'sessions-1', failoverCount: 1 });
     expect(after.status?.failover).toMatchObject({ from: 'sessions-0', to: 'sessions-1' });
+  });
+
+  it('touches nothing outside the namespace it watches, and its own pod’s token cannot', async () => {
+    // What a tenant outside the scope has: a CacheCluster and a Secret.
+    await admin.create<Cache>(Caches, {
+      ...cache('stray', { version: '7.0' }),
+      metadata: { name: 'stray', namespace: outsideNs },
+    });
+    await admin.create(Secrets, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'foreign', namespace: outsideNs },
+      stringData: { password: 'not-yours' },
+    } as KubeObject);
+    // From inside the leader's controller container, with the token the pod runs with.
+    const leader = await chart.leader();
+    const status = async (method: string, path: string): Promise<number> => {
+      const { stdout } = await chart.exec(leader, [
+        'node',
+        '-e',
+        [
+          "const https = require('node:https'), fs = require('node:fs');",
+          "const sa = '/var/run/secrets/kubernetes.io/serviceaccount/';",
+          'const [method, path] = process.argv.slice(1);',
+          'const req = https.request({ host: process.env.KUBERNETES_SERVICE_HOST, port: process.env.KUBERNETES_SERVICE_PORT, method, path,',
+          "  ca: fs.readFileSync(sa + 'ca.crt'), headers: { authorization: 'Bearer ' + fs.readFileSync(sa + 'token', 'utf8'), 'content-type': 'application/merge-patch+json' } },",
+          '  (res) => { console.log(res.statusCode); res.resume(); });',
+          "req.on('error', (e) => { console.error(e.message); process.exit(1); });",
+          "req.end(method === 'PATCH' ? JSON.stringify({ metadata: { labels: { taken: 'yes' } } }) : undefined);",
+        ].join('\n'),
+        method,
+        path,
+      ]);
+      return Number(stdout.trim());
+    };
+    const cachePath = (ns: string, name = '') =>
+      `/apis/cache.steward.dev/v1alpha1/namespaces/${ns}/cacheclusters${name ? `/${name}` : ''}`;
+    expect(await status('GET', cachePath(cachesNs))).toBe(200);
+    expect(await status('GET', `/api/v1/namespaces/${cachesNs}/secrets/sessions-auth`)).toBe(200);
+    expect(await status('GET', cachePath(outsideNs))).toBe(403);
+    expect(await status('GET', cachePath(outsideNs, 'stray'))).toBe(403);
+    expect(await status('PATCH', cachePath(outsideNs, 'stray'))).toBe(403);
+    expect(await status('GET', `/api/v1/namespaces/${outsideNs}/secrets/foreign`)).toBe(403);
+    expect(await status('GET', '/api/v1/secrets')).toBe(403);
+    expect(await status('DELETE', `/api/v1/namespaces/${outsideNs}/secrets/foreign`)).toBe(403);
+    expect(await status('GET', cachePath('default'))).toBe(403);
+    // And the controller leaves the stray CacheCluster alone: several polls later it has no
+    // finalizer, no status and no children.
+    await new Promise((resolve) => setTimeout(resolve, 12_000));
+    const stray = await admin.get<Cache>(Caches, 'stray', outsideNs);
+    expect(stray.metadata.finalizers ?? []).toEqual([]);
+    expect(stray.status).toBeUndefined();
+    expect(stray.metadata.labels?.['taken']).toBeUndefined();
+    const children = await admin.list(Pods, { namespace: outsideNs });
+    expect(children.items).toEqual([]);
+    expect((await admin.get(Secrets, 'foreign', outsideNs)).metadata.name).toBe('foreign');
   });
 
   it('serves controller-runtime’s metrics, and nothing it asked for was refused', async () => {
