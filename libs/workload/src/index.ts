@@ -28,6 +28,10 @@
  * - `detach` (deletionPolicy Retain) removes only this parent's ownerReference, by a JSON patch
  *   that `test`s its uid at its index, so the garbage collector leaves the object.
  *
+ * `planWorkload(facts)` is the in-cluster counterpart of `planManaged`: pause, then deletion
+ * (Retain, or Delete behind the guardrail and the kind's pre-delete step), then admission, then
+ * the finalizer, then the kind's own phases.
+ *
  * Also: `statefulSetRolloutStatus` (exactly `kubectl rollout status`), `generatePassword`
  * (CSPRNG, URL-safe), `controllerReference`, and the pure pieces (`isSubset`, `desiredHash`,
  * `planChild`) for tests and plan functions.
@@ -69,3 +73,9 @@ export {
   type WorkloadChildrenOptions,
 } from './workload-children.js';
 export { failoverGauges, type FailoverStatus } from './failover-gauges.js';
+export {
+  planWorkload,
+  type DeletionHold,
+  type WorkloadAction,
+  type WorkloadFacts,
+} from './workload-plan.js';
