@@ -1,7 +1,6 @@
 import { CACHE_PORT, CacheCluster } from '@steward/cache-cluster-api';
 import {
   controllerFor,
-  generationChanged,
   TerminalError,
   type Controller,
   type EventRecorder,
@@ -13,7 +12,6 @@ import {
   type Result,
   Priorities,
 } from '@steward/controller';
-import { CleanupError, withFinalizer } from '@steward/finalizers';
 import { objectKey, type Selection } from '@steward/informer';
 import {
   ConfigMaps,
@@ -42,6 +40,10 @@ import {
   generatePassword,
   statefulSetRolloutStatus,
   WorkloadChildren,
+  claimNamesOf,
+  deletionGuardrailRefusal,
+  workloadChanges,
+  workloadReconciler,
   type DesiredChild,
 } from '@steward/workload';
 import { renderChildren, childNames, Labels } from './children/index.js';
@@ -165,7 +167,7 @@ export function cacheClusterController(
   const namespaceWatch = namespaces.watchFor(clusters);
   let builder = controllerFor(manager, CacheCluster.resourceType, {
     selection,
-    predicates: [generationChanged],
+    predicates: [workloadChanges],
   })
     .named('cachecluster')
     .gauges(...cacheClusterGauges)
@@ -563,58 +565,62 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
     return failed;
   }
 
-  async function cleanup(obj: Cluster): Promise<void> {
-    const policy = obj.spec.deletionPolicy ?? 'Retain';
-    const name = obj.metadata.name!;
-    const namespace = obj.metadata.namespace!;
-    const names = childNames(name);
+  /** Why the profile's guardrails hold a `Delete` deletion, or undefined. */
+  function deletionRefusal(obj: Cluster) {
     const profileName = obj.spec.providerProfileRef?.name ?? options.defaultProfile;
     const profile = profileName ? deps.profile(profileName) : undefined;
-    const allowed = profile?.spec.guardrails?.allowedDeletionPolicies;
-    if (policy === 'Delete' && allowed && !allowed.includes('Delete')) {
-      throw new TerminalError(
-        CacheReasons.DeletionPolicyNotAllowed,
-        `spec.deletionPolicy Delete is not allowed by ProviderProfile ${profileName} (allowed: ${allowed.join(', ')}). The CacheCluster is being deleted, but its volumes and Secret are not deleted and the finalizer stays until this is resolved (or spec.deletionPolicy is set to Retain)`,
-      );
-    }
-    const claimNames = deps
-      .claims()
-      .filter(
-        (c) => c.metadata.namespace === namespace && c.metadata.labels?.[Labels.cluster] === name,
-      )
-      .map((c) => c.metadata.name!)
-      .sort();
+    return deletionGuardrailRefusal(
+      'CacheCluster',
+      profileName,
+      profile?.spec.guardrails?.allowedDeletionPolicies,
+      'its volumes and Secret',
+    );
+  }
+
+  /** The claims of this cluster's pods, by name. */
+  const clusterClaims = (obj: Cluster): string[] =>
+    claimNamesOf(deps.claims(), obj, Labels.cluster);
+
+  /** deletionPolicy Retain: the volumes and the generated Secret stay, without owner. */
+  async function retain(obj: Cluster): Promise<void> {
+    const namespace = obj.metadata.namespace!;
+    const names = childNames(obj.metadata.name!);
+    const claimNames = clusterClaims(obj);
     const generated = !obj.spec.auth?.existingSecret;
-    if (policy === 'Retain') {
-      const detached = generated
-        ? await children.detach(obj, [{ resourceType: Secrets, name: names.authSecret }])
-        : [];
-      // Cleanup may run more than once (a retried finalizer removal): a Secret an earlier run
-      // detached is kept all the same, and the Event says so.
-      const secretKept =
-        generated &&
-        (detached.length > 0 ||
-          (await client.get(Secrets, names.authSecret, namespace).then(
-            () => true,
-            (e: unknown) => {
-              if (isNotFound(e)) return false;
-              throw e;
-            },
-          )));
-      const kept = [
-        ...claimNames.map((c) => `PersistentVolumeClaim ${c}`),
-        ...(secretKept ? [`Secret ${names.authSecret}`] : []),
-      ];
-      emit(
-        obj,
-        'Normal',
-        'Retained',
-        kept.length
-          ? `deletionPolicy Retain: ${kept.join(', ')} stay in namespace ${namespace} (no owner); delete them when the data is no longer needed`
-          : `deletionPolicy Retain: nothing to keep (no volumes${generated ? '' : ', and the password Secret is the user’s'})`,
-      );
-      return;
-    }
+    const detached = generated
+      ? await children.detach(obj, [{ resourceType: Secrets, name: names.authSecret }])
+      : [];
+    // Cleanup may run more than once (a retried finalizer removal): a Secret an earlier run
+    // detached is kept all the same, and the Event says so.
+    const secretKept =
+      generated &&
+      (detached.length > 0 ||
+        (await client.get(Secrets, names.authSecret, namespace).then(
+          () => true,
+          (e: unknown) => {
+            if (isNotFound(e)) return false;
+            throw e;
+          },
+        )));
+    const kept = [
+      ...claimNames.map((c) => `PersistentVolumeClaim ${c}`),
+      ...(secretKept ? [`Secret ${names.authSecret}`] : []),
+    ];
+    emit(
+      obj,
+      'Normal',
+      'Retained',
+      kept.length
+        ? `deletionPolicy Retain: ${kept.join(', ')} stay in namespace ${namespace} (no owner); delete them when the data is no longer needed`
+        : `deletionPolicy Retain: nothing to keep (no volumes${generated ? '' : ', and the password Secret is the user’s'})`,
+    );
+  }
+
+  /** deletionPolicy Delete: the volumes are deleted; the children go with the CacheCluster. */
+  async function remove(obj: Cluster): Promise<void> {
+    const namespace = obj.metadata.namespace!;
+    const claimNames = clusterClaims(obj);
+    const generated = !obj.spec.auth?.existingSecret;
     for (const claim of claimNames) {
       await client.delete(PersistentVolumeClaims, claim, namespace).catch((e: unknown) => {
         if (!isNotFound(e)) throw e;
@@ -628,26 +634,22 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
     );
   }
 
-  return async (ctx, obj) => {
-    const outcome = await withFinalizer(
-      client,
-      CacheCluster.resourceType,
-      obj,
-      CacheClusterFinalizer,
-      {
-        apply: (o) => converge(ctx, o),
-        cleanup: async (o) => {
-          memories.delete(o.metadata.uid ?? '');
-          await cleanup(o);
-        },
-      },
-    ).catch((error: unknown) => {
-      throw error instanceof CleanupError ? (error.cause ?? error) : error;
-    });
-    if (outcome.action === 'finalizer-added') return { requeueAfter: 100 };
-    if (outcome.action === 'applied') return outcome.result;
-    return undefined;
-  };
+  return workloadReconciler<Cluster>(client, {
+    resourceType: CacheCluster.resourceType,
+    finalizer: CacheClusterFinalizer,
+    refusal: (obj) => {
+      const resolution = admission(obj);
+      return resolution.allowed
+        ? undefined
+        : { reason: resolution.reason, message: resolution.message };
+    },
+    deletionPolicy: (obj) => obj.spec.deletionPolicy ?? 'Retain',
+    deletionRefusal,
+    converge,
+    retain: (_ctx, obj) => retain(obj),
+    remove: (_ctx, obj) => remove(obj),
+    forget: (obj) => memories.delete(obj.metadata.uid ?? ''),
+  });
 }
 
 /**

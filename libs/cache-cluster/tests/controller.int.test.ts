@@ -194,4 +194,73 @@ describe('the CacheCluster controller on the node tier', () => {
     await promoted.set('after', 'failover');
     promoted.disconnect();
   });
+
+  it('pauses on steward.dev/paused: changes nothing (a deleted child stays gone, a spec change is not observed), and resumes when it goes', async () => {
+    await create('held', { version: '7.0' });
+    const before = await ready('held');
+    await admin.mergePatch(Kind, 'held', ns, {
+      metadata: { annotations: { 'steward.dev/paused': 'true' } },
+    });
+    const paused = await eventually(
+      async () => {
+        const o = await read('held');
+        return findCondition(o.status?.conditions, 'Paused')?.status === 'True' ? o : undefined;
+      },
+      { description: 'held: Paused=True' },
+    );
+    expect(findCondition(paused.status?.conditions, 'Paused')).toMatchObject({
+      reason: 'ReconcilePaused',
+      message: expect.stringContaining('remove the annotation to resume'),
+    });
+    // While paused: a deleted child is not put back, and a spec change is not observed.
+    await admin.delete(Services, 'held-rw', ns);
+    await admin.mergePatch(Kind, 'held', ns, { spec: { maxMemory: '64Mi' } });
+    await new Promise((resolve) => setTimeout(resolve, 8000)); // 8 polls of 1 s
+    const still = await read('held');
+    expect(still.metadata.generation).toBe((before.metadata.generation ?? 0) + 1);
+    expect(still.status?.observedGeneration).toBe(before.metadata.generation);
+    expect(await gitOpsReading(still)).toMatchObject({ kstatus: 'InProgress' });
+    await expect(admin.get(Services, 'held-rw', ns)).rejects.toThrow();
+    // Resumed: the child comes back, the change is observed, Paused goes.
+    await admin.mergePatch(Kind, 'held', ns, {
+      metadata: { annotations: { 'steward.dev/paused': null } },
+    });
+    const resumed = await ready('held');
+    expect(findCondition(resumed.status?.conditions, 'Paused')).toBeUndefined();
+    expect(resumed.status?.observedGeneration).toBe(resumed.metadata.generation);
+    expect(await gitOpsReading(resumed)).toMatchObject({ kstatus: 'Current', unobserved: [] });
+    await eventually(
+      () =>
+        admin.get(Services, 'held-rw', ns).then(
+          () => true,
+          () => false,
+        ),
+      { description: 'held-rw recreated' },
+    );
+  });
+
+  it('gives a refused CacheCluster no finalizer: nothing was created for it, so its deletion is immediate', async () => {
+    await create('refused', { version: '7.0', providerProfileRef: { name: 'not-there' } });
+    const refused = await eventually(
+      async () => {
+        const o = await read('refused');
+        return findCondition(o.status?.conditions, 'Stalled')?.status === 'True' ? o : undefined;
+      },
+      { description: 'refused: Stalled' },
+    );
+    expect(findCondition(refused.status?.conditions, 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'ProviderProfileNotFound',
+    });
+    expect(refused.metadata.finalizers ?? []).toEqual([]);
+    await admin.delete(Kind, 'refused', ns);
+    await eventually(
+      () =>
+        read('refused').then(
+          () => false,
+          () => true,
+        ),
+      { description: 'refused: gone' },
+    );
+  });
 });

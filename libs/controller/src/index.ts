@@ -79,7 +79,12 @@ export {
   type Request,
   type Result,
 } from './reconciler.js';
-export { StatusWriter, type ObjectWithStatus, type StatusClient } from './status-writer.js';
+export {
+  StatusWriter,
+  type ObjectWithStatus,
+  type StatusClient,
+  type StatusWriteOptions,
+} from './status-writer.js';
 export { clearStalled, recordTerminalFailure, StalledCondition } from './terminal-status.js';
 /** Re-exported so reconcilers can ask for a priority without depending on the queue's lib. */
 export { type Fairness, Priorities } from '@steward/workqueue';

@@ -12,6 +12,11 @@ export interface ObjectWithStatus extends KubeObject {
   status?: StatusWithConditions;
 }
 
+export interface StatusWriteOptions {
+  /** Stamp the object's generation as observed (default true); see `StatusWriter.write`. */
+  observe?: boolean;
+}
+
 /** What the status writer needs of a `KubeClient`. */
 export type StatusClient = Pick<KubeClient, 'get' | 'mergePatch'>;
 
@@ -55,13 +60,26 @@ export class StatusWriter<T extends ObjectWithStatus = ObjectWithStatus> {
     this.latest = obj;
   }
 
-  /** Writes `change` if it changes anything; resolves whether a request was made that succeeded. */
-  async write(change: StatusChange | ((current: T) => StatusChange)): Promise<boolean> {
+  /**
+   * Writes `change` if it changes anything; resolves whether a request was made that succeeded.
+   * `options.observe: false` keeps the status's own `observedGeneration` (top level and the
+   * conditions' stamps) instead of stamping the object's generation: for a write made without
+   * processing the spec (a paused object), so a GitOps tool still reads a changed spec as not yet
+   * observed.
+   */
+  async write(
+    change: StatusChange | ((current: T) => StatusChange),
+    options: StatusWriteOptions = {},
+  ): Promise<boolean> {
     for (let attempt = 0; ; attempt++) {
       const current = this.latest;
+      const generation =
+        options.observe === false
+          ? current.status?.observedGeneration
+          : current.metadata.generation;
       const { status, changed } = nextStatus(
         current.status,
-        current.metadata.generation,
+        generation,
         typeof change === 'function' ? change(current) : change,
       );
       if (!changed) return false;

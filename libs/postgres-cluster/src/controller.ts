@@ -8,7 +8,6 @@ import {
 } from '@steward/postgres-cluster-api';
 import {
   controllerFor,
-  generationChanged,
   or,
   TerminalError,
   type Controller,
@@ -21,7 +20,6 @@ import {
   type Result,
   Priorities,
 } from '@steward/controller';
-import { CleanupError, withFinalizer } from '@steward/finalizers';
 import { objectKey, type Selection } from '@steward/informer';
 import {
   ConfigMaps,
@@ -47,7 +45,16 @@ import {
   type ProfileUser,
 } from '@steward/provider-profile';
 import { ProviderProfile } from '@steward/provider-profile-api';
-import { generatePassword, WorkloadChildren, type DesiredChild } from '@steward/workload';
+import {
+  generatePassword,
+  WorkloadChildren,
+  claimNamesOf,
+  deletionGuardrailRefusal,
+  workloadChanges,
+  workloadReconciler,
+  type DesiredChild,
+  type PreDeleteOutcome,
+} from '@steward/workload';
 import {
   bootstrapOf,
   childNames,
@@ -218,7 +225,7 @@ export function postgresClusterController(
   let builder = controllerFor(manager, PostgresCluster.resourceType, {
     selection,
     // A switchover request is an annotation: it changes no generation.
-    predicates: [or(generationChanged, annotationChanged(SwitchoverAnnotation))],
+    predicates: [or(workloadChanges, annotationChanged(SwitchoverAnnotation))],
   })
     .named('postgrescluster')
     .gauges(...postgresClusterGauges)
@@ -997,74 +1004,79 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
     };
   }
 
-  async function cleanup(
-    ctx: ObjectReconcileContext<Cluster>,
-    obj: Cluster,
-  ): Promise<{ requeueAfter: number } | void> {
-    const policy = obj.spec.deletionPolicy ?? 'Retain';
-    const name = obj.metadata.name!;
-    const namespace = obj.metadata.namespace!;
-    const names = childNames(name);
+  /** Why the profile's guardrails hold a `Delete` deletion, or undefined. */
+  function deletionRefusal(obj: Cluster) {
     const profileName = obj.spec.providerProfileRef?.name ?? options.defaultProfile;
     const profile = profileName ? deps.profile(profileName) : undefined;
-    const allowed = profile?.spec.guardrails?.allowedDeletionPolicies;
-    if (policy === 'Delete' && allowed && !allowed.includes('Delete')) {
-      throw new TerminalError(
-        PostgresReasons.DeletionPolicyNotAllowed,
-        `spec.deletionPolicy Delete is not allowed by ProviderProfile ${profileName} (allowed: ${allowed.join(', ')}). The PostgresCluster is being deleted, but its volumes and Secrets are not deleted and the finalizer stays until this is resolved (or spec.deletionPolicy is set to Retain)`,
-      );
-    }
-    const claimNames = deps
-      .claims()
-      .filter(
-        (c) => c.metadata.namespace === namespace && c.metadata.labels?.[Labels.cluster] === name,
-      )
-      .map((c) => c.metadata.name!)
-      .sort();
+    return deletionGuardrailRefusal(
+      'PostgresCluster',
+      profileName,
+      profile?.spec.guardrails?.allowedDeletionPolicies,
+      'its volumes and Secrets',
+    );
+  }
+
+  /** The claims of this cluster's pods, by name. */
+  const clusterClaims = (obj: Cluster): string[] =>
+    claimNamesOf(deps.claims(), obj, Labels.cluster);
+
+  /** deletionPolicy Retain: volumes, Secrets and backups stay; the Event says where. */
+  async function retain(obj: Cluster): Promise<void> {
+    const namespace = obj.metadata.namespace!;
+    const names = childNames(obj.metadata.name!);
+    const claimNames = clusterClaims(obj);
     const secretNames = [names.superuserSecret, names.appSecret];
-    if (policy === 'Retain') {
-      await children.detach(
-        obj,
-        secretNames.map((s) => ({ resourceType: Secrets, name: s })),
+    await children.detach(
+      obj,
+      secretNames.map((s) => ({ resourceType: Secrets, name: s })),
+    );
+    // Cleanup may run more than once: a Secret an earlier run detached is kept all the same.
+    const kept: string[] = [];
+    for (const s of secretNames) {
+      const exists = await client.get(Secrets, s, namespace).then(
+        () => true,
+        (e: unknown) => {
+          if (isNotFound(e)) return false;
+          throw e;
+        },
       );
-      // Cleanup may run more than once: a Secret an earlier run detached is kept all the same.
-      const kept: string[] = [];
-      for (const s of secretNames) {
-        const exists = await client.get(Secrets, s, namespace).then(
-          () => true,
-          (e: unknown) => {
-            if (isNotFound(e)) return false;
-            throw e;
-          },
-        );
-        if (exists) kept.push(`Secret ${s}`);
-      }
-      const all = [...claimNames.map((c) => `PersistentVolumeClaim ${c}`), ...kept];
-      const backupsKept = obj.spec.backup
-        ? `; the backups stay in ${obj.status?.backup?.destination ?? 'the bucket'}${obj.status?.backup?.lastSuccessful ? ` (${obj.status.backup.count ?? 1}, the newest ${obj.status.backup.lastSuccessful.id})` : ''}, where nothing expires them any more`
-        : '';
-      emit(
-        obj,
-        'Normal',
-        'Retained',
-        all.length
-          ? `deletionPolicy Retain: ${all.join(', ')} stay in namespace ${namespace} (no owner); delete them when the data is no longer needed${backupsKept}`
-          : `deletionPolicy Retain: nothing to keep${backupsKept}`,
+      if (exists) kept.push(`Secret ${s}`);
+    }
+    const all = [...claimNames.map((c) => `PersistentVolumeClaim ${c}`), ...kept];
+    const backupsKept = obj.spec.backup
+      ? `; the backups stay in ${obj.status?.backup?.destination ?? 'the bucket'}${obj.status?.backup?.lastSuccessful ? ` (${obj.status.backup.count ?? 1}, the newest ${obj.status.backup.lastSuccessful.id})` : ''}, where nothing expires them any more`
+      : '';
+    emit(
+      obj,
+      'Normal',
+      'Retained',
+      all.length
+        ? `deletionPolicy Retain: ${all.join(', ')} stay in namespace ${namespace} (no owner); delete them when the data is no longer needed${backupsKept}`
+        : `deletionPolicy Retain: nothing to keep${backupsKept}`,
+    );
+  }
+
+  /** Before a `Delete` deletion: the final backup (spec.backup, unless skipFinalBackup). */
+  async function beforeDelete(
+    ctx: ObjectReconcileContext<Cluster>,
+    obj: Cluster,
+  ): Promise<PreDeleteOutcome> {
+    if (!obj.spec.backup) return { done: true };
+    const settled = resolveBackup(obj, profileOf(obj));
+    if (!settled.allowed && !obj.spec.skipFinalBackup)
+      throw new TerminalError(
+        settled.reason,
+        `${settled.message}. The final backup cannot be taken: the volumes stay until this is fixed, or spec.skipFinalBackup is true`,
       );
-      return;
-    }
-    let backupNote = '';
-    if (obj.spec.backup) {
-      const settled = resolveBackup(obj, profileOf(obj));
-      if (!settled.allowed && !obj.spec.skipFinalBackup)
-        throw new TerminalError(
-          settled.reason,
-          `${settled.message}. The final backup cannot be taken: the volumes stay until this is fixed, or spec.skipFinalBackup is true`,
-        );
-      const final = await finalBackup(ctx, settled.allowed ? settled.cluster : obj);
-      if ('requeueAfter' in final) return final;
-      backupNote = `; ${final.note}`;
-    }
+    const final = await finalBackup(ctx, settled.allowed ? settled.cluster : obj);
+    if ('requeueAfter' in final) return { done: false, requeueAfter: final.requeueAfter };
+    return { done: true, note: final.note };
+  }
+
+  /** deletionPolicy Delete: the volumes are deleted; the children go with the PostgresCluster. */
+  async function remove(obj: Cluster, backupNote?: string): Promise<void> {
+    const namespace = obj.metadata.namespace!;
+    const claimNames = clusterClaims(obj);
     for (const claim of claimNames) {
       await client.delete(PersistentVolumeClaims, claim, namespace).catch((e: unknown) => {
         if (!isNotFound(e)) throw e;
@@ -1074,34 +1086,31 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
       obj,
       'Normal',
       'Deleted',
-      `deletionPolicy Delete: ${claimNames.length ? `PersistentVolumeClaims ${claimNames.join(', ')} deleted` : 'no volumes'}; the StatefulSet, Services, Secrets and the rest go with the PostgresCluster${backupNote}`,
+      `deletionPolicy Delete: ${claimNames.length ? `PersistentVolumeClaims ${claimNames.join(', ')} deleted` : 'no volumes'}; the StatefulSet, Services, Secrets and the rest go with the PostgresCluster${backupNote ? `; ${backupNote}` : ''}`,
     );
   }
 
-  return async (ctx, obj) => {
-    const outcome = await withFinalizer(
-      client,
-      PostgresCluster.resourceType,
-      obj,
-      PostgresClusterFinalizer,
-      {
-        apply: (o) => converge(ctx, o),
-        cleanup: async (o) => {
-          const pending = await cleanup(ctx, o);
-          if (pending) return pending;
-          memories.delete(o.metadata.uid ?? '');
-          backups.forget(o.metadata.uid ?? '');
-          plannedRestarts.delete(o.metadata.uid ?? '');
-        },
-      },
-    ).catch((error: unknown) => {
-      throw error instanceof CleanupError ? (error.cause ?? error) : error;
-    });
-    if (outcome.action === 'finalizer-added') return { requeueAfter: 100 };
-    if (outcome.action === 'applied') return outcome.result;
-    if (outcome.action === 'cleanup-pending') return { requeueAfter: outcome.requeueAfter };
-    return undefined;
-  };
+  return workloadReconciler<Cluster>(client, {
+    resourceType: PostgresCluster.resourceType,
+    finalizer: PostgresClusterFinalizer,
+    refusal: (obj) => {
+      const resolution = admission(obj, obj.status?.version ?? obj.spec.version);
+      return resolution.allowed
+        ? undefined
+        : { reason: resolution.reason, message: resolution.message };
+    },
+    deletionPolicy: (obj) => obj.spec.deletionPolicy ?? 'Retain',
+    deletionRefusal,
+    preDelete: beforeDelete,
+    converge,
+    retain: (_ctx, obj) => retain(obj),
+    remove: (_ctx, obj, note) => remove(obj, note),
+    forget: (obj) => {
+      memories.delete(obj.metadata.uid ?? '');
+      backups.forget(obj.metadata.uid ?? '');
+      plannedRestarts.delete(obj.metadata.uid ?? '');
+    },
+  });
 }
 
 /**

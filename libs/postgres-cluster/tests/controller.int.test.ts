@@ -260,4 +260,37 @@ describe('the PostgresCluster controller on the node tier', () => {
     await new Promise((r) => setTimeout(r, 10_000));
     expect(writes).toEqual([]);
   });
+
+  it('pauses on steward.dev/paused: a deleted child stays gone, a parameter change is not applied or observed; resumes when it goes', async () => {
+    const before = await ready('solo');
+    await admin.mergePatch(Kind, 'solo', ns, {
+      metadata: { annotations: { 'steward.dev/paused': 'true' } },
+    });
+    await eventually(
+      async () =>
+        findCondition((await read('solo')).status?.conditions, 'Paused')?.status === 'True',
+      { description: 'solo: Paused=True' },
+    );
+    await admin.delete(Services, 'solo-rw', ns);
+    await admin.mergePatch(Kind, 'solo', ns, { spec: { parameters: { work_mem: '8MB' } } });
+    await new Promise((resolve) => setTimeout(resolve, 8000)); // 8 polls of 1 s
+    const still = await read('solo');
+    expect(still.status?.observedGeneration).toBe(before.metadata.generation);
+    expect(await gitOpsReading(still)).toMatchObject({ kstatus: 'InProgress' });
+    await expect(admin.get(Services, 'solo-rw', ns)).rejects.toThrow();
+    await admin.mergePatch(Kind, 'solo', ns, {
+      metadata: { annotations: { 'steward.dev/paused': null } },
+    });
+    const resumed = await ready('solo');
+    expect(findCondition(resumed.status?.conditions, 'Paused')).toBeUndefined();
+    expect(await gitOpsReading(resumed)).toMatchObject({ kstatus: 'Current', unobserved: [] });
+    await eventually(
+      () =>
+        admin.get(Services, 'solo-rw', ns).then(
+          () => true,
+          () => false,
+        ),
+      { description: 'solo-rw recreated' },
+    );
+  });
 });

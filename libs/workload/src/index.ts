@@ -79,3 +79,15 @@ export {
   type WorkloadAction,
   type WorkloadFacts,
 } from './workload-plan.js';
+export { claimNamesOf, deletionGuardrailRefusal } from './deletion.js';
+export {
+  PausedAnnotation,
+  PausedCondition,
+  ReconcilePaused,
+  workloadChanges,
+  workloadFacts,
+  workloadReconciler,
+  type PreDeleteOutcome,
+  type WorkloadKind,
+  type WorkloadRefusal,
+} from './workload-reconciler.js';
