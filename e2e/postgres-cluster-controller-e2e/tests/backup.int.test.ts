@@ -199,7 +199,12 @@ describe('PostgresCluster backups, the postgres-cluster-controller process on th
       'End-LSN': first.stopLsn,
     });
 
-    // The Job that took it: named from its due time, labelled with its id, succeeded.
+    // The Job that took it: named from its due time (the time its id names), labelled with its
+    // id, succeeded. The schedule (every minute) may have gone on since: status.lastScheduleTime
+    // is that due time or a later one.
+    const due = Date.parse(
+      first.id.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'),
+    );
     const jobs = (
       await admin.list<KubeObject & { status?: { succeeded?: number } }>(Jobs, {
         namespace: ctx.ns,
@@ -207,8 +212,9 @@ describe('PostgresCluster backups, the postgres-cluster-controller process on th
       })
     ).items;
     expect(jobs.map((j) => j.metadata.name)).toEqual([
-      `${name}-bk-${Math.floor(Date.parse(status.lastScheduleTime ?? first.startedAt) / 1000).toString(36)}`,
+      `${name}-bk-${Math.floor(due / 1000).toString(36)}`,
     ]);
+    expect(Date.parse(status.lastScheduleTime!)).toBeGreaterThanOrEqual(due);
     expect(jobs[0]!.status?.succeeded).toBe(1);
     await eventNamed(name, 'BackupCompleted', new RegExp(`backup ${first.id}: \\d+ bytes`));
   }, 300_000);
