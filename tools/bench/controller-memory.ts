@@ -37,7 +37,7 @@ import { KubeClient, Leases, Namespaces, type KubeObject } from '@steward/kube';
 import { PostgresCluster } from '@steward/postgres-cluster-api';
 import { ProviderProfile } from '@steward/provider-profile-api';
 // A benchmark runs on the test harness, as the integration tests do.
-import { freePort, startControlPlane, type ControlPlane } from '@steward/testing';
+import { boundedAll, freePort, startControlPlane, type ControlPlane } from '@steward/testing';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createReadStream, mkdirSync, openSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -369,18 +369,6 @@ function kindObject(app: string, namespace: string, name: string, profile: strin
       clients: { podSelector: { app: 'orders-api' } },
     },
   } as KubeObject;
-}
-
-async function boundedAll(
-  count: number,
-  concurrency: number,
-  fn: (i: number) => Promise<unknown>,
-): Promise<void> {
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < count) await fn(next++);
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, lane));
 }
 
 function printRuns(app: string, runs: AppRun[]): void {

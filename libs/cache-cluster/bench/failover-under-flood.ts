@@ -37,6 +37,7 @@ import { Manager, type Fairness } from '@steward/controller';
 import { KubeEventRecorder } from '@steward/events';
 import { KubeClient, Namespaces, Pods, Secrets, Services, type KubeObject } from '@steward/kube';
 import {
+  boundedAll,
   acquireNodeTier,
   eventually,
   installCRDs,
@@ -67,14 +68,6 @@ const config = {
   /** FIFO under a flood waits for the backlog (minutes at 5,000): fewer runs of it. */
   fifoRuns: Number(arg('fifo-runs', '1')),
 };
-
-async function boundedAll(count: number, lanes: number, fn: (i: number) => Promise<unknown>) {
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < count) await fn(next++);
-  };
-  await Promise.all(Array.from({ length: Math.min(lanes, count) }, lane));
-}
 
 const floodName = (i: number) => `f-${String(i).padStart(5, '0')}`;
 

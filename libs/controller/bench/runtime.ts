@@ -35,7 +35,7 @@ import {
   type RequestInfo,
 } from '@steward/kube';
 // A benchmark runs on the test harness, as the integration tests do.
-import { startControlPlane, type ControlPlane } from '@steward/testing';
+import { boundedAll, startControlPlane, type ControlPlane } from '@steward/testing';
 import { spawn } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -108,19 +108,6 @@ function printTable(): void {
 }
 
 // --- helpers ---------------------------------------------------------------------------------
-
-/** Runs `fn(0..count-1)` with at most `concurrency` calls in flight. */
-async function boundedAll(
-  count: number,
-  concurrency: number,
-  fn: (i: number) => Promise<unknown>,
-): Promise<void> {
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < count) await fn(next++);
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, lane));
-}
 
 function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return NaN;

@@ -41,7 +41,7 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { ConfigMaps, KubeClient, Namespaces, type KubeObject } from '@steward/kube';
 // A benchmark runs on the test harness, as the integration tests do.
-import { startControlPlane, type ControlPlane } from '@steward/testing';
+import { boundedAll, startControlPlane, type ControlPlane } from '@steward/testing';
 import { type Fairness } from '@steward/workqueue';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -108,19 +108,6 @@ function costs(): () => number {
     x ^= x << 5;
     return 2 + ((x >>> 0) % 7);
   };
-}
-
-/** Runs `fn(0..count-1)` with at most `concurrency` calls in flight. */
-async function boundedAll(
-  count: number,
-  concurrency: number,
-  fn: (i: number) => Promise<unknown>,
-): Promise<void> {
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < count) await fn(next++);
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, lane));
 }
 
 async function waitFor(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {

@@ -44,6 +44,7 @@ import {
 import { ProviderProfile } from '@steward/provider-profile-api';
 // A benchmark runs on the test harness, as the integration tests do.
 import {
+  boundedAll,
   repoRoot,
   startControlPlane,
   startKafka,
@@ -372,18 +373,6 @@ async function cleanUp(env: Environment, ns: string, names: string[]): Promise<v
 }
 
 // --- helpers -------------------------------------------------------------------------------------
-
-async function boundedAll(
-  count: number,
-  concurrency: number,
-  fn: (i: number) => Promise<unknown>,
-): Promise<void> {
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < count) await fn(next++);
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, lane));
-}
 
 async function waitFor(
   condition: () => boolean,

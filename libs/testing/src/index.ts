@@ -18,6 +18,7 @@ export { freePort } from './free-port.js';
 export { ManagedProcess } from './managed-process.js';
 export { repoRoot } from './repo-root.js';
 export { eventually, type EventuallyOptions } from './wait.js';
+export { boundedAll } from './bounded-all.js';
 // Helm charts and controller processes, as the e2e suites see them.
 export {
   applyAsAdmin,
