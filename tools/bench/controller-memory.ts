@@ -43,8 +43,7 @@ import { createReadStream, mkdirSync, openSync, rmSync, statSync, writeFileSync 
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { build, type Plugin } from 'esbuild';
-import { bundleApp, packageName } from '../scripts/bundle-app.js';
+import { bundleApp } from '../scripts/bundle-app.js';
 
 function arg(name: string): string | undefined {
   return process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
@@ -571,46 +570,14 @@ interface Variant {
 }
 
 /**
- * The app bundle as tools/scripts/bundle-app.ts builds it, with the variant's differences: the
- * same entry, format, target and externals (every third-party package that resolves to the root
- * node_modules), except @kubernetes/client-node when it is inlined.
+ * The app bundle as tools/scripts/bundle-app.ts builds it (`bundleApp`), with the variant's
+ * differences: @kubernetes/client-node compiled in or left to node_modules, sourcesContent or not.
  */
-async function bundleVariant(app: string, variant: Variant): Promise<string> {
-  const outfile = join(benchDir, 'variants', variant.name, app, 'main.js');
-  const external: Plugin = {
-    name: 'third-party-external',
-    setup(b) {
-      b.onResolve({ filter: /^[^./]/ }, (args) => {
-        if (args.path.startsWith('node:')) return { path: args.path, external: true };
-        if (args.path.startsWith('@steward/')) return undefined;
-        const pkg = packageName(args.path);
-        if (variant.inlineKubeClient && pkg === '@kubernetes/client-node') return undefined;
-        // Inside client-node (inlined) its own dependencies stay imports, as for the app's.
-        return { path: args.path, external: true };
-      });
-    },
-  };
-  await build({
-    entryPoints: [join(root, 'apps', app, 'src', 'main.ts')],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    sourcemap: true,
+function bundleVariant(app: string, variant: Variant): Promise<string> {
+  return bundleApp(app, join(benchDir, 'variants', variant.name, app), {
+    inlined: new Set(variant.inlineKubeClient ? ['@kubernetes/client-node'] : []),
     sourcesContent: variant.sourcesContent,
-    tsconfig: join(root, 'tsconfig.base.json'),
-    plugins: [external],
-    logLevel: 'error',
-    legalComments: 'none',
-    // client-node's CommonJS dependencies are required from its ES modules once inlined.
-    banner: variant.inlineKubeClient
-      ? {
-          js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-        }
-      : {},
   });
-  return outfile;
 }
 
 function printIdleHeap(summary: SnapshotSummary): void {
@@ -669,10 +636,7 @@ async function variantsPhase(): Promise<void> {
       print('|---|---|---|---|---|---|');
       let idleSnapshot: SnapshotSummary | undefined;
       for (const variant of variants) {
-        const main =
-          variant.name === ImageVariant
-            ? await bundleApp(app, join(benchDir, 'variants', 'image', app))
-            : await bundleVariant(app, variant);
+        const main = await bundleVariant(app, variant);
         const size = statSync(main).size + statSync(`${main}.map`).size;
         for (const sourceMaps of [false, true]) {
           if (!variant.sourcesContent && !sourceMaps) continue; // same code as with them

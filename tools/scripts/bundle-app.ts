@@ -50,26 +50,37 @@ export const Inlined: ReadonlySet<string> = new Set(['@kubernetes/client-node'])
  * (e.g. libs/crd/node_modules/js-yaml, when the root holds another version for a dev tool) is
  * bundled instead: from the bundle's directory Node would find the wrong one, or none.
  */
-const thirdPartyExternal: Plugin = {
-  name: 'third-party-external',
-  setup(b) {
-    b.onResolve({ filter: /^[^./]/ }, (args) => {
-      if (args.path.startsWith('@steward/') || args.path.startsWith('node:')) {
-        return args.path.startsWith('node:') ? { path: args.path, external: true } : undefined;
-      }
-      const pkg = packageName(args.path);
-      if (Inlined.has(pkg)) return undefined;
-      const found = installedAt(pkg, args.resolveDir);
-      if (found && found !== join(root, 'node_modules', pkg)) return undefined;
-      return { path: args.path, external: true };
-    });
-  },
-};
+function thirdPartyExternal(inlined: ReadonlySet<string>): Plugin {
+  return {
+    name: 'third-party-external',
+    setup(b) {
+      b.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (args.path.startsWith('@steward/') || args.path.startsWith('node:')) {
+          return args.path.startsWith('node:') ? { path: args.path, external: true } : undefined;
+        }
+        const pkg = packageName(args.path);
+        if (inlined.has(pkg)) return undefined;
+        const found = installedAt(pkg, args.resolveDir);
+        if (found && found !== join(root, 'node_modules', pkg)) return undefined;
+        return { path: args.path, external: true };
+      });
+    },
+  };
+}
+
+/** How a bundle is built; the defaults are the image's. */
+export interface BundleOptions {
+  /** Third-party packages compiled in (default `Inlined`); the others stay imports. */
+  inlined?: ReadonlySet<string>;
+  /** Keep the sources' text in the source map (default false). */
+  sourcesContent?: boolean;
+}
 
 /** Writes dist/apps/<app>/main.js (and its source map); returns the file's path. */
 export async function bundleApp(
   app: string,
   outdir = join(root, 'dist', 'apps', app),
+  options: BundleOptions = {},
 ): Promise<string> {
   const apps = controllers(root).map((c) => c.app);
   if (!apps.includes(app)) throw new Error(`no app ${app} under apps/ (apps: ${apps.join(', ')})`);
@@ -82,9 +93,9 @@ export async function bundleApp(
     format: 'esm',
     target: 'node20',
     sourcemap: true,
-    sourcesContent: false,
+    sourcesContent: options.sourcesContent ?? false,
     tsconfig: join(root, 'tsconfig.base.json'),
-    plugins: [thirdPartyExternal],
+    plugins: [thirdPartyExternal(options.inlined ?? Inlined)],
     logLevel: 'warning',
     legalComments: 'none',
     // An inlined package's CommonJS dependencies are `require`d from its ES modules.
