@@ -345,6 +345,38 @@ describe('planInstances: failover', () => {
     });
   });
 
+  it('says Bounded, not None, when a standby synchronous_standby_names named was not connected when last seen and cannot be chosen', () => {
+    // Found by the model (plan.model.test.ts): with ANY 1, pg-1 confirmed a commit and dropped
+    // out of pg_stat_replication before the last observation; pg-2 alone lacks that commit.
+    const sync = primaryView(5000n, {
+      synchronousStandbyNames: 'ANY 1 ("pg-1", "pg-2")',
+      replication: [{ applicationName: 'pg-2', state: 'streaming', syncState: 'quorum' }],
+    });
+    const instances = (primary: InstanceFacts) => [
+      primary,
+      pod(1, { instruction: 'standby 10.0.0.1', roleLabel: 'standby' }),
+      pod(2, { instruction: 'standby 10.0.0.1', roleLabel: 'standby', view: standbyView(3000n) }),
+    ];
+    const seen = planInstances(
+      base({
+        replication: 'sync',
+        instances: instances(pod(0, { instruction: 'primary', roleLabel: 'primary', view: sync })),
+      }),
+    );
+    const gone = (now: string, memory: PlanInput['memory']) =>
+      planInstances(
+        base({
+          replication: 'sync',
+          now,
+          memory,
+          instances: instances(pod(0, { instruction: 'primary', roleLabel: 'primary' })),
+        }),
+      );
+    const later = gone(at(11), gone(at(1), seen.memory).memory);
+    expect(later.status).toBeUndefined();
+    expect(later.health.degraded?.reason).toBe('FailoverRefusedLagExceedsBound');
+  });
+
   it('says Unknown when this process never saw the old primary serve', () => {
     const plan = (now: string, memory = {}) =>
       planInstances(

@@ -94,8 +94,11 @@ export type LossReason =
 export interface PlanMemory {
   /**
    * The primary as last seen serving: its WAL position then, a time no later than that position
-   * was read (`PlanInput.observedAt`), and the standbys pg_stat_replication showed as sync or
-   * quorum at that moment.
+   * was read (`PlanInput.observedAt`), and every standby that may have confirmed a commit: those
+   * its `synchronous_standby_names` named (the value read, and the one this reconcile sets) and
+   * those pg_stat_replication showed as sync or quorum. Not only the ones connected at that
+   * moment: with `ANY 1`, a standby that confirmed a commit and disconnected before the
+   * observation may be the only one holding it.
    */
   lastSeen?: { pod: string; lsn: bigint; at: string; syncStandbys: string[] };
   lostSince?: string;
@@ -220,6 +223,11 @@ export function synchronousStandbyNames(mode: ReplicationMode, standbys: string[
   return `ANY 1 (${standbys.map((s) => `"${s}"`).join(', ')})`;
 }
 
+/** The standbys a `synchronous_standby_names` value names (`ANY 1 ("a", "b")` → a, b). */
+function namedIn(value: string): string[] {
+  return [...value.matchAll(/"([^"]+)"/g)].map((m) => m[1]!);
+}
+
 const ms = (iso: string) => Date.parse(iso);
 
 /** The plan of one reconcile (pure). */
@@ -313,21 +321,26 @@ export function planInstances(input: PlanInput): Plan {
     memory.lostSince = undefined;
     memory.lostReason = undefined;
     memory.refusalReported = undefined;
+    const standbys = desiredNames(input).filter((n) => n !== primaryName);
+    const names = synchronousStandbyNames(input.replication, standbys);
     memory.lastSeen = {
       pod: primaryName,
       lsn: pView.currentLsn ?? memory.lastSeen?.lsn ?? 0n,
       at: observedAt,
-      syncStandbys: pView.replication
-        .filter((r) => r.syncState === 'sync' || r.syncState === 'quorum')
-        .map((r) => r.applicationName)
-        .sort(),
+      syncStandbys: [
+        ...new Set([
+          ...pView.replication
+            .filter((r) => r.syncState === 'sync' || r.syncState === 'quorum')
+            .map((r) => r.applicationName),
+          ...namedIn(pView.synchronousStandbyNames),
+          ...namedIn(names),
+        ]),
+      ].sort(),
     };
     instruct(primary, 'primary');
     label(primary, Roles.primary);
     const key = `${primaryName}/${systemIdentifier}`;
     if (memory.bootstrapped !== key) actions.push({ type: 'bootstrap', pod: primaryName, key });
-    const standbys = desiredNames(input).filter((n) => n !== primaryName);
-    const names = synchronousStandbyNames(input.replication, standbys);
     if (pView.synchronousStandbyNames !== names)
       actions.push({ type: 'synchronousStandbyNames', pod: primaryName, value: names });
     if (promoting && failover?.phase === 'Promoting' && failover.to === primaryName) {
