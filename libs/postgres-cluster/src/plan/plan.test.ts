@@ -448,6 +448,62 @@ describe('planInstances: failover', () => {
   });
 });
 
+describe('planInstances: a resumed failover whose old primary serves again', () => {
+  // Found by the model (plan.model.test.ts): the controller stopped right after recording the
+  // failover, before the old primary's fence was carried out; the old primary returned (its
+  // partition healed, or its container restarted with the instruction `primary`). Promoting the
+  // target then would make two primaries accepting writes.
+  const decided = {
+    currentPrimary: 'pg-2',
+    systemIdentifier: sysid,
+    failoverCount: 1,
+    failover: {
+      phase: 'Promoting' as const,
+      from: 'pg-0',
+      to: 'pg-2',
+      reason: 'PrimaryUnreachable',
+      startedAt: at(0),
+      promotedLsn: '0/1388',
+      dataLossRisk: 'Bounded' as const,
+      message: 'failover',
+    },
+  };
+
+  it('fences the old primary first and promotes only once it has stopped', () => {
+    const held = planInstances(
+      base({
+        status: decided,
+        instances: [
+          pod(0, { instruction: 'primary', roleLabel: 'primary', view: primaryView(5000n) }),
+          pod(1, { instruction: 'standby 10.0.0.1', view: standbyView(5000n) }),
+          pod(2, { instruction: 'standby 10.0.0.1', view: standbyView(5000n) }),
+        ],
+      }),
+    );
+    expect(held.status).toBeUndefined();
+    expect(held.actions.filter((a) => a.type === 'promote')).toEqual([]);
+    expect(held.actions).toContainEqual({ type: 'label', pod: 'pg-0', role: null });
+    expect(held.actions).toContainEqual({ type: 'instruct', pod: 'pg-0', instruction: 'wait' });
+    expect(held.health.progressing?.message).toMatch(/pg-0 serves as a primary again/);
+    const stopped = planInstances(
+      base({
+        status: decided,
+        instances: [
+          pod(0, {
+            instruction: 'wait',
+            view: { reachable: false, error: 'connect ECONNREFUSED 10.0.0.1:5432' },
+          }),
+          pod(1, { instruction: 'standby 10.0.0.1', view: standbyView(5000n) }),
+          pod(2, { instruction: 'standby 10.0.0.1', view: standbyView(5000n) }),
+        ],
+      }),
+    );
+    expect(stopped.actions.filter((a) => a.type === 'promote')).toEqual([
+      { type: 'promote', pod: 'pg-2' },
+    ]);
+  });
+});
+
 describe('planInstances: switchover', () => {
   const stopped = (o: number, facts: Partial<InstanceFacts> = {}) =>
     pod(o, {

@@ -32,7 +32,9 @@
  * - The decision is durable before it is carried out (`failover` phase Promoting, the new
  *   `currentPrimary`, `failoverCount + 1`), the old primary fenced first (role label removed,
  *   told `wait`), then the standby told `primary` and promoted. A restarted controller resumes it
- *   and never chooses again: promoting an instance that already left recovery is a no-op.
+ *   and never chooses again: promoting an instance that already left recovery is a no-op. An old
+ *   primary that serves again before its fence was carried out is fenced, and the promotion waits
+ *   until it has stopped.
  */
 import {
   type DataLossRisk,
@@ -355,16 +357,29 @@ export function planInstances(input: PlanInput): Plan {
     }
   } else if (promoting && primary && pView && pView.systemIdentifier === systemIdentifier) {
     // Decided and not yet carried out (or this reconcile follows a crash): carry it out. Never
-    // choose again; promoting an instance that already left recovery is a no-op.
-    instruct(primary, 'primary');
-    actions.push({ type: 'promote', pod: primaryName });
+    // choose again; promoting an instance that already left recovery is a no-op. Unless the old
+    // primary serves again — it returned before its fence was carried out (a controller that
+    // stopped between recording the decision and acting): promoting now would make two
+    // primaries. It is fenced below (out of the read-write Service, told to stop; its fast
+    // shutdown hands the streaming standbys its WAL) and the promotion waits until it stopped.
     const switching = switchover?.phase === 'Promoting' && switchover.to === primaryName;
-    progressing = {
-      reason: switching ? PlanReasons.SwitchingOver : PlanReasons.FailingOver,
-      message: switching
-        ? `promoting ${primaryName} (switchover from ${switchover!.from})`
-        : `promoting ${primaryName} (failover from ${failover!.from})`,
-    };
+    const from = switching ? switchover!.from : failover!.from;
+    const old = byName.get(from);
+    const oldView = old ? ours(old) : undefined;
+    if (oldView && !oldView.inRecovery) {
+      requeueAfterMs = 500;
+      progressing = {
+        reason: switching ? PlanReasons.SwitchingOver : PlanReasons.FailingOver,
+        message: `${from} serves as a primary again: it is told to stop before ${primaryName} is promoted`,
+      };
+    } else {
+      instruct(primary, 'primary');
+      actions.push({ type: 'promote', pod: primaryName });
+      progressing = {
+        reason: switching ? PlanReasons.SwitchingOver : PlanReasons.FailingOver,
+        message: `promoting ${primaryName} (${switching ? 'switchover' : 'failover'} from ${from})`,
+      };
+    }
   } else {
     lost();
   }
