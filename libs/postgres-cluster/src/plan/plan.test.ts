@@ -377,6 +377,32 @@ describe('planInstances: failover', () => {
     expect(later.health.degraded?.reason).toBe('FailoverRefusedLagExceedsBound');
   });
 
+  it('never chooses a standby left on an older timeline, whatever its WAL position says', () => {
+    // Found by the model (plan.model.test.ts): pg-1 had received WAL of timeline 1 that the
+    // primary promoted onto timeline 2 never had; its position is not the primary's.
+    const tl2 = primaryView(5000n, { timeline: 2 });
+    const seen = planInstances(
+      base({ instances: [pod(0, { instruction: 'primary', roleLabel: 'primary', view: tl2 })] }),
+    );
+    const gone = (now: string, memory: PlanInput['memory']) =>
+      planInstances(
+        base({
+          now,
+          memory,
+          instances: [
+            pod(0, { instruction: 'primary', roleLabel: 'primary' }),
+            pod(1, { instruction: 'standby 10.0.0.1', view: standbyView(5000n) }),
+            pod(2, {
+              instruction: 'standby 10.0.0.1',
+              view: { ...standbyView(4900n), timeline: 2 } as InstanceView,
+            }),
+          ],
+        }),
+      );
+    const later = gone(at(11), gone(at(1), seen.memory).memory);
+    expect(later.status?.failover).toMatchObject({ to: 'pg-2', lagBytes: 100 });
+  });
+
   it('says Unknown when this process never saw the old primary serve', () => {
     const plan = (now: string, memory = {}) =>
       planInstances(

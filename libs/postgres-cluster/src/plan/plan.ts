@@ -23,7 +23,8 @@
  * - The primary is lost when its pod is missing, being deleted, not running PostgreSQL or not
  *   answering, or answers in recovery or with another system identifier. After
  *   `failover.after` without it, the reachable standby with the highest received LSN (ties: the
- *   lowest ordinal) is chosen — and promoted only if that loses at most `failover.maxLagBytes` of
+ *   lowest ordinal) on the newest timeline — never one left on a timeline older than the
+ *   primary's — is chosen — and promoted only if that loses at most `failover.maxLagBytes` of
  *   what the old primary was last seen to have (`Bounded`), unless sync replication had confirmed
  *   every commit on the standbys that could be chosen (`None`: nothing committed is lost). A
  *   primary never seen by this process gives `Unknown` (the bound cannot be checked; the
@@ -102,7 +103,7 @@ export interface PlanMemory {
    * moment: with `ANY 1`, a standby that confirmed a commit and disconnected before the
    * observation may be the only one holding it.
    */
-  lastSeen?: { pod: string; lsn: bigint; at: string; syncStandbys: string[] };
+  lastSeen?: { pod: string; lsn: bigint; at: string; syncStandbys: string[]; timeline?: number };
   lostSince?: string;
   lostReason?: LossReason;
   /** The refusal last reported (one Event per refusal, not one per poll). */
@@ -329,6 +330,7 @@ export function planInstances(input: PlanInput): Plan {
       pod: primaryName,
       lsn: pView.currentLsn ?? memory.lastSeen?.lsn ?? 0n,
       at: observedAt,
+      timeline: pView.timeline,
       syncStandbys: [
         ...new Set([
           ...pView.replication
@@ -587,6 +589,7 @@ export function planInstances(input: PlanInput): Plan {
         pod: primaryName!,
         lsn: pView.currentLsn ?? memory.lastSeen?.lsn ?? 0n,
         at: observedAt,
+        timeline: pView.timeline,
         syncStandbys: memory.lastSeen?.syncStandbys ?? [],
       };
     }
@@ -707,19 +710,32 @@ export function planInstances(input: PlanInput): Plan {
       };
       return;
     }
+    // A standby on a timeline older than the primary's did not follow its promotion: its WAL
+    // positions are not the primary's (it may hold WAL of the timeline the primary forked off),
+    // so they say nothing of what it lacks. It is no candidate; the newest timeline comes first.
+    const timelineFloor = Math.max(
+      (memory.lastSeen?.pod === primaryName ? memory.lastSeen.timeline : undefined) ?? 0,
+      (failover?.to === primaryName ? failover.newTimeline : undefined) ?? 0,
+    );
     const candidates = others
       .filter((f) => {
         const v = ours(f);
-        return v?.inRecovery === true;
+        return v?.inRecovery === true && v.timeline >= timelineFloor;
       })
       .map((f) => {
         const v = ours(f)!;
         // The receive position restarts at a segment boundary when a standby restarts: the
         // replayed one may be ahead of it.
-        return { facts: f, lsn: maxLsn(v.receiveLsn, v.replayLsn) ?? 0n };
+        return { facts: f, timeline: v.timeline, lsn: maxLsn(v.receiveLsn, v.replayLsn) ?? 0n };
       })
       .sort((a, b) =>
-        a.lsn === b.lsn ? a.facts.ordinal - b.facts.ordinal : a.lsn > b.lsn ? -1 : 1,
+        a.timeline !== b.timeline
+          ? b.timeline - a.timeline
+          : a.lsn === b.lsn
+            ? a.facts.ordinal - b.facts.ordinal
+            : a.lsn > b.lsn
+              ? -1
+              : 1,
       );
     const best = candidates[0];
     if (!best) {
