@@ -1,25 +1,20 @@
 import { CACHE_PORT, CacheCluster } from '@steward/cache-cluster-api';
 import {
-  controllerFor,
   TerminalError,
   type Controller,
   type EventRecorder,
   type Fairness,
   type Manager,
-  type MapFunc,
   type ObjectReconcileContext,
   type ObjectReconciler,
   type Result,
   Priorities,
 } from '@steward/controller';
-import { objectKey, type Selection } from '@steward/informer';
+import { type Selection } from '@steward/informer';
 import {
   ConfigMaps,
-  isForbidden,
-  isInvalid,
   isNotFound,
   NetworkPolicies,
-  PersistentVolumeClaims,
   PodDisruptionBudgets,
   Pods,
   Secrets,
@@ -30,23 +25,30 @@ import {
   type ResourceType,
 } from '@steward/kube';
 import {
-  compareQuantities,
   namespaceDirectory,
+  WorkloadProfiles,
   type NamespaceFacts,
   type ProfileUser,
 } from '@steward/provider-profile';
 import { ProviderProfile } from '@steward/provider-profile-api';
 import {
+  deleteOwnVolumes,
+  durationMs,
   generatePassword,
+  ordinalOf,
+  recordDecision,
+  retainVolumes,
   statefulSetRolloutStatus,
-  WorkloadChildren,
-  claimNamesOf,
-  deletionGuardrailRefusal,
+  VolumeGrowth,
+  volumesOf,
+  wireWorkload,
+  type WorkloadChildren,
   workloadChanges,
   workloadReconciler,
+  type ClaimObject,
   type DesiredChild,
 } from '@steward/workload';
-import { renderChildren, childNames, Labels } from './children/index.js';
+import { renderChildren, childNames, DataVolumeName, Labels } from './children/index.js';
 import { podFacts, type Pod } from './pods.js';
 import { redisAdmin, type RedisAdmin, type RedisEndpoint } from './redis/index.js';
 import { resolveWorkload, type Resolution } from './resolve.js';
@@ -84,8 +86,6 @@ export interface CacheClusterControllerOptions {
 }
 
 const ByProfile = 'cache.steward.dev/profile';
-/** How long a refused PVC growth is not asked again (unless the claim or the size changes). */
-const EXPANSION_RECHECK_MS = 10 * 60_000;
 const childKinds: ResourceType[] = [
   StatefulSets,
   Services,
@@ -115,30 +115,25 @@ export function cacheClusterController(
   options: CacheClusterControllerOptions = {},
 ): Controller {
   const client = manager.client;
-  const selection = options.selection ?? {};
-  const childSelection: Selection = { ...selection, labelSelector: Labels.cluster };
-  const clusters = manager.informers.informerFor<Cluster>(CacheCluster.resourceType, selection);
   const profiles = manager.informers.informerFor<Profile>(ProviderProfile.resourceType);
   const namespaces = namespaceDirectory(manager);
-  const pods = manager.informers.informerFor<Pod>(Pods, childSelection);
-  const claims = manager.informers.informerFor<KubeObject>(PersistentVolumeClaims, childSelection);
-  try {
-    clusters.store.addIndexers({
-      [ByProfile]: (obj) => {
-        const name = obj.spec.providerProfileRef?.name ?? options.defaultProfile;
-        return name ? [name] : [];
-      },
-    });
-  } catch {
-    // indexed already by another controller of this manager
-  }
-  const children = new WorkloadChildren({
-    client,
-    informers: manager.informers,
+  const wiring = wireWorkload<Cluster, Pod>(manager, {
+    resourceType: CacheCluster.resourceType,
+    name: 'cachecluster',
+    ...(options.selection ? { selection: options.selection } : {}),
+    clusterLabel: Labels.cluster,
+    childKinds,
     fieldManager: options.fieldManager ?? 'cache-cluster-controller',
-    kinds: childKinds,
-    selection: childSelection,
+    predicates: [workloadChanges],
+    references: {
+      resourceType: ProviderProfile.resourceType,
+      index: ByProfile,
+      nameOf: (obj) => obj.spec.providerProfileRef?.name ?? options.defaultProfile,
+    },
+    maxConcurrentReconciles: options.maxConcurrentReconciles ?? 4,
+    ...(options.fairness ? { fairness: options.fairness } : {}),
   });
+  const namespaceWatch = namespaces.watchFor(wiring.objects);
   const redis = options.redis ?? redisAdmin();
   manager.add({
     name: 'cache-cluster-redis-connections',
@@ -148,41 +143,19 @@ export function cacheClusterController(
 
   const reconciler = cacheClusterReconciler({
     client,
-    children,
+    children: wiring.children,
     redis,
-    pods: () => pods.store.list(),
-    claims: () => claims.store.list(),
+    pods: wiring.podsOf,
+    claims: wiring.claimsOf,
     profile: (name) => profiles.store.get(name),
     namespace: (name) => namespaces.facts(name),
     options,
   });
-
-  const byProfile: MapFunc = (profile) =>
-    clusters.store.byIndex(ByProfile, profile.metadata.name ?? '').map(objectKey);
-  const byClusterLabel: MapFunc = (obj) => {
-    const cluster = obj.metadata.labels?.[Labels.cluster];
-    return cluster && obj.metadata.namespace ? [`${obj.metadata.namespace}/${cluster}`] : [];
-  };
-
-  const namespaceWatch = namespaces.watchFor(clusters);
-  let builder = controllerFor(manager, CacheCluster.resourceType, {
-    selection,
-    predicates: [workloadChanges],
-  })
-    .named('cachecluster')
-    .gauges(...cacheClusterGauges)
-    .watches(ProviderProfile.resourceType, byProfile)
+  return wiring.builder
     .watches(namespaceWatch.resourceType, namespaceWatch.map, {
       predicates: namespaceWatch.predicates,
     })
-    .watches(Pods, byClusterLabel, { selection: childSelection })
-    .watches(PersistentVolumeClaims, byClusterLabel, { selection: childSelection });
-  for (const kind of childKinds) builder = builder.owns(kind, { selection: childSelection });
-  return builder
-    .withOptions({
-      maxConcurrentReconciles: options.maxConcurrentReconciles ?? 4,
-      ...(options.fairness ? { fairness: options.fairness } : {}),
-    })
+    .gauges(...cacheClusterGauges)
     .completeObjects(reconciler);
 }
 
@@ -190,36 +163,22 @@ interface ReconcilerDeps {
   client: KubeClient;
   children: WorkloadChildren;
   redis: RedisAdmin;
-  pods: () => Pod[];
-  claims: () => KubeObject[];
+  /** The pods of one cluster (by its label). */
+  pods: (namespace: string, name: string) => Pod[];
+  /** The claims of one cluster's pods (by its label). */
+  claims: (namespace: string, name: string) => ClaimObject[];
   profile: (name: string) => Profile | undefined;
   /** The namespace's name and labels, for the profile's namespace binding. */
   namespace: (name: string) => NamespaceFacts;
   options: CacheClusterControllerOptions;
 }
 
-/** Parses `10s`, `500ms`, `2m` (the API's pattern). */
-export function durationMs(text: string): number {
-  const match = /^([0-9]+)(ms|s|m)$/.exec(text);
-  if (!match) throw new Error(`not a duration: ${text}`);
-  const n = Number(match[1]);
-  return match[2] === 'ms' ? n : match[2] === 's' ? n * 1000 : n * 60_000;
-}
-
 /** The reconciler of one CacheCluster (exported for tests that drive it with their own deps). */
 export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<Cluster> {
   const { client, children, redis, options } = deps;
   const memories = new Map<string, PrimaryMemory>();
-  /**
-   * PVC growths the API server refused (e.g. a StorageClass without allowVolumeExpansion), by
-   * claim uid: not asked again while the claim and the size asked for are unchanged, until
-   * EXPANSION_RECHECK_MS has passed — the refusal is for a person to fix, and asking again every
-   * poll would cost a write per claim per poll. The problem is still reported every reconcile.
-   */
-  const expansionRefusals = new Map<
-    string,
-    { size: string; resourceVersion: string; message: string; at: number }
-  >();
+  const volumes = new VolumeGrowth(client);
+  const profiles = new WorkloadProfiles<Cluster>(deps.profile, options.defaultProfile);
   const passwords = new Map<string, { password: string; resourceVersion: string; at: number }>();
   const now = options.now ?? (() => new Date());
   const pollMs = options.pollIntervalMs ?? 5000;
@@ -237,7 +196,7 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
     if (existing) {
       const key = `${obj.metadata.namespace}/${existing.name}`;
       const cached = passwords.get(key);
-      if (cached && Date.now() - cached.at < 60_000) value = cached.password;
+      if (cached && now().getTime() - cached.at < 60_000) value = cached.password;
       else {
         let secret: KubeObject & { data?: Record<string, string> };
         try {
@@ -261,7 +220,7 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
         passwords.set(key, {
           password: value,
           resourceVersion: secret.metadata.resourceVersion ?? '',
-          at: Date.now(),
+          at: now().getTime(),
         });
       }
     } else {
@@ -281,16 +240,9 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
   }
 
   function admission(obj: Cluster): Resolution {
-    const profileName = obj.spec.providerProfileRef?.name ?? options.defaultProfile;
-    const profile = profileName ? deps.profile(profileName) : undefined;
-    if (profileName && !profile) {
-      return {
-        allowed: false,
-        reason: CacheReasons.ProviderProfileNotFound,
-        message: `ProviderProfile ${profileName} not found: create it, or reference an existing kubernetes profile`,
-      };
-    }
-    return resolveWorkload(obj, profile, deps.namespace(obj.metadata.namespace ?? ''));
+    const missing = profiles.missing(obj);
+    if (missing) return { allowed: false, ...missing };
+    return resolveWorkload(obj, profiles.of(obj), deps.namespace(obj.metadata.namespace ?? ''));
   }
 
   async function converge(ctx: ObjectReconcileContext<Cluster>, obj: Cluster): Promise<Result> {
@@ -357,14 +309,24 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
 
     // Volumes grow with spec.persistence.size (StatefulSet templates cannot change).
     const problems: { reason: string; message: string }[] = [];
-    if (resolved.storage) await growClaims(obj, resolved.storage.size, problems);
+    if (resolved.storage) {
+      const grown = await volumes.step(
+        deps.claims(namespace, name),
+        resolved.storage.size,
+        now().getTime(),
+        (claim, from, to) =>
+          emit(
+            obj,
+            'Normal',
+            'VolumeExpanding',
+            `PersistentVolumeClaim ${claim} grows from ${from} to ${to}`,
+          ),
+      );
+      problems.push(...grown.problems);
+    }
 
     // Observe every running pod.
-    const podList = deps
-      .pods()
-      .filter(
-        (p) => p.metadata.namespace === namespace && p.metadata.labels?.[Labels.cluster] === name,
-      );
+    const podList = deps.pods(namespace, name);
     // Before any INFO is sent: the primary's offset covers every write acknowledged by then.
     const observedAt = now().toISOString();
     const facts = await podFacts(podList, name, (ip) =>
@@ -401,24 +363,21 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
       // decision the cache had not shown yet), nothing is written and the reconcile starts over.
       const decided = plan.status;
       const basis = obj.status ?? {};
-      await ctx.status.write((latest) => {
-        const now = latest.status ?? {};
-        if (
-          now.primary !== basis.primary ||
-          (now.failoverCount ?? 0) !== (basis.failoverCount ?? 0)
-        )
-          throw new StaleDecisionError(
-            `status of ${namespace}/${name} changed since it was read (primary ${basis.primary ?? '-'} → ${now.primary ?? '-'}): deciding again`,
-          );
-        return {
-          fields: {
-            primary: decided.primary,
-            primaryRunId: decided.primaryRunId,
-            failover: decided.failover,
-            failoverCount: decided.failoverCount,
-            lastFailover: decided.lastFailover,
-          },
-        };
+      await recordDecision(ctx.status, {
+        stale: (latest) => {
+          const now = latest.status ?? {};
+          return now.primary !== basis.primary ||
+            (now.failoverCount ?? 0) !== (basis.failoverCount ?? 0)
+            ? `status of ${namespace}/${name} changed since it was read (primary ${basis.primary ?? '-'} → ${now.primary ?? '-'}): deciding again`
+            : undefined;
+        },
+        fields: () => ({
+          primary: decided.primary,
+          primaryRunId: decided.primaryRunId,
+          failover: decided.failover,
+          failoverCount: decided.failoverCount,
+          lastFailover: decided.lastFailover,
+        }),
       });
     }
     for (const event of plan.events) emit(obj, event.type, event.reason, event.message);
@@ -475,63 +434,6 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
     };
   }
 
-  async function growClaims(
-    obj: Cluster,
-    size: string,
-    problems: { reason: string; message: string }[],
-  ) {
-    for (const claim of deps.claims() as (KubeObject & {
-      spec?: { resources?: { requests?: { storage?: string } } };
-    })[]) {
-      if (claim.metadata.namespace !== obj.metadata.namespace) continue;
-      if (claim.metadata.labels?.[Labels.cluster] !== obj.metadata.name) continue;
-      const has = claim.spec?.resources?.requests?.storage;
-      const uid = claim.metadata.uid ?? `${claim.metadata.namespace}/${claim.metadata.name}`;
-      if (!has || compareQuantities(has, size) >= 0) {
-        expansionRefusals.delete(uid);
-        continue;
-      }
-      const refusal = expansionRefusals.get(uid);
-      if (
-        refusal &&
-        refusal.size === size &&
-        refusal.resourceVersion === claim.metadata.resourceVersion &&
-        Date.now() - refusal.at < EXPANSION_RECHECK_MS
-      ) {
-        problems.push({ reason: CacheReasons.VolumeExpansionFailed, message: refusal.message });
-        continue;
-      }
-      try {
-        await client.mergePatch(
-          PersistentVolumeClaims,
-          claim.metadata.name!,
-          claim.metadata.namespace,
-          {
-            spec: { resources: { requests: { storage: size } } },
-          },
-        );
-        expansionRefusals.delete(uid);
-        emit(
-          obj,
-          'Normal',
-          'VolumeExpanding',
-          `PersistentVolumeClaim ${claim.metadata.name} grows from ${has} to ${size}`,
-        );
-      } catch (error) {
-        const message = `PersistentVolumeClaim ${claim.metadata.name} cannot grow from ${has} to ${size}: ${(error as Error).message}`;
-        problems.push({ reason: CacheReasons.VolumeExpansionFailed, message });
-        // Only a refusal is remembered; a transient failure (connection, 5xx, 429) is retried.
-        if (isForbidden(error) || isInvalid(error))
-          expansionRefusals.set(uid, {
-            size,
-            resourceVersion: claim.metadata.resourceVersion ?? '',
-            message,
-            at: Date.now(),
-          });
-      }
-    }
-  }
-
   function endpoint(ip: string, password: string): RedisEndpoint {
     return { host: ip, port: CACHE_PORT, password };
   }
@@ -565,73 +467,42 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
     return failed;
   }
 
-  /** Why the profile's guardrails hold a `Delete` deletion, or undefined. */
-  function deletionRefusal(obj: Cluster) {
-    const profileName = obj.spec.providerProfileRef?.name ?? options.defaultProfile;
-    const profile = profileName ? deps.profile(profileName) : undefined;
-    return deletionGuardrailRefusal(
-      'CacheCluster',
-      profileName,
-      profile?.spec.guardrails?.allowedDeletionPolicies,
-      'its volumes and Secret',
+  /** The volumes of this cluster's StatefulSet (not a same-named predecessor's). */
+  const volumesOfCluster = (obj: Cluster) =>
+    volumesOf(
+      deps.claims(obj.metadata.namespace!, obj.metadata.name!),
+      obj,
+      (claim) =>
+        ordinalOf(
+          `${DataVolumeName}-${childNames(obj.metadata.name!).statefulSet}`,
+          claim.metadata.name ?? '',
+        ) !== undefined,
     );
-  }
-
-  /** The claims of this cluster's pods, by name. */
-  const clusterClaims = (obj: Cluster): string[] =>
-    claimNamesOf(deps.claims(), obj, Labels.cluster);
 
   /** deletionPolicy Retain: the volumes and the generated Secret stay, without owner. */
   async function retain(obj: Cluster): Promise<void> {
-    const namespace = obj.metadata.namespace!;
-    const names = childNames(obj.metadata.name!);
-    const claimNames = clusterClaims(obj);
     const generated = !obj.spec.auth?.existingSecret;
-    const detached = generated
-      ? await children.detach(obj, [{ resourceType: Secrets, name: names.authSecret }])
-      : [];
-    // Cleanup may run more than once (a retried finalizer removal): a Secret an earlier run
-    // detached is kept all the same, and the Event says so.
-    const secretKept =
-      generated &&
-      (detached.length > 0 ||
-        (await client.get(Secrets, names.authSecret, namespace).then(
-          () => true,
-          (e: unknown) => {
-            if (isNotFound(e)) return false;
-            throw e;
-          },
-        )));
-    const kept = [
-      ...claimNames.map((c) => `PersistentVolumeClaim ${c}`),
-      ...(secretKept ? [`Secret ${names.authSecret}`] : []),
-    ];
-    emit(
+    const message = await retainVolumes(
+      client,
+      children,
       obj,
-      'Normal',
-      'Retained',
-      kept.length
-        ? `deletionPolicy Retain: ${kept.join(', ')} stay in namespace ${namespace} (no owner); delete them when the data is no longer needed`
-        : `deletionPolicy Retain: nothing to keep (no volumes${generated ? '' : ', and the password Secret is the user’s'})`,
+      volumesOfCluster(obj),
+      generated ? [childNames(obj.metadata.name!).authSecret] : [],
+      generated ? '' : ' (the password Secret is the user’s)',
     );
+    emit(obj, 'Normal', 'Retained', message);
   }
 
   /** deletionPolicy Delete: the volumes are deleted; the children go with the CacheCluster. */
   async function remove(obj: Cluster): Promise<void> {
-    const namespace = obj.metadata.namespace!;
-    const claimNames = clusterClaims(obj);
     const generated = !obj.spec.auth?.existingSecret;
-    for (const claim of claimNames) {
-      await client.delete(PersistentVolumeClaims, claim, namespace).catch((e: unknown) => {
-        if (!isNotFound(e)) throw e;
-      });
-    }
-    emit(
+    const message = await deleteOwnVolumes(
+      client,
       obj,
-      'Normal',
-      'Deleted',
-      `deletionPolicy Delete: ${claimNames.length ? `PersistentVolumeClaims ${claimNames.join(', ')} deleted` : 'no volumes'}; the StatefulSet, Services${generated ? ', the auth Secret' : ''} and the rest go with the CacheCluster`,
+      volumesOfCluster(obj),
+      `the StatefulSet, Services${generated ? ', the auth Secret' : ''} and the rest`,
     );
+    emit(obj, 'Normal', 'Deleted', message);
   }
 
   return workloadReconciler<Cluster>(client, {
@@ -644,7 +515,8 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
         : { reason: resolution.reason, message: resolution.message };
     },
     deletionPolicy: (obj) => obj.spec.deletionPolicy ?? 'Retain',
-    deletionRefusal,
+    deletionRefusal: (obj) =>
+      profiles.deletionRefusal('CacheCluster', obj, 'its volumes and Secret'),
     converge,
     retain: (_ctx, obj) => retain(obj),
     remove: (_ctx, obj) => remove(obj),
@@ -661,11 +533,6 @@ export function cacheClusterUsers(defaultProfile?: string): ProfileUser<Cluster>
     resourceType: CacheCluster.resourceType,
     profileNameOf: (obj) => obj.spec.providerProfileRef?.name ?? defaultProfile,
   };
-}
-
-/** A role decision taken over a status that has changed since: the reconcile is retried. */
-export class StaleDecisionError extends Error {
-  override readonly name = 'StaleDecisionError';
 }
 
 /** Pods desired: Standalone 1, Replicated spec.replicas (default 2). */

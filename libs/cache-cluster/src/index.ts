@@ -18,9 +18,7 @@ export {
   cacheClusterReconciler,
   CacheClusterFinalizer,
   cacheClusterUsers,
-  StaleDecisionError,
   desiredReplicas,
-  durationMs,
   type CacheClusterControllerOptions,
 } from './controller.js';
 export { BuiltInImages } from './images.js';

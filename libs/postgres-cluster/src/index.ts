@@ -37,15 +37,13 @@
  *   it did not copy).
  */
 export {
-  durationMs,
   postgresClusterController,
   PostgresClusterFinalizer,
   postgresClusterReconciler,
   postgresClusterUsers,
-  StaleDecisionError,
-  viewOf,
   type PostgresClusterControllerOptions,
 } from './controller.js';
+export { viewOf } from './phases/instances.js';
 export * from './children/index.js';
 export {
   postgresBackupController,

@@ -60,6 +60,11 @@
  */
 export { CredentialsCheckSchedule } from './check-schedule.js';
 export {
+  WorkloadProfiles,
+  type ProfileReferrer,
+  type ProfileRefusal,
+} from './workload-profiles.js';
+export {
   inUseFinalizerFor,
   providerProfileController,
   TransientCredentialsError,

@@ -37,6 +37,8 @@ export const ProviderProfileReasons = {
  * report it as terminal (no retry before either changes).
  */
 export const WorkloadAdmissionReasons = {
+  /** The profile the workload names (or the controller's default) does not exist. */
+  ProviderProfileNotFound: 'ProviderProfileNotFound',
   /** The profile is not a kubernetes profile. */
   WrongProvider: 'WrongProvider',
   /** The profile does not allow the workload's namespace (`namespaceRefusal`). */

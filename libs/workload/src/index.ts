@@ -32,6 +32,13 @@
  * (Retain, or Delete behind the guardrail and the kind's pre-delete step), then admission, then
  * the finalizer, then the kind's own phases.
  *
+ * The pieces both workload kinds share (pure where they can be): `planVolumeGrowth` /
+ * `VolumeGrowth` (claims grown to the spec's size, refusals remembered, a shrink reported),
+ * `volumesOf` (the volumes an object's own StatefulSets made — never a same-named predecessor's
+ * retained ones), `ordinalOf`, `indexByLabel` (an object's pods by index, not a cache scan) and
+ * `recordDecision` ("decide, then act": a decision written over the status it was taken over, or
+ * `StaleDecisionError`).
+ *
  * Also: `statefulSetRolloutStatus` (exactly `kubectl rollout status`), `generatePassword`
  * (CSPRNG, URL-safe), `controllerReference`, and the pure pieces (`isSubset`, `desiredHash`,
  * `planChild`) for tests and plan functions.
@@ -79,7 +86,31 @@ export {
   type WorkloadAction,
   type WorkloadFacts,
 } from './workload-plan.js';
-export { claimNamesOf, deletionGuardrailRefusal } from './deletion.js';
+export {
+  compareQuantity,
+  deleteOwnVolumes,
+  EXPANSION_RECHECK_MS,
+  ordinalOf,
+  planVolumeGrowth,
+  retainVolumes,
+  VolumeGrowth,
+  VolumeReasons,
+  volumesOf,
+  type ClaimObject,
+  type ExpansionRefusal,
+  type VolumeGrowthFacts,
+  type VolumeGrowthPlan,
+  type VolumesOfObject,
+} from './volumes.js';
+export { recordDecision, StaleDecisionError, type Decision } from './decision.js';
+export { indexByLabel } from './by-label.js';
+export {
+  durationMs,
+  wireWorkload,
+  type WorkloadWatch,
+  type WorkloadWiring,
+  type WorkloadWiringSpec,
+} from './wiring.js';
 export {
   PausedAnnotation,
   PausedCondition,

@@ -37,7 +37,7 @@ export {
   Roles,
 } from './labels.js';
 export { memoryBytes } from './memory.js';
-export { childNames, DataVolumeName, ordinalOf, PasswordKey, type ChildNames } from './names.js';
+export { childNames, DataVolumeName, PasswordKey, type ChildNames } from './names.js';
 export { renderNetworkPolicy } from './network-policy.js';
 export { renderPodDisruptionBudget } from './pod-disruption-budget.js';
 export { passwordSecretOf, renderChildren } from './render-children.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { childNames, ordinalOf } from './names.js';
+import { childNames } from './names.js';
 
 describe('childNames', () => {
   it('names every child after the cluster', () => {
@@ -24,34 +24,3 @@ describe('childNames', () => {
   });
 });
 
-describe('ordinalOf', () => {
-  it.each([
-    ['web-0', 0, 'web'],
-    ['web-8', 8, 'web'],
-    ['web-12', 12, 'web'],
-    ['web-a-3', 3, 'web-a'],
-  ])('%s is pod %i of %s', (pod, ordinal, cluster) => {
-    expect(ordinalOf(pod, cluster)).toBe(ordinal);
-  });
-
-  it.each([
-    ['web', 'web'],
-    ['web-', 'web'],
-    ['web-01', 'web'],
-    ['web-1-0', 'web'],
-    ['web-a-3', 'web'],
-    ['webx-1', 'web'],
-    ['other-1', 'web'],
-    ['web-+1', 'web'],
-    ['web-1e3', 'web'],
-    ['data-web-0', 'web'],
-  ])('%s is no pod of %s', (pod, cluster) => {
-    expect(ordinalOf(pod, cluster)).toBeUndefined();
-  });
-
-  it('round-trips childNames().pod', () => {
-    for (const ordinal of [0, 1, 9, 10, 123]) {
-      expect(ordinalOf(childNames('c').pod(ordinal), 'c')).toBe(ordinal);
-    }
-  });
-});

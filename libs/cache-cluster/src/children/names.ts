@@ -43,20 +43,6 @@ export function childNames(clusterName: string): ChildNames {
   };
 }
 
-/**
- * The ordinal of a pod of the cluster's StatefulSet (`<clusterName>-<ordinal>`, the ordinal in
- * canonical decimal: `web-0`, `web-12`, never `web-01`), or `undefined` for any other name — a
- * pod of another cluster whose name starts the same (`web-1-0` is not a pod of `web`'s, as `web`
- * has no pod `web-1-0`), included.
- */
-export function ordinalOf(podName: string, clusterName: string): number | undefined {
-  const prefix = `${clusterName}-`;
-  if (!podName.startsWith(prefix)) return undefined;
-  const rest = podName.slice(prefix.length);
-  if (!/^(0|[1-9][0-9]{0,8})$/.test(rest)) return undefined;
-  return Number(rest);
-}
-
 function checkedOrdinal(ordinal: number): number {
   if (!Number.isSafeInteger(ordinal) || ordinal < 0) {
     throw new RangeError(`steward/cache-cluster: a pod ordinal must be an integer ≥ 0`);

@@ -1,5 +1,7 @@
 import { type PostgresCluster } from '@steward/postgres-cluster-api';
 
+export { ordinalOf } from '@steward/workload';
+
 /**
  * The labels the PostgresCluster controller sets and selects on. `cluster` is on every child and
  * every pod (the StatefulSet selects on it alone); `role` is on pods only, set by the controller
@@ -87,13 +89,6 @@ export function childNames(name: string) {
 /** The pod of ordinal `n` (the StatefulSet's naming). */
 export function podName(name: string, ordinal: number): string {
   return `${name}-${ordinal}`;
-}
-
-/** The ordinal of a pod of the StatefulSet `name`, or undefined for another pod. */
-export function ordinalOf(name: string, pod: string): number | undefined {
-  if (!pod.startsWith(`${name}-`)) return undefined;
-  const rest = pod.slice(name.length + 1);
-  return /^(0|[1-9][0-9]*)$/.test(rest) ? Number(rest) : undefined;
 }
 
 /** The claim of ordinal `n` (volumeClaimTemplates naming: `<template>-<pod>`). */

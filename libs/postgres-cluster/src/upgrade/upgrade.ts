@@ -42,6 +42,7 @@ import {
   type JobObject,
 } from '../backup/reconcile.js';
 import {
+  DataVolumeName,
   InstructionAnnotation,
   Labels,
   ordinalOf,
@@ -195,7 +196,8 @@ export interface UpgradesDeps {
   client: KubeClient;
   pg: PgAdmin;
   jobs: () => JobObject[];
-  claims: () => KubeObject[];
+  /** The claims of one cluster's pods (by its label). */
+  claims: (namespace: string, cluster: string) => KubeObject[];
   now: () => Date;
   emit: (obj: Cluster, type: 'Normal' | 'Warning', reason: string, message: string) => void;
 }
@@ -609,14 +611,8 @@ export class Upgrades {
   /** The claims of the instance set `set` (data-<set>-<n>). */
   private claimsOf(cluster: Cluster, set: string): string[] {
     return this.deps
-      .claims()
-      .filter(
-        (c) =>
-          c.metadata.namespace === cluster.metadata.namespace &&
-          c.metadata.labels?.[Labels.cluster] === cluster.metadata.name &&
-          (c.metadata.name ?? '').startsWith(`data-${set}-`) &&
-          ordinalOf(`data-${set}`, c.metadata.name ?? '') !== undefined,
-      )
+      .claims(cluster.metadata.namespace!, cluster.metadata.name!)
+      .filter((c) => ordinalOf(`${DataVolumeName}-${set}`, c.metadata.name ?? '') !== undefined)
       .map((c) => c.metadata.name!)
       .sort();
   }

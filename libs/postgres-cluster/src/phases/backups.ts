@@ -1,0 +1,28 @@
+import { type BackupRequest, type BackupStepOutcome } from '../backup/reconcile.js';
+import { type InstanceFacts, type PlanHealth } from '../plan/plan.js';
+import { type Cluster, type Context, type PhaseEnv } from './env.js';
+
+/**
+ * The backups phase (spec.backup): Jobs on the schedule and on request, the bucket's catalogue,
+ * retention, restore rehearsals (`Backups.step`). A Job connects to the primary's pod IP (a
+ * ClusterIP is not reachable from every pod network); a failover during a backup fails that backup
+ * and the next one runs as planned.
+ */
+export async function backupsPhase(
+  env: PhaseEnv,
+  ctx: Context,
+  cluster: Cluster,
+  image: string,
+  facts: InstanceFacts[],
+  health: PlanHealth,
+  requests: BackupRequest[],
+): Promise<BackupStepOutcome> {
+  return env.backups.step({
+    cluster,
+    image,
+    primaryHost: facts.find((f) => f.name === cluster.status?.currentPrimary)?.ip,
+    primaryServing: health.primaryServing,
+    requests,
+    signal: ctx.signal,
+  });
+}

@@ -1,0 +1,303 @@
+import {
+  DEFAULT_MAX_LAG_BYTES,
+  POSTGRES_PORT,
+  PostgresCluster,
+  SwitchoverAnnotation,
+} from '@steward/postgres-cluster-api';
+import { isInvalid, isNotFound, Pods } from '@steward/kube';
+import { durationMs, recordDecision } from '@steward/workload';
+import {
+  bootstrapOf,
+  childNames,
+  conninfoHost,
+  InstructionAnnotation,
+  Labels,
+  SecretKeys,
+  standbyConninfo,
+  Superuser,
+} from '../children/index.js';
+import { type PgEndpoint, type PgObservation } from '../pg/index.js';
+import {
+  planInstances,
+  type InstanceFacts,
+  type InstanceView,
+  type Plan,
+  type PlanAction,
+  type PlanInput,
+  type PlanMemory,
+  type PlanStatus,
+} from '../plan/plan.js';
+import { instanceFacts } from '../pods.js';
+import { PostgresReasons } from '../status.js';
+import { type Cluster, type Context, type PhaseEnv, type Problem } from './env.js';
+import { type SyncedChildren } from './children.js';
+import { type Topology } from './topology.js';
+
+/** An observation as the plan sees it. */
+export function viewOf(o: PgObservation): InstanceView {
+  if (!o.reachable) return { reachable: false, error: o.error };
+  const host = conninfoHost(o.primaryConninfo);
+  return {
+    reachable: true,
+    systemIdentifier: o.systemIdentifier,
+    inRecovery: o.inRecovery,
+    timeline: o.timeline,
+    ...(o.currentLsn !== undefined ? { currentLsn: o.currentLsn } : {}),
+    ...(o.receiveLsn !== undefined ? { receiveLsn: o.receiveLsn } : {}),
+    ...(o.replayLsn !== undefined ? { replayLsn: o.replayLsn } : {}),
+    streaming: o.walReceiver?.status === 'streaming',
+    ...(host ? { conninfoHost: host } : {}),
+    replication: o.replication.map((r) => ({
+      applicationName: r.applicationName,
+      state: r.state,
+      syncState: r.syncState,
+    })),
+    synchronousStandbyNames: o.synchronousStandbyNames,
+  };
+}
+
+/** The failover record fields of status the plan reads and decides. */
+const decisionFields = [
+  'currentPrimary',
+  'systemIdentifier',
+  'failover',
+  'failoverCount',
+  'lastFailover',
+  'switchover',
+  'switchoverCount',
+] as const;
+
+/** The plan's input (pure): the cluster's settings, its recorded decisions and what was seen. */
+export function planInputOf(
+  cluster: Cluster,
+  topology: Topology,
+  facts: InstanceFacts[],
+  memory: PlanMemory,
+  holdFailover: boolean,
+  now: string,
+  observedAt: string,
+): PlanInput {
+  const recorded: PlanInput['status'] = {};
+  for (const field of decisionFields) {
+    const value = cluster.status?.[field];
+    if (value !== undefined) (recorded as Record<string, unknown>)[field] = value;
+  }
+  return {
+    cluster: topology.set,
+    replicas: topology.desired,
+    failover: {
+      enabled: cluster.spec.failover?.enabled ?? true,
+      afterMs: durationMs(cluster.spec.failover?.after ?? '10s'),
+      maxLagBytes: BigInt(cluster.spec.failover?.maxLagBytes ?? DEFAULT_MAX_LAG_BYTES),
+    },
+    holdFailover,
+    ...(topology.switchover ? { switchover: topology.switchover } : {}),
+    replication: cluster.spec.replication?.mode ?? 'async',
+    bootstrap: cluster.spec.bootstrap?.recovery ? 'restore' : 'initdb',
+    status: recorded,
+    instances: facts,
+    memory,
+    now,
+    observedAt,
+  };
+}
+
+/**
+ * Why the status a decision was taken over is no longer the API server's (another reconcile
+ * decided meanwhile), or undefined (pure).
+ */
+export function decisionStale(
+  basis: Cluster['status'],
+  latest: Cluster['status'],
+  key: string,
+): string | undefined {
+  const was = basis ?? {};
+  const now = latest ?? {};
+  const same =
+    now.currentPrimary === was.currentPrimary &&
+    (now.failoverCount ?? 0) === (was.failoverCount ?? 0) &&
+    now.failover?.phase === was.failover?.phase &&
+    (now.switchoverCount ?? 0) === (was.switchoverCount ?? 0) &&
+    now.switchover?.phase === was.switchover?.phase;
+  return same
+    ? undefined
+    : `status of ${key} changed since it was read (primary ${was.currentPrimary ?? '-'} → ${now.currentPrimary ?? '-'}): deciding again`;
+}
+
+/** Problems the instances report themselves (pure): settings PostgreSQL refuses. */
+export function instanceProblems(facts: InstanceFacts[]): Problem[] {
+  return facts
+    .filter((f) => f.lastMessage?.startsWith('PostgreSQL refuses the configuration'))
+    .map((f) => ({
+      reason: PostgresReasons.InvalidParameters,
+      message: `${f.name}: ${f.lastMessage} — fix spec.parameters`,
+    }));
+}
+
+export interface InstancesOutcome {
+  plan: Plan;
+  facts: InstanceFacts[];
+  /** Actions that failed (their messages). */
+  failed: string[];
+  problems: Problem[];
+}
+
+/**
+ * The instances phase: every pod of the serving set observed (the primary's LSN read no earlier
+ * than `observedAt`), the failover plan run over them, its decision recorded before anything
+ * carries it out (`recordDecision`), then its actions carried out — labels, instructions,
+ * promotion, re-pointing, synchronous_standby_names, the bootstrap SQL.
+ */
+export async function instancesPhase(
+  env: PhaseEnv,
+  ctx: Context,
+  cluster: Cluster,
+  topology: Topology,
+  synced: SyncedChildren,
+  memories: Map<string, PlanMemory>,
+  holdFailover: boolean,
+): Promise<InstancesOutcome> {
+  const uid = cluster.metadata.uid ?? cluster.metadata.name!;
+  const endpoint = endpointWith(synced.superuserPassword);
+  // Before any instance is observed: the primary's LSN covers every commit acknowledged by then.
+  const observedAt = env.now().toISOString();
+  const facts = await instanceFacts(topology.pods, topology.set, async (ip) =>
+    viewOf(await env.pg.observe(endpoint(ip), { signal: ctx.signal })),
+  );
+  const plan = planInstances(
+    planInputOf(
+      cluster,
+      topology,
+      facts,
+      memories.get(uid) ?? {},
+      holdFailover,
+      env.now().toISOString(),
+      observedAt,
+    ),
+  );
+  memories.set(uid, plan.memory);
+  const decided = plan.status;
+  if (decided) await recordInstanceDecision(ctx, cluster, decided);
+  for (const event of plan.events) env.emit(cluster, event.type, event.reason, event.message);
+  if (plan.switchoverHandled && topology.requested)
+    await clearSwitchoverRequest(env, cluster, topology.requested);
+  const failed = await carryOut(env, cluster, plan.actions, facts, endpoint, plan.memory, synced);
+  return {
+    plan,
+    facts,
+    failed,
+    problems: [
+      ...failed.map((message) => ({ reason: PostgresReasons.InstanceFailing, message })),
+      ...instanceProblems(facts),
+    ],
+  };
+}
+
+/** The superuser's endpoint of an instance. */
+export const endpointWith =
+  (password: string) =>
+  (ip: string): PgEndpoint => ({ host: ip, port: POSTGRES_PORT, user: Superuser, password });
+
+/** Durable before it is carried out: a restart resumes it (`recordDecision`). */
+async function recordInstanceDecision(ctx: Context, cluster: Cluster, decided: PlanStatus) {
+  const basis = cluster.status;
+  const running = cluster.status?.version ?? cluster.spec.version;
+  await recordDecision(ctx.status, {
+    stale: (latest) =>
+      decisionStale(basis, latest.status, `${cluster.metadata.namespace}/${cluster.metadata.name}`),
+    fields: (latest) => ({
+      currentPrimary: decided.currentPrimary,
+      systemIdentifier: decided.systemIdentifier,
+      failover: decided.failover,
+      failoverCount: decided.failoverCount,
+      lastFailover: decided.lastFailover,
+      switchover: decided.switchover,
+      switchoverCount: decided.switchoverCount,
+      version: latest.status?.version ?? running,
+    }),
+  });
+}
+
+async function carryOut(
+  env: PhaseEnv,
+  cluster: Cluster,
+  actions: PlanAction[],
+  facts: InstanceFacts[],
+  endpoint: (ip: string) => PgEndpoint,
+  memory: PlanMemory,
+  synced: SyncedChildren,
+): Promise<string[]> {
+  const namespace = cluster.metadata.namespace!;
+  const failed: string[] = [];
+  for (const action of actions) {
+    try {
+      if (action.type === 'label' || action.type === 'instruct') {
+        await env.client.mergePatch(Pods, action.pod, namespace, {
+          metadata:
+            action.type === 'label'
+              ? { labels: { [Labels.role]: action.role } }
+              : { annotations: { [InstructionAnnotation]: action.instruction } },
+        });
+        continue;
+      }
+      const ip = facts.find((f) => f.name === action.pod)?.ip;
+      if (!ip) throw new Error(`${action.pod} has no IP`);
+      await onServer(env, cluster, action, endpoint(ip), memory, synced);
+    } catch (error) {
+      if (isNotFound(error)) continue;
+      failed.push(`${action.type} ${action.pod}: ${(error as Error).message}`);
+    }
+  }
+  return failed;
+}
+
+/** An action carried out on the instance's server itself. */
+async function onServer(
+  env: PhaseEnv,
+  cluster: Cluster,
+  action: Exclude<PlanAction, { type: 'label' } | { type: 'instruct' }>,
+  target: PgEndpoint,
+  memory: PlanMemory,
+  synced: SyncedChildren,
+): Promise<void> {
+  switch (action.type) {
+    case 'promote':
+      if ((await env.pg.promote(target)) === 'promoted')
+        env.emit(cluster, 'Normal', 'Promoted', `${action.pod} promoted to primary`);
+      return;
+    case 'repoint':
+      await env.pg.alterSystem(target, {
+        primary_conninfo: standbyConninfo(action.host, action.pod),
+      });
+      return;
+    case 'synchronousStandbyNames':
+      await env.pg.alterSystem(target, { synchronous_standby_names: action.value || null });
+      return;
+    case 'bootstrap': {
+      const { database, owner } = bootstrapOf({ cluster });
+      const names = childNames(cluster.metadata.name!);
+      const changed = await env.pg.bootstrap(target, {
+        database,
+        owner,
+        ownerPassword: synced.secret(names.appSecret, SecretKeys.password),
+      });
+      memory.bootstrapped = action.key;
+      if (changed.length)
+        env.emit(cluster, 'Normal', 'Bootstrapped', `on ${action.pod}: ${changed.join(', ')}`);
+    }
+  }
+}
+
+/** Removes the annotation that asked for the switchover just dealt with — unless it changed since. */
+async function clearSwitchoverRequest(env: PhaseEnv, cluster: Cluster, value: string) {
+  const path = `/metadata/annotations/${SwitchoverAnnotation.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+  await env.client
+    .jsonPatch(PostgresCluster.resourceType, cluster.metadata.name!, cluster.metadata.namespace, [
+      { op: 'test', path, value: cluster.metadata.annotations?.[SwitchoverAnnotation] ?? value },
+      { op: 'remove', path },
+    ])
+    .catch((error: unknown) => {
+      // Gone, or a new request replaced it (the test failed): that one is read next time.
+      if (!isNotFound(error) && !isInvalid(error)) throw error;
+    });
+}

@@ -1,0 +1,139 @@
+import {
+  controllerFor,
+  type ControllerBuilder,
+  type Fairness,
+  type Manager,
+  type MapFunc,
+  type Predicate,
+} from '@steward/controller';
+import { objectKey, type Informer, type Selection } from '@steward/informer';
+import { PersistentVolumeClaims, Pods, type KubeObject, type ResourceType } from '@steward/kube';
+import { indexByLabel } from './by-label.js';
+import { type ClaimObject } from './volumes.js';
+import { WorkloadChildren } from './workload-children.js';
+
+/** A watch of another kind whose objects map to keys of the workload kind. */
+export interface WorkloadWatch {
+  resourceType: ResourceType;
+  map: MapFunc;
+  predicates?: Predicate[];
+  selection?: Selection;
+}
+
+export interface WorkloadWiringSpec<T extends KubeObject> {
+  /** The workload kind (e.g. CacheCluster). */
+  resourceType: ResourceType;
+  /** The controller's name (metrics, logs). */
+  name: string;
+  /** Which objects to follow (e.g. one namespace). Default: all. */
+  selection?: Selection;
+  /** The label every child and pod carries, whose value is the object's name. */
+  clusterLabel: string;
+  /** The kinds of the children `WorkloadChildren` keeps converged (and the controller owns). */
+  childKinds: ResourceType[];
+  /** Other kinds the object controls (e.g. Jobs), watched as owned but not synced as children. */
+  alsoOwns?: ResourceType[];
+  /** The field manager of the children's server-side applies. */
+  fieldManager: string;
+  /** Which updates of the object wake it. */
+  predicates: Predicate[];
+  /**
+   * A cluster-scoped object each object names (its profile): indexed, so that a change of one wakes
+   * exactly the objects that name it.
+   */
+  references?: {
+    resourceType: ResourceType;
+    index: string;
+    nameOf: (obj: T) => string | undefined;
+  };
+  /** Further watches (the namespace's labels, on-demand requests, …). */
+  watches?: WorkloadWatch[];
+  maxConcurrentReconciles?: number;
+  fairness?: Fairness;
+}
+
+/** What a workload kind's reconciler is built from. */
+export interface WorkloadWiring<T extends KubeObject, P extends KubeObject> {
+  objects: Informer<T>;
+  children: WorkloadChildren;
+  /** The pods of one object (by its cluster label), from the cache's index. */
+  podsOf: (namespace: string, name: string) => P[];
+  /** The claims of one object's pods (by its cluster label), from the cache's index. */
+  claimsOf: (namespace: string, name: string) => ClaimObject[];
+  /** The selection of the children, pods and claims (the object's, and the cluster label). */
+  childSelection: Selection;
+  /** The controller's builder with every watch and option set; the caller adds gauges and completes it. */
+  builder: ControllerBuilder;
+}
+
+/**
+ * The informers, indexes, children toolkit and watches every workload kind needs: the kind
+ * itself, its pods and claims (indexed by the cluster label), the objects it references (indexed by
+ * name), its children owned. One place, so that the next workload kind starts from here.
+ */
+export function wireWorkload<T extends KubeObject, P extends KubeObject = KubeObject>(
+  manager: Manager,
+  spec: WorkloadWiringSpec<T>,
+): WorkloadWiring<T, P> {
+  const selection = spec.selection ?? {};
+  const childSelection: Selection = { ...selection, labelSelector: spec.clusterLabel };
+  const objects = manager.informers.informerFor<T>(spec.resourceType, selection);
+  const pods = manager.informers.informerFor<P>(Pods, childSelection);
+  const claims = manager.informers.informerFor<ClaimObject>(PersistentVolumeClaims, childSelection);
+  const podsOf = indexByLabel(pods.store, spec.clusterLabel);
+  const claimsOf = indexByLabel(claims.store, spec.clusterLabel);
+  const children = new WorkloadChildren({
+    client: manager.client,
+    informers: manager.informers,
+    fieldManager: spec.fieldManager,
+    kinds: spec.childKinds,
+    selection: childSelection,
+  });
+  const byClusterLabel: MapFunc = (obj) => {
+    const name = obj.metadata.labels?.[spec.clusterLabel];
+    return name && obj.metadata.namespace ? [`${obj.metadata.namespace}/${name}`] : [];
+  };
+  let builder = controllerFor(manager, spec.resourceType, {
+    selection,
+    predicates: spec.predicates,
+  }).named(spec.name);
+  const references = spec.references;
+  if (references) {
+    try {
+      objects.store.addIndexers({
+        [references.index]: (obj) => {
+          const name = references.nameOf(obj);
+          return name ? [name] : [];
+        },
+      });
+    } catch {
+      // indexed already by another controller of this manager
+    }
+    builder = builder.watches(references.resourceType, (ref) =>
+      objects.store.byIndex(references.index, ref.metadata.name ?? '').map(objectKey),
+    );
+  }
+  for (const watch of spec.watches ?? [])
+    builder = builder.watches(watch.resourceType, watch.map, {
+      ...(watch.predicates ? { predicates: watch.predicates } : {}),
+      ...(watch.selection ? { selection: watch.selection } : {}),
+    });
+  builder = builder
+    .watches(Pods, byClusterLabel, { selection: childSelection })
+    .watches(PersistentVolumeClaims, byClusterLabel, { selection: childSelection });
+  for (const kind of [...spec.childKinds, ...(spec.alsoOwns ?? [])])
+    builder = builder.owns(kind, { selection: childSelection });
+  builder = builder.withOptions({
+    maxConcurrentReconciles: spec.maxConcurrentReconciles ?? 4,
+    ...(spec.fairness ? { fairness: spec.fairness } : {}),
+  });
+  return { objects, children, podsOf, claimsOf, childSelection, builder };
+}
+
+/** Parses `10s`, `500ms`, `2m` (the API's duration pattern). */
+export function durationMs(text: string): number {
+  const match = /^([0-9]+)(ms|s|m)$/.exec(text);
+  if (!match) throw new Error(`not a duration: ${text}`);
+  const n = Number(match[1]);
+  return match[2] === 'ms' ? n : match[2] === 's' ? n * 1000 : n * 60_000;
+}
