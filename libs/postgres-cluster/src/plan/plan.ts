@@ -714,8 +714,8 @@ export function planInstances(input: PlanInput): Plan {
     // positions are not the primary's (it may hold WAL of the timeline the primary forked off),
     // so they say nothing of what it lacks. It is no candidate; the newest timeline comes first.
     const timelineFloor = Math.max(
-      (memory.lastSeen?.pod === primaryName ? memory.lastSeen.timeline : undefined) ?? 0,
-      (failover?.to === primaryName ? failover.newTimeline : undefined) ?? 0,
+      (memory.lastSeen?.pod === primaryName ? memory.lastSeen?.timeline : undefined) ?? 0,
+      (failover?.to === primaryName ? failover?.newTimeline : undefined) ?? 0,
     );
     const candidates = others
       .filter((f) => {
