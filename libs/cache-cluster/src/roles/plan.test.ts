@@ -155,8 +155,9 @@ describe('planRoles, Replicated', () => {
       }),
     );
     expect(plan.actions).toEqual([
-      { type: 'replicaOf', pod: 'c-1', primary: 'c-0', host: ip(0), port: 6379, fence: false },
+      // A second primary is fenced before anything else.
       { type: 'replicaOf', pod: 'c-2', primary: 'c-0', host: ip(0), port: 6379, fence: true },
+      { type: 'replicaOf', pod: 'c-1', primary: 'c-0', host: ip(0), port: 6379, fence: false },
       { type: 'label', pod: 'c-2', role: 'replica' },
       { type: 'label', pod: 'c-0', role: 'primary' },
     ]);
@@ -281,6 +282,32 @@ describe('planRoles, Replicated', () => {
     expect(plan.actions[0]).toEqual({ type: 'promote', pod: 'c-1' });
     expect(plan.status?.failoverCount ?? 1).toBe(1);
     expect(plan.status?.primary ?? 'c-1').toBe('c-1');
+  });
+
+  it('fences an old primary that is back before it resumes the promotion (never two primaries)', () => {
+    // Found by the model (plan.model.test.ts): the controller stopped right after recording the
+    // failover; c-0's partition healed and it still serves as primary.
+    const failover = {
+      phase: 'Promoting' as const,
+      from: 'c-0',
+      to: 'c-1',
+      reason: 'PrimaryUnreachable',
+      startedAt: T0,
+      promotedOffset: 90,
+      lossBound: 'Unknown' as const,
+      message: 'm',
+    };
+    const plan = planRoles(
+      input({
+        status: { primary: 'c-1', failover, failoverCount: 1 },
+        pods: [pod(0, primaryNode('p0', 100)), pod(1, replicaOf(0, 90)), pod(2, replicaOf(0, 90))],
+        now: at(60_000),
+      }),
+    );
+    const fence = plan.actions.findIndex((a) => a.type === 'replicaOf' && a.pod === 'c-0');
+    const promote = plan.actions.findIndex((a) => a.type === 'promote');
+    expect(plan.actions[fence]).toMatchObject({ fence: true, host: ip(1) });
+    expect(fence).toBeLessThan(promote);
   });
 
   it('does not promote a chosen replica whose server restarted before its promotion, but the replica holding the data', () => {

@@ -474,10 +474,14 @@ function planReplicated(input: RolePlanInput): RolePlan {
   }
 
   actions.push(...labelActions(pods, primaryServing ? next.primary : undefined));
+  // A second server claiming primary is fenced before anything is promoted: a promotion resumed
+  // after a crash may find the old primary back (its partition healed before its fence).
+  const fences = actions.filter((a) => a.type === 'replicaOf' && a.fence);
+  const ordered = [...fences, ...actions.filter((a) => !fences.includes(a))];
   const failingOver = Boolean(next.failover && next.failover.phase !== 'Completed');
   return {
     ...(durable ? { status: next } : {}),
-    actions,
+    actions: ordered,
     memory,
     events,
     health: {
