@@ -1,0 +1,567 @@
+/**
+ * planRoles (Replicated) proven by a model: random sequences of reconciles, controller crashes
+ * (memory lost, between persisting a decision and acting, or halfway through the actions),
+ * servers dying and restarting (booting fenced, empty without persistence), pods replaced,
+ * partitions, writes acknowledged on the primary with replicas lagging, time passing and status
+ * write conflicts — run against a small simulated world, with these invariants checked after
+ * every command:
+ *
+ * 1. One writer. At no moment do two servers serve as primary (accepting writes) — except one
+ *    that was partitioned from the controller when another was promoted (out of scope: fencing).
+ *    What the plan promises, and is checked: a complete reconcile leaves every reachable server
+ *    other than `status.primary` a replica of it or told to become one (fenced), and no observed
+ *    pod other than the primary labelled primary.
+ * 2. Durable before acting. A server is promoted only when the status on the API server already
+ *    names it `primary` (a first election, or a failover promoting it), and never one holding less
+ *    than the `promotedOffset` a failover chose it with (it restarted since: plan.ts's rule).
+ * 3. The loss bound (the cache's equivalent of maxLagBytes: there is no refusal, the bound is
+ *    recorded). A failover records `bytesPossiblyLost` = primaryLastOffset − promotedOffset
+ *    (`Bounded`) or `Unknown`; when the target is promoted, the writes the old primary
+ *    acknowledged by `primaryLastSeenAt` that the target lacks are at most that many bytes.
+ *    `promotedOffset` is an offset the target really had.
+ * 4. Counted once. `failoverCount` equals the number of distinct failover records ever written.
+ * 5. Never re-chosen. `status.primary` changes only by a first election or a new failover record
+ *    naming the old and the new primary; while a failover is in progress, a later write keeps
+ *    its target, or replaces it by a failover *from* that target.
+ * 6. (plan.ts) A restarted primary never returns as a second primary and never hands its dataset
+ *    to the replicas: a server that booted since it was last primary serves as primary again
+ *    only if a new decision chose it.
+ * 7. (plan.ts) A failover is `Completed` only once its target serves as primary.
+ *
+ * The world: N Redis servers (role, run id, replication offset and the history of replication
+ * ids it holds, the primary it replicates), each in a pod (labels lost when replaced) whose
+ * server boots fenced (a replica of 127.0.0.1:1). The reconcile is controller.ts's: observe →
+ * plan → keep `plan.memory` → write `plan.status` under the precondition (on a 409 re-read;
+ * refuse if `primary` or `failoverCount` changed) → carry out the actions in order, each failure
+ * skipped.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  planRoles,
+  type NodeView,
+  type PodFacts,
+  type PrimaryMemory,
+  type RoleAction,
+  type RoleStatus,
+} from './plan.js';
+
+const PORT = 6379;
+const T0 = Date.parse('2026-12-02T10:00:00.000Z');
+const AFTER_MS = 10_000;
+
+// ---- A dataset: the replication ids it went through and its offset, compared by content.
+
+interface Data {
+  id: number;
+  offset: number;
+  /** Earlier replication ids: each ran up to `end`. */
+  history: { id: number; end: number }[];
+}
+
+const copy = (d: Data): Data => ({
+  id: d.id,
+  offset: d.offset,
+  history: d.history.map((h) => ({ ...h })),
+});
+
+function idAt(d: Data, x: number): number {
+  for (const h of d.history) if (x < h.end) return h.id;
+  return d.id;
+}
+
+/** How far `a` and `b` hold the same stream. */
+function commonPrefix(a: Data, b: Data): number {
+  const end = Math.min(a.offset, b.offset);
+  const points = [0, ...a.history.map((h) => h.end), ...b.history.map((h) => h.end)]
+    .filter((p) => p < end)
+    .sort((x, y) => x - y);
+  for (const p of points) if (idAt(a, p) !== idAt(b, p)) return p;
+  return end;
+}
+
+const isPrefix = (s: Data, p: Data) => s.offset <= p.offset && commonPrefix(s, p) === s.offset;
+
+function truncated(d: Data, offset: number): Data {
+  const cut = d.history.find((h) => h.end > offset);
+  return {
+    id: cut ? cut.id : d.id,
+    offset,
+    history: d.history.filter((h) => h.end <= offset).map((h) => ({ ...h })),
+  };
+}
+
+// ---- The world.
+
+interface Server {
+  name: string;
+  ordinal: number;
+  ip: string;
+  container: boolean;
+  partitioned: boolean;
+  roleLabel?: string;
+  role: 'primary' | 'replica';
+  runId: string;
+  data: Data;
+  primaryHost: string;
+  /** Writes acknowledged while this server served as primary. */
+  acked: { at: number; offset: number }[];
+  /** Booted since it last served as primary (plan.ts: it must not return as one by itself). */
+  rebootedSinceChosen: boolean;
+  splitBrainExcused: boolean;
+}
+
+interface Config {
+  replicas: number;
+  persistence: boolean;
+}
+
+class World {
+  now = T0;
+  servers: Server[];
+  status: RoleStatus = {};
+  statusVersion = 0;
+  memory?: PrimaryMemory;
+  nextId = 1;
+  nextRun = 1;
+  failoverRecords = 0;
+
+  constructor(readonly config: Config) {
+    this.servers = Array.from({ length: config.replicas }, (_, i) => {
+      const s = {
+        name: `c-${i}`,
+        ordinal: i,
+        ip: `10.88.0.${10 + i}`,
+        container: true,
+        partitioned: false,
+        role: 'replica' as const,
+        runId: '',
+        data: { id: 0, offset: 0, history: [] },
+        primaryHost: '127.0.0.1',
+        acked: [],
+        rebootedSinceChosen: false,
+        splitBrainExcused: false,
+      };
+      return s;
+    });
+    for (const s of this.servers) this.boot(s, false);
+  }
+
+  fail(message: string): never {
+    throw new Error(
+      `${message}\n  world: ${this.describe()}\n  status: ${JSON.stringify(this.status)}`,
+    );
+  }
+
+  describe(): string {
+    return this.servers
+      .map(
+        (s) =>
+          `${s.name}[${s.container ? s.role : 'down'}${s.partitioned ? ',partitioned' : ''} of=${s.role === 'replica' ? s.primaryHost : '-'} l=${s.roleLabel ?? '-'} id${s.data.id}@${s.data.offset}]`,
+      )
+      .join(' ');
+  }
+
+  byName(name: string | undefined) {
+    return this.servers.find((s) => s.name === name);
+  }
+  byIp(ip: string) {
+    return this.servers.find((s) => s.ip === ip);
+  }
+
+  /** A server starts: fenced (a replica of nowhere), empty without persistence, a new run id. */
+  boot(s: Server, keep: boolean) {
+    s.container = true;
+    s.role = 'replica';
+    s.primaryHost = '127.0.0.1';
+    s.runId = `run-${this.nextRun++}`;
+    if (!keep) s.data = { id: this.nextId++, offset: 0, history: [] };
+    s.acked = [];
+    s.rebootedSinceChosen = true;
+    s.splitBrainExcused = false;
+  }
+
+  kill(s: Server) {
+    s.container = false;
+    s.splitBrainExcused = false;
+  }
+
+  upstream(s: Server): Server | undefined {
+    if (s.role !== 'replica' || !s.container || s.partitioned) return undefined;
+    const u = this.byIp(s.primaryHost);
+    if (!u || u === s || !u.container || u.partitioned) return undefined;
+    return u;
+  }
+
+  /** Replicas linked to a server sync from it: partial when their stream is a prefix, else full. */
+  sync(s: Server, upTo?: number) {
+    const u = this.upstream(s);
+    if (!u) return;
+    const target = Math.min(upTo ?? u.data.offset, u.data.offset);
+    if (!isPrefix(s.data, u.data))
+      s.data = copy(u.data); // full resync: the dataset is replaced
+    else if (target > s.data.offset) s.data = truncated(u.data, target);
+  }
+
+  write(bytes: number, lags: number[]) {
+    this.now += 1;
+    for (const p of this.servers) {
+      if (!p.container || p.role !== 'primary') continue;
+      p.data.offset += bytes;
+      p.acked.push({ at: this.now, offset: p.data.offset });
+      for (const s of this.servers)
+        if (this.upstream(s) === p)
+          this.sync(s, p.data.offset - (lags[s.ordinal % lags.length] ?? 0));
+    }
+  }
+
+  catchUp() {
+    for (const s of this.servers) this.sync(s);
+  }
+
+  promote(s: Server) {
+    const st = this.status;
+    // 2.
+    if (st.primary !== s.name)
+      this.fail(`invariant 2: ${s.name} promoted while the status names ${st.primary ?? 'nobody'}`);
+    const f = st.failover;
+    if (f && f.phase !== 'Completed' && f.to === s.name) {
+      if (s.data.offset < f.promotedOffset)
+        this.fail(
+          `invariant 2: ${s.name} promoted holding offset ${s.data.offset}, chosen at ${f.promotedOffset}`,
+        );
+      // 3.
+      const old = this.byName(f.from);
+      if (old && f.lossBound === 'Bounded' && !(old.container && old.role === 'primary')) {
+        const ackedBy = old.acked
+          .filter((a) => a.at <= Date.parse(f.primaryLastSeenAt!))
+          .reduce((m, a) => Math.max(m, a.offset), 0);
+        const lost = ackedBy - commonPrefix(old.data, s.data);
+        if (lost > (f.bytesPossiblyLost ?? 0))
+          this.fail(
+            `invariant 3: ${lost} bytes acknowledged by ${f.primaryLastSeenAt} lost, more than bytesPossiblyLost ${f.bytesPossiblyLost}`,
+          );
+      }
+    }
+    if (s.role === 'primary') return;
+    s.data.history.push({ id: s.data.id, end: s.data.offset });
+    s.data.id = this.nextId++;
+    s.role = 'primary';
+    s.acked = [];
+    s.rebootedSinceChosen = false;
+    for (const o of this.servers)
+      if (o !== s && o.container && o.role === 'primary' && o.partitioned)
+        o.splitBrainExcused = true;
+    this.checkOneWriter();
+  }
+
+  // -- what the controller sees
+
+  facts(): PodFacts[] {
+    return this.servers.map((s) => {
+      const u = this.upstream(s);
+      const node: NodeView | undefined = !s.container
+        ? undefined
+        : s.partitioned
+          ? { reachable: false, error: 'connect ETIMEDOUT' }
+          : {
+              reachable: true,
+              role: s.role,
+              runId: s.runId,
+              offset: s.data.offset,
+              ...(s.role === 'replica'
+                ? { primary: { host: s.primaryHost, port: PORT, linkUp: u !== undefined } }
+                : {}),
+              loading: false,
+              syncInProgress: false,
+            };
+      return {
+        name: s.name,
+        ordinal: s.ordinal,
+        ip: s.ip,
+        ready: s.container && (s.role === 'primary' || u !== undefined),
+        deleting: false,
+        ...(s.roleLabel ? { roleLabel: s.roleLabel } : {}),
+        ...(node ? { node } : {}),
+      };
+    });
+  }
+
+  // -- the API server
+
+  writeStatus(next: RoleStatus) {
+    const prev = this.status;
+    const id = (f: RoleStatus['failover']) => (f ? `${f.from}>${f.to}@${f.startedAt}` : undefined);
+    const newFailover = next.failover !== undefined && id(next.failover) !== id(prev.failover);
+    if (newFailover) this.failoverRecords++;
+    // 4.
+    if ((next.failoverCount ?? 0) !== this.failoverRecords)
+      this.fail(
+        `invariant 4: failoverCount ${next.failoverCount ?? 0} after ${this.failoverRecords} records`,
+      );
+    // 3. (the record)
+    if (newFailover) {
+      const f = next.failover!;
+      const target = this.byName(f.to);
+      if (f.phase !== 'Promoting') this.fail('invariant 3: a new failover record not Promoting');
+      if (!target || target.data.offset < f.promotedOffset)
+        this.fail(`invariant 3: promotedOffset ${f.promotedOffset} beyond what ${f.to} holds`);
+      if (
+        f.lossBound === 'Bounded' &&
+        f.bytesPossiblyLost !== Math.max(0, f.primaryLastOffset! - f.promotedOffset)
+      )
+        this.fail('invariant 3: bytesPossiblyLost is not primaryLastOffset − promotedOffset');
+    }
+    // 5.
+    if (prev.primary !== undefined && next.primary !== prev.primary) {
+      const byFailover =
+        newFailover && next.failover!.from === prev.primary && next.failover!.to === next.primary;
+      if (!byFailover)
+        this.fail(`invariant 5: primary ${prev.primary} → ${next.primary} without a record`);
+    }
+    if (prev.failover && prev.failover.phase !== 'Completed') {
+      const kept = id(next.failover) === id(prev.failover);
+      if (kept && next.primary !== prev.failover.to)
+        this.fail(
+          `invariant 5: failover to ${prev.failover.to} in progress, primary now ${next.primary}`,
+        );
+      if (!kept && next.failover?.from !== prev.failover.to)
+        this.fail(`invariant 5: failover to ${prev.failover.to} replaced by one not from it`);
+    }
+    // 7.
+    if (next.failover?.phase === 'Completed' && prev.failover?.phase !== 'Completed') {
+      const t = this.byName(next.failover.to);
+      if (!t || !t.container || t.role !== 'primary')
+        this.fail(`invariant 7: failover to ${next.failover.to} completed while it does not serve`);
+    }
+    this.status = next;
+    this.statusVersion++;
+  }
+
+  // -- invariants checked after every command
+
+  checkOneWriter() {
+    const primaries = this.servers.filter((s) => s.container && s.role === 'primary');
+    if (primaries.filter((s) => !s.splitBrainExcused).length > 1)
+      this.fail(
+        `invariant 1: two primaries accept writes: ${primaries.map((s) => s.name).join(', ')}`,
+      );
+    // 6.
+    for (const s of primaries)
+      if (s.rebootedSinceChosen)
+        this.fail(`invariant 6: ${s.name} serves as primary after a restart by itself`);
+  }
+
+  checkAfterReconcile() {
+    const recorded = this.byName(this.status.primary);
+    // Only a serving primary has others follow it: while it is lost, nobody is repointed.
+    const primary =
+      recorded?.container &&
+      !recorded.partitioned &&
+      recorded.role === 'primary' &&
+      recorded.runId === this.status.primaryRunId
+        ? recorded
+        : undefined;
+    for (const s of this.servers) {
+      if (s === recorded || !s.container || s.partitioned) continue;
+      if (s.roleLabel === 'primary') this.fail(`invariant 1: ${s.name} labelled primary`);
+      if (primary && s.role === 'primary')
+        this.fail(`invariant 1: ${s.name} serves as a second primary, not fenced`);
+    }
+  }
+
+  // -- the controller
+
+  reconcile(opts: { crashAfter?: number; conflict: boolean }): string {
+    const basis = this.status;
+    const basisVersion = this.statusVersion;
+    if (opts.conflict) this.statusVersion++;
+    const plan = planRoles({
+      mode: 'Replicated',
+      replicas: this.config.replicas,
+      failover: { enabled: true, afterMs: AFTER_MS },
+      port: PORT,
+      status: basis,
+      pods: this.facts(),
+      memory: this.memory ?? {},
+      now: new Date(this.now).toISOString(),
+    });
+    this.memory = plan.memory;
+    if (plan.status) {
+      if (basisVersion !== this.statusVersion) {
+        const latest = this.status;
+        if (
+          latest.primary !== basis.primary ||
+          (latest.failoverCount ?? 0) !== (basis.failoverCount ?? 0)
+        )
+          return 'stale decision: starts over';
+      }
+      const d = plan.status;
+      this.writeStatus(
+        Object.fromEntries(
+          Object.entries({
+            primary: d.primary,
+            primaryRunId: d.primaryRunId,
+            failover: d.failover,
+            failoverCount: d.failoverCount,
+            lastFailover: d.lastFailover,
+          }).filter(([, v]) => v !== undefined),
+        ) as RoleStatus,
+      );
+    }
+    for (const [i, action] of plan.actions.entries()) {
+      if (opts.crashAfter === i) {
+        this.memory = undefined;
+        return `crashed after ${i} of ${plan.actions.length} actions`;
+      }
+      this.carryOut(action);
+    }
+    this.checkAfterReconcile();
+    return `${plan.actions.length} actions${plan.status ? ', status written' : ''}`;
+  }
+
+  carryOut(action: RoleAction) {
+    const s = this.byName(action.pod)!;
+    if (action.type === 'label') {
+      s.roleLabel = action.role;
+      return;
+    }
+    if (!s.container || s.partitioned) return; // the command fails
+    if (action.type === 'promote') return this.promote(s);
+    s.role = 'replica';
+    s.primaryHost = action.host;
+    s.splitBrainExcused = false;
+    this.sync(s);
+  }
+}
+
+// ---- Commands.
+
+type Cmd = fc.Command<object, World>;
+
+const command = (name: string, run: (w: World) => string | void): Cmd => ({
+  check: () => true,
+  run: (_, w) => {
+    run(w);
+    w.checkOneWriter();
+  },
+  toString: () => name,
+});
+
+const sometimes = (weight: number) =>
+  fc.oneof({ arbitrary: fc.constant(false), weight }, { arbitrary: fc.constant(true), weight: 1 });
+
+type Target = 'primary' | 'the old primary' | 'a replica' | number;
+const target = fc.constantFrom<Target>(
+  'primary',
+  'primary',
+  'the old primary',
+  'a replica',
+  0,
+  1,
+  2,
+);
+const resolve = (w: World, t: Target): Server => {
+  if (t === 'primary') return w.byName(w.status.primary) ?? w.servers[0]!;
+  if (t === 'the old primary') return w.byName(w.status.failover?.from) ?? w.servers[0]!;
+  if (t === 'a replica') return w.servers.find((s) => s.name !== w.status.primary) ?? w.servers[0]!;
+  return w.servers[t % w.servers.length]!;
+};
+const onServer = (what: string, act: (w: World, s: Server) => void) =>
+  target.map((t) =>
+    command(`${typeof t === 'number' ? `c-${t}` : t}: ${what}`, (w) => act(w, resolve(w, t))),
+  );
+
+const reconcile = fc
+  .record({
+    crashAfter: fc.oneof(
+      { arbitrary: fc.constant(undefined), weight: 4 },
+      { arbitrary: fc.nat({ max: 4 }), weight: 1 },
+    ),
+    conflict: sometimes(6),
+  })
+  .map((o) =>
+    command(
+      `reconcile${o.crashAfter !== undefined ? ` (controller crashes after ${o.crashAfter} actions)` : ''}${o.conflict ? ' (another writer changes status first)' : ''}`,
+      (w) => w.reconcile(o),
+    ),
+  );
+
+const timePasses = fc
+  .record({ seconds: fc.integer({ min: 1, max: 12 }), catchUp: fc.boolean() })
+  .map(({ seconds, catchUp }) =>
+    command(`${seconds}s pass${catchUp ? ', replicas catch up' : ''}`, (w) => {
+      w.now += seconds * 1000;
+      if (catchUp) w.catchUp();
+    }),
+  );
+
+const writes = fc
+  .record({
+    bytes: fc.integer({ min: 1, max: 3000 }),
+    lags: fc.array(fc.integer({ min: 0, max: 4000 }), { minLength: 3, maxLength: 3 }),
+  })
+  .map(({ bytes, lags }) =>
+    command(`clients write ${bytes} bytes, replicas ${lags.join('/')} behind`, (w) =>
+      w.write(bytes, lags),
+    ),
+  );
+
+const commands = [
+  reconcile,
+  reconcile,
+  reconcile,
+  timePasses,
+  timePasses,
+  writes,
+  fc.constant(command('the controller restarts (memory lost)', (w) => void (w.memory = undefined))),
+  onServer('its server dies', (w, s) => w.kill(s)),
+  onServer('its server restarts (fenced)', (w, s) => {
+    if (!s.container) w.boot(s, w.config.persistence);
+  }),
+  onServer('its pod is replaced (labels lost)', (w, s) => {
+    w.kill(s);
+    w.boot(s, w.config.persistence);
+    s.roleLabel = undefined;
+  }),
+  onServer('partitioned from the controller (alive)', (_, s) => void (s.partitioned = true)),
+  onServer('reachable again', (_, s) => void (s.partitioned = false)),
+];
+
+/** A new cluster brought up by the plan itself. */
+function bootstrapped(config: Config): World {
+  const w = new World(config);
+  for (let round = 0; round < 6; round++) {
+    w.reconcile({ conflict: false });
+    w.catchUp();
+    w.now += 1000;
+  }
+  return w;
+}
+
+const configs = fc.record({
+  replicas: fc.constantFrom(2, 3),
+  persistence: fc.boolean(),
+});
+
+describe('planRoles, proven by a model', () => {
+  it('brings a new cluster up: one primary, every replica linked to it', () => {
+    const w = bootstrapped({ replicas: 3, persistence: false });
+    expect(w.status).toMatchObject({ primary: 'c-0', primaryRunId: w.servers[0]!.runId });
+    expect(w.servers.map((s) => s.role)).toEqual(['primary', 'replica', 'replica']);
+    expect(w.servers.map((s) => w.upstream(s)?.name)).toEqual([undefined, 'c-0', 'c-0']);
+  });
+
+  it('keeps the invariants through random failures, crashes and conflicts', () => {
+    fc.assert(
+      fc.property(
+        configs,
+        fc.commands(commands, { maxCommands: 60, size: 'max' }),
+        (config, cmds) => {
+          fc.modelRun(() => ({ model: {}, real: bootstrapped(config) }), cmds);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+});
