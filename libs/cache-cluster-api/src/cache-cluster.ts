@@ -2,9 +2,11 @@ import {
   ConditionsSchema,
   defineKind,
   immutable,
+  quantityBounds,
   StringEnum,
   StringMap,
   withValidations,
+  type CelRule,
 } from '@steward/crd';
 import Type from 'typebox';
 
@@ -63,21 +65,25 @@ export const CACHE_PORT = 6379;
 const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
 const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 
-/** A resource quantity as Kubernetes spells it (`250m`, `1Gi`, `512Mi`, `2`). */
-const quantity = (description: string, rules: { rule: string; message: string }[] = []) =>
-  withValidations(Type.String({ maxLength: 32, description }), [
-    {
-      rule: 'isQuantity(self)',
-      message: `${description.split(':')[0]}: not a quantity such as 256Mi or 1Gi`,
-    },
+/**
+ * A resource quantity as Kubernetes spells it (`250m`, `1Gi`, `512Mi`, `2`), above 0 and, for a
+ * size in bytes, a whole number of them. `description` starts with the field's path, which the
+ * messages name.
+ */
+const quantity = (description: string, bytes: boolean, rules: CelRule[] = []) => {
+  const field = description.split(':')[0]!;
+  return withValidations(Type.String({ maxLength: 32, description }), [
+    { rule: 'isQuantity(self)', message: `${field}: not a quantity such as 256Mi or 1Gi` },
+    ...quantityBounds(field, { bytes }),
     ...rules,
   ]);
+};
 
 const cpuMemory = (what: string) =>
   Type.Object(
     {
-      cpu: Type.Optional(quantity(`${what} cpu: e.g. 250m or 1`)),
-      memory: Type.Optional(quantity(`${what} memory: e.g. 256Mi`)),
+      cpu: Type.Optional(quantity(`${what}.cpu: e.g. 250m or 1`, false)),
+      memory: Type.Optional(quantity(`${what}.memory: e.g. 256Mi`, true)),
     },
     { additionalProperties: false },
   );
@@ -156,8 +162,8 @@ export const CacheClusterSpec = withValidations(
     resources: Type.Optional(
       Type.Object(
         {
-          requests: Type.Optional(cpuMemory('resources.requests')),
-          limits: Type.Optional(cpuMemory('resources.limits')),
+          requests: Type.Optional(cpuMemory('spec.resources.requests')),
+          limits: Type.Optional(cpuMemory('spec.resources.limits')),
         },
         { additionalProperties: false, description: 'The server container’s requests and limits.' },
       ),
@@ -165,6 +171,7 @@ export const CacheClusterSpec = withValidations(
     maxMemory: Type.Optional(
       quantity(
         'spec.maxMemory: the dataset limit (Redis maxmemory), e.g. 200Mi; below the memory limit',
+        true,
       ),
     ),
     evictionPolicy: Type.Optional(
@@ -189,10 +196,11 @@ export const CacheClusterSpec = withValidations(
             ],
           ),
           size: Type.Optional(
-            quantity('spec.persistence.size: each pod’s volume, e.g. 1Gi; grow only', [
+            quantity('spec.persistence.size: each pod’s volume, e.g. 1Gi; grow only', true, [
               {
-                rule: 'quantity(self).compareTo(quantity(oldSelf)) >= 0',
-                message: 'spec.persistence.size may only grow',
+                rule: '!isQuantity(self) || !isQuantity(oldSelf) || quantity(self).compareTo(quantity(oldSelf)) >= 0',
+                messageExpression:
+                  "'spec.persistence.size may only grow (from ' + oldSelf + ' to ' + self + '): a PersistentVolumeClaim cannot shrink'",
               },
             ]),
           ),

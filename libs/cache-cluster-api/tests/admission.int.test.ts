@@ -1,6 +1,8 @@
 import { CacheCluster } from '../src/index.js';
 import { InvalidError, KubeClient, Namespaces } from '@steward/kube';
 import { repoRoot, startControlPlane, type ControlPlane } from '@steward/testing';
+import { loadAll } from 'js-yaml';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -134,6 +136,90 @@ describe('CacheCluster admission (the real API server, the chart’s CRD)', () =
     expect(await rejection(client.create(Kind, cache(name, spec)))).toContain(message);
   });
 
+  describe('quantities: above 0, and whole bytes for memory, maxMemory and volumes', () => {
+    let probes = 0;
+    const durable = (size: string) => ({ ...base, persistence: { enabled: true, size } });
+
+    it.each<[string, Record<string, unknown>]>([
+      ['a 1Gi volume', durable('1Gi')],
+      ['a 1.5Gi volume (1610612736 bytes)', durable('1.5Gi')],
+      ['a maxMemory in plain bytes', { ...base, maxMemory: '104857600' }],
+      [
+        'half a cpu, 1m of one and 0.5Gi of memory',
+        {
+          ...base,
+          resources: { requests: { cpu: '1m', memory: '0.5Gi' }, limits: { cpu: '0.5' } },
+        },
+      ],
+    ])('accepts %s', async (_, spec) => {
+      await expect(
+        client.create(Kind, cache(`ok-${++probes}`, spec), { dryRun: true }),
+      ).resolves.toBeDefined();
+    });
+
+    it.each<[string, Record<string, unknown>, string]>([
+      ['a volume of 0', durable('0'), 'spec.persistence.size must be greater than 0'],
+      ['a negative volume', durable('-1Gi'), 'spec.persistence.size must be greater than 0'],
+      [
+        'half a byte of volume',
+        durable('0.5'),
+        'spec.persistence.size must be a whole number of bytes',
+      ],
+      [
+        'a maxMemory of 0 (Redis: no limit)',
+        { ...base, maxMemory: '0' },
+        'spec.maxMemory must be greater than 0',
+      ],
+      [
+        'a maxMemory in millibytes',
+        { ...base, maxMemory: '500m' },
+        'spec.maxMemory must be a whole number of bytes',
+      ],
+      [
+        'a memory limit in millibytes',
+        { ...base, resources: { limits: { memory: '512m' } } },
+        'spec.resources.limits.memory must be a whole number of bytes',
+      ],
+      [
+        'a cpu request of 0',
+        { ...base, resources: { requests: { cpu: '0' } } },
+        'spec.resources.requests.cpu must be greater than 0',
+      ],
+      [
+        'a negative memory request',
+        { ...base, resources: { requests: { memory: '-1Gi' } } },
+        'spec.resources.requests.memory must be greater than 0',
+      ],
+    ])('refuses %s', async (_, spec, message) => {
+      expect(
+        await rejection(client.create(Kind, cache(`bad-q-${++probes}`, spec), { dryRun: true })),
+      ).toContain(message);
+    });
+  });
+
+  it('admits every example CacheCluster', async () => {
+    const dir = join(repoRoot(), 'examples', 'cache-cluster');
+    const examples = (
+      await Promise.all(
+        (await readdir(dir))
+          .filter((file) => file.endsWith('.yaml'))
+          .map(async (file) => loadAll(await readFile(join(dir, file), 'utf8'))),
+      )
+    )
+      .flat()
+      .filter((o): o is CacheCluster => (o as { kind?: string }).kind === 'CacheCluster');
+    expect(examples.length).toBeGreaterThan(0);
+    for (const example of examples) {
+      await expect(
+        client.create<CacheCluster>(
+          Kind,
+          { ...example, metadata: { ...example.metadata, namespace } },
+          { dryRun: true },
+        ),
+      ).resolves.toBeDefined();
+    }
+  });
+
   it('refuses a name its StatefulSet’s pods could not carry, and one that is no DNS-1035 label', async () => {
     expect(await rejection(client.create(Kind, cache('a'.repeat(53), base)))).toContain(
       'metadata.name must be a DNS label of at most 52 characters',
@@ -156,7 +242,7 @@ describe('CacheCluster admission (the real API server, the chart’s CRD)', () =
     const patch = (spec: Record<string, unknown>) =>
       client.mergePatch<CacheCluster>(Kind, 'durable', namespace, { spec });
     expect(await rejection(patch({ persistence: { size: '1Gi' } }))).toContain(
-      'spec.persistence.size may only grow',
+      'spec.persistence.size may only grow (from 2Gi to 1Gi): a PersistentVolumeClaim cannot shrink',
     );
     expect(await rejection(patch({ version: '7.0' }))).toContain(
       'spec.version may not go down (from 8.0 to 7.0)',

@@ -24,4 +24,5 @@ export {
   withValidations,
   type CelRule,
 } from './schema-helpers.js';
+export { quantityBounds, type QuantityBounds } from './quantity-rules.js';
 export { toStructural } from './structural.js';

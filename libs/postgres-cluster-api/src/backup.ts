@@ -1,6 +1,7 @@
 import { StringEnum, withValidations } from '@steward/crd';
 import { S3CredentialKeys, s3Destination } from '@steward/provider-profile-api';
 import Type, { type Static } from 'typebox';
+import { cronScheduleRules } from './cron-schedule.js';
 
 /** The longest `spec.backup.retentionDays` (ten years). */
 export const MAX_RETENTION_DAYS = 3650;
@@ -30,13 +31,7 @@ export const BackupSpec = Type.Object(
           description:
             'When base backups run: a cron expression of five fields (minute hour day-of-month month day-of-week), in UTC. Default 03:00 every day. A first backup is taken as soon as the cluster is Ready, whatever the schedule.',
         }),
-        [
-          {
-            rule: "self.matches('^\\\\s*\\\\S+(\\\\s+\\\\S+){4}\\\\s*$')",
-            message:
-              'spec.backup.schedule must be a cron expression of five fields, e.g. "0 3 * * *"',
-          },
-        ],
+        cronScheduleRules('spec.backup.schedule'),
       ),
     ),
     verify: Type.Optional(
@@ -50,13 +45,7 @@ export const BackupSpec = Type.Object(
                 description:
                   'When the newest backup is restored into a throwaway pod and checked: five cron fields, UTC. Default 05:00 every day.',
               }),
-              [
-                {
-                  rule: "self.matches('^\\\\s*\\\\S+(\\\\s+\\\\S+){4}\\\\s*$')",
-                  message:
-                    'spec.backup.verify.schedule must be a cron expression of five fields, e.g. "0 5 * * *"',
-                },
-              ],
+              cronScheduleRules('spec.backup.verify.schedule'),
             ),
           ),
           rowCounts: Type.Optional(

@@ -8,14 +8,21 @@
  *   letter (it names the StatefulSet, whose pods' revision label must fit 63, and the Services).
  * - `version` (a major, e.g. 15 or 17) never goes down; `storage.size` only grows (the message
  *   names both sizes); `storage.storageClassName` and `bootstrap` are immutable, also once added.
- * - `parameters` may not name OperatorOwnedParameters (the message names the offending keys);
- *   keys are setting names, values single-line.
- * - `replication.mode: sync` needs at least 2 replicas; requests ≤ limits.
+ * - `parameters` may not name RefusedParameters (OperatorOwnedParameters, and the settings that
+ *   run commands, include files, load code from paths or name files; the message names the key
+ *   and why); `shared_preload_libraries` names libraries, not paths; keys are setting names,
+ *   values single-line.
+ * - `replication.mode: sync` needs at least 2 replicas; requests ≤ limits; every cpu, memory and
+ *   storage quantity is above 0, and memory and storage are whole numbers of bytes.
+ * - `bootstrap.database` and `bootstrap.owner` are identifiers of at most 63 characters, not
+ *   ReservedDatabases / ReservedRoles and not `pg_…`.
  * - Defaults: `replicas: 1`, `replication.mode: async`, `failover.enabled: true`,
  *   `failover.after: 10s`, `failover.maxLagBytes: 16 MiB`, `bootstrap: app/app`,
  *   `deletionPolicy: Retain`; with `backup`: `schedule: 0 3 * * *`, `retentionDays: 7`.
- * - `backup.schedule` has five cron fields; `backup.destination` is a bucket, an optional prefix
- *   and endpoint, and a credentials Secret; `bootstrap.recovery` (immutable with the rest of
+ * - `backup.schedule` and `backup.verify.schedule` are cron expressions the controller's parser
+ *   takes (five fields, each within its range, ranges going up); `backup.destination` is an S3
+ *   bucket name (not an IP address), an optional prefix and endpoint URL
+ *   (`http(s)://host[:port][/path]`, no user, password or query), and a credentials Secret; `bootstrap.recovery` (immutable with the rest of
  *   bootstrap) names a source destination and optionally a backup id and a target time.
  *
  * What only the controller can know (the image catalogue, a profile's size classes and
@@ -58,7 +65,10 @@ export {
   PostgresClusterSpec,
   PostgresClusterStatus,
   PostgresPhases,
+  RefusedParameters,
   ReplicationModes,
+  ReservedDatabases,
+  ReservedRoles,
   SwitchoverAnnotation,
   SwitchoverRecord,
   type DataLossRisk,

@@ -2,6 +2,7 @@ import {
   ConditionsSchema,
   defineKind,
   immutable,
+  quantityBounds,
   StringEnum,
   StringMap,
   withValidations,
@@ -80,6 +81,7 @@ export const OperatorOwnedParameters = [
   'hot_standby',
   'ident_file',
   'listen_addresses',
+  'log_destination',
   'logging_collector',
   'max_replication_slots',
   'max_wal_senders',
@@ -103,25 +105,78 @@ export const OperatorOwnedParameters = [
   'wal_log_hints',
 ] as const;
 
+/**
+ * Every postgresql.conf setting `spec.parameters` may not name, and why: the operator's own
+ * (OperatorOwnedParameters), and those that would run a command, read another file into the
+ * configuration, load code from a path or name a file on the server — each a way out of the
+ * settings a database owner tunes into the pod's filesystem or a shell. `shared_preload_libraries`
+ * is allowed (pg_stat_statements, auto_explain), with library names only (see its rule).
+ */
+export const RefusedParameters: Readonly<Record<string, string>> = {
+  ...Object.fromEntries(OperatorOwnedParameters.map((key) => [key, 'the operator owns it'])),
+  include: 'it reads another file into postgresql.conf',
+  include_dir: 'it reads other files into postgresql.conf',
+  include_if_exists: 'it reads another file into postgresql.conf',
+  archive_cleanup_command: 'it runs a shell command on the server',
+  recovery_end_command: 'it runs a shell command on the server',
+  ssl_passphrase_command: 'it runs a shell command on the server',
+  dynamic_library_path: 'it says where the server loads code from',
+  local_preload_libraries:
+    'it loads code into every session (shared_preload_libraries may name libraries of the image)',
+  session_preload_libraries:
+    'it loads code into every session (shared_preload_libraries may name libraries of the image)',
+  ssl_ca_file: 'it names a file on the server',
+  ssl_cert_file: 'it names a file on the server',
+  ssl_crl_dir: 'it names a directory on the server',
+  ssl_crl_file: 'it names a file on the server',
+  ssl_key_file: 'it names a file on the server',
+  krb_server_keyfile: 'it names a file on the server',
+};
+
 const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
 const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 /** A PostgreSQL identifier Steward creates unquoted-safe: lowercase, at most 63 bytes. */
 const IDENTIFIER = '^[a-z_][a-z0-9_]{0,62}$';
 
-/** A resource quantity as Kubernetes spells it (`250m`, `1Gi`, `512Mi`, `2`). */
-const quantity = (description: string) =>
-  withValidations(Type.String({ maxLength: 32, description }), [
-    {
-      rule: 'isQuantity(self)',
-      message: `${description.split(':')[0]}: not a quantity such as 256Mi or 1Gi`,
-    },
+/** Databases every PostgreSQL cluster has: `spec.bootstrap.database` may not name them. */
+export const ReservedDatabases = ['postgres', 'template0', 'template1'] as const;
+/**
+ * Roles `spec.bootstrap.owner` may not name: the superuser the controller connects, replicates
+ * and backs up as (`postgres`), and the names PostgreSQL reserves or reads as the current role.
+ */
+export const ReservedRoles = [
+  'postgres',
+  'public',
+  'none',
+  'current_user',
+  'current_role',
+  'session_user',
+] as const;
+
+/** A bootstrap identifier (the application database or its owner): not reserved, not `pg_…`. */
+const bootstrapIdentifier = (field: string, reserved: readonly string[], description: string) =>
+  withValidations(
+    Type.String({ maxLength: 63, pattern: IDENTIFIER, default: 'app', description }),
+    [
+      {
+        rule: `!(self in [${reserved.map((name) => `'${name}'`).join(', ')}]) && !self.startsWith('pg_')`,
+        message: `${field} may not be ${reserved.join(', ')} or begin with pg_: PostgreSQL or the operator already uses these names; choose another, such as app`,
+      },
+    ],
+  );
+
+/** A resource quantity as Kubernetes spells it (`250m`, `1Gi`, `512Mi`, `2`), above 0. */
+const quantity = (field: string, example: string, bytes: boolean) =>
+  withValidations(Type.String({ maxLength: 32, description: `${field}: e.g. ${example}` }), [
+    { rule: 'isQuantity(self)', message: `${field}: not a quantity such as ${example}` },
+    ...quantityBounds(field, { bytes }),
   ]);
 
 const cpuMemory = (what: string) =>
   Type.Object(
     {
-      cpu: Type.Optional(quantity(`${what} cpu: e.g. 250m or 1`)),
-      memory: Type.Optional(quantity(`${what} memory: e.g. 256Mi`)),
+      cpu: Type.Optional(quantity(`${what}.cpu`, '250m or 1', false)),
+      memory: Type.Optional(quantity(`${what}.memory`, '256Mi or 1Gi', true)),
     },
     { additionalProperties: false },
   );
@@ -203,6 +258,7 @@ export const PostgresClusterSpec = withValidations(
                   rule: 'isQuantity(self)',
                   message: 'spec.storage.size: not a quantity such as 10Gi or 500Gi',
                 },
+                ...quantityBounds('spec.storage.size', { bytes: true }),
                 {
                   rule: '!isQuantity(self) || !isQuantity(oldSelf) || quantity(self).compareTo(quantity(oldSelf)) >= 0',
                   messageExpression:
@@ -238,7 +294,7 @@ export const PostgresClusterSpec = withValidations(
             pattern: '^[^\\x00-\\x1f\\x7f]*$',
           },
           description:
-            'postgresql.conf settings, e.g. max_connections: "200", shared_buffers: 256MB. The settings the operator owns (replication, files, listening, archiving) are refused; a setting PostgreSQL does not know is reported (InvalidParameters) before any instance restarts with it.',
+            'postgresql.conf settings, e.g. max_connections: "200", shared_buffers: 256MB. Refused: the settings the operator owns (replication, files, listening, archiving, logging) and those that run commands, include files, load code or name files on the server (include, include_dir, include_if_exists, *_command, dynamic_library_path, local_ and session_preload_libraries, ssl_*_file, ssl_crl_dir, krb_server_keyfile); shared_preload_libraries takes library names, not paths; a setting PostgreSQL does not know is reported (InvalidParameters) before any instance restarts with it.',
         }),
         [
           {
@@ -246,10 +302,15 @@ export const PostgresClusterSpec = withValidations(
             message:
               'spec.parameters keys must be PostgreSQL setting names such as max_connections or auto_explain.log_min_duration',
           },
-          ...OperatorOwnedParameters.map((key) => ({
+          ...Object.entries(RefusedParameters).map(([key, why]) => ({
             rule: `!('${key}' in self)`,
-            message: `spec.parameters may not set ${key}: the operator owns it`,
+            message: `spec.parameters may not set ${key}: ${why}`,
           })),
+          {
+            rule: "!('shared_preload_libraries' in self) || !self['shared_preload_libraries'].contains('/')",
+            message:
+              'spec.parameters.shared_preload_libraries names libraries of the image, such as pg_stat_statements, not paths',
+          },
         ],
       ),
     ),
@@ -312,19 +373,18 @@ export const PostgresClusterSpec = withValidations(
         Type.Object(
           {
             database: Type.Optional(
-              Type.String({
-                pattern: IDENTIFIER,
-                default: 'app',
-                description: 'The application database created at bootstrap.',
-              }),
+              bootstrapIdentifier(
+                'spec.bootstrap.database',
+                ReservedDatabases,
+                'The application database created at bootstrap: a lowercase identifier of at most 63 characters, not postgres, template0, template1 or pg_….',
+              ),
             ),
             owner: Type.Optional(
-              Type.String({
-                pattern: IDENTIFIER,
-                default: 'app',
-                description:
-                  'The role that owns it; its password is generated once into the Secret <name>-app.',
-              }),
+              bootstrapIdentifier(
+                'spec.bootstrap.owner',
+                ReservedRoles,
+                'The role that owns it; its password is generated once into the Secret <name>-app. A lowercase identifier of at most 63 characters, not the superuser postgres, a name PostgreSQL reserves (public, none, current_user, current_role, session_user) or pg_….',
+              ),
             ),
             recovery: Type.Optional(RecoverySpec),
           },

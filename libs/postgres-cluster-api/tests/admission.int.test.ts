@@ -1,7 +1,8 @@
-import { PostgresCluster } from '../src/index.js';
+import { PostgresCluster, RefusedParameters } from '../src/index.js';
 import { InvalidError, KubeClient, Namespaces } from '@steward/kube';
-import { startControlPlane, type ControlPlane } from '@steward/testing';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { repoRoot, startControlPlane, type ControlPlane } from '@steward/testing';
+import { loadAll } from 'js-yaml';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -145,6 +146,350 @@ describe('PostgresCluster admission (the real API server)', () => {
       client.create(Kind, cluster(`bad-${Math.random().toString(36).slice(2, 8)}`, spec)),
     );
     expect(refused).toContain(message);
+  });
+
+  /** Creates `spec` without storing it (dryRun): the server's defaulting and admission only. */
+  const admitted = (spec: Record<string, unknown>) =>
+    client.create<PostgresCluster>(Kind, cluster(`ok-${++probes}`, spec), { dryRun: true });
+  let probes = 0;
+  const refusal = (spec: Record<string, unknown>) =>
+    rejection(client.create(Kind, cluster(`bad-${++probes}`, spec), { dryRun: true }));
+
+  describe('quantities: above 0, and whole bytes for memory and volumes', () => {
+    it.each<[string, Record<string, unknown>]>([
+      ['a 1Gi volume', { storage: { size: '1Gi' } }],
+      ['a 1.5Gi volume (1610612736 bytes)', { storage: { size: '1.5Gi' } }],
+      ['a volume in plain bytes', { storage: { size: '1073741824' } }],
+      ['a volume in decimal units with a fraction', { storage: { size: '1.5G' } }],
+      ['a volume of 3.5Ti', { storage: { size: '3.5Ti' } }],
+      ['a volume with an exponent', { storage: { size: '5e9' } }],
+      [
+        'half a cpu and 1m of one',
+        { resources: { requests: { cpu: '1m' }, limits: { cpu: '0.5' } } },
+      ],
+      [
+        'memory in every binary and decimal unit',
+        { resources: { requests: { memory: '1G' }, limits: { memory: '1Gi' } } },
+      ],
+    ])('accepts %s', async (_, spec) => {
+      await expect(admitted({ ...base, ...spec })).resolves.toBeDefined();
+    });
+
+    it.each<[string, Record<string, unknown>, string]>([
+      ['a volume of 0', { storage: { size: '0' } }, 'spec.storage.size must be greater than 0'],
+      [
+        'a negative volume',
+        { storage: { size: '-1Gi' } },
+        'spec.storage.size must be greater than 0',
+      ],
+      [
+        'half a byte of volume',
+        { storage: { size: '0.5' } },
+        'spec.storage.size must be a whole number of bytes',
+      ],
+      [
+        'a volume in millibytes',
+        { storage: { size: '1500m' } },
+        'spec.storage.size must be a whole number of bytes',
+      ],
+      [
+        'a volume of 1.1Gi (1181116006.4 bytes)',
+        { storage: { size: '1.1Gi' } },
+        'spec.storage.size must be a whole number of bytes',
+      ],
+      [
+        'a volume with a negative exponent',
+        { storage: { size: '15e-1' } },
+        'spec.storage.size must be a whole number of bytes',
+      ],
+      [
+        'a cpu request of 0',
+        { resources: { requests: { cpu: '0' } } },
+        'spec.resources.requests.cpu must be greater than 0',
+      ],
+      [
+        'a negative cpu limit',
+        { resources: { limits: { cpu: '-500m' } } },
+        'spec.resources.limits.cpu must be greater than 0',
+      ],
+      [
+        'a memory limit of 0',
+        { resources: { limits: { memory: '0' } } },
+        'spec.resources.limits.memory must be greater than 0',
+      ],
+      [
+        'a memory request in millibytes',
+        { resources: { requests: { memory: '100m' } } },
+        'spec.resources.requests.memory must be a whole number of bytes',
+      ],
+      [
+        'a memory that is no quantity',
+        { resources: { requests: { memory: '1GB' } } },
+        'spec.resources.requests.memory: not a quantity such as 256Mi or 1Gi',
+      ],
+    ])('refuses %s', async (_, spec, message) => {
+      expect(await refusal({ ...base, ...spec })).toContain(message);
+    });
+  });
+
+  describe('backup schedules: what the controller’s cron parser takes', () => {
+    const destination = { bucket: 'team-backups', credentialsSecretRef: { name: 'backup-keys' } };
+    const scheduled = (schedule: string) => ({ ...base, backup: { destination, schedule } });
+
+    it.each([
+      '0 3 * * *',
+      '*/15 0-23 * * 1-5',
+      '59 23 31 12 7',
+      '0 0 1 1 0',
+      '00 03 01 01 *',
+      '0,30 9-17/2 1,15 * *',
+      '0-59/60 */24 */31 */12 */7',
+      '0 0 * JAN-MAR,oct MON-FRI',
+      '0 0 * * FRI-SUN',
+      '0 0 L * *',
+      '0 0 LW,15W * *',
+      '0 0 * * 5L',
+      '0 0 * * MON#2,5#L',
+      '  0 3 * * *  ',
+    ])('accepts %j', async (schedule) => {
+      await expect(admitted(scheduled(schedule))).resolves.toBeDefined();
+    });
+
+    const fieldMessage = (n: number, name: string, range: string) =>
+      `spec.backup.schedule: the ${name} (field ${n}) must be ${range}`;
+    const minute = fieldMessage(1, 'minute', '0-59');
+    const hour = fieldMessage(2, 'hour', '0-23');
+    const day = fieldMessage(3, 'day of the month', '1-31');
+    const month = fieldMessage(4, 'month', '1-12 or JAN-DEC');
+    const weekday = fieldMessage(5, 'day of the week', '0-7 (0 and 7 are Sunday) or SUN-SAT');
+    const goesDown = 'spec.backup.schedule: a range a-b may not go down';
+    const fiveFields = 'spec.backup.schedule must be a cron expression of five fields';
+
+    it.each([
+      ['60 * * * *', minute],
+      ['0-60 * * * *', minute],
+      ['*/0 * * * *', minute],
+      ['*/61 * * * *', minute],
+      ['5/15 * * * *', minute],
+      ['1.5 * * * *', minute],
+      ['? * * * *', minute],
+      ['0 24 * * *', hour],
+      ['0 */25 * * *', hour],
+      ['0 0 0 * *', day],
+      ['0 0 32 * *', day],
+      ['0 0 ? * *', day],
+      ['0 0 32W * *', day],
+      ['0 0 * 0 *', month],
+      ['0 0 * 13 *', month],
+      ['0 0 * JANUARY *', month],
+      ['0 0 * * 8', weekday],
+      ['0 0 * * SUNDAY', weekday],
+      ['0 0 * * 1#6', weekday],
+      ['5-1 * * * *', goesDown],
+      ['0 0 * DEC-JAN *', goesDown],
+      ['0 0 * * FRI-MON', goesDown],
+      ['0 0 * * 7-1', goesDown],
+      ['@daily', fiveFields],
+      ['0 3 * *', fiveFields],
+      ['0 3 * * * 2026', fiveFields],
+    ])('refuses %j, naming the field and its range', async (schedule, message) => {
+      expect(await refusal(scheduled(schedule))).toContain(message);
+    });
+
+    it('checks the restore rehearsals’ schedule the same way', async () => {
+      expect(
+        await refusal({
+          ...base,
+          backup: { destination, verify: { schedule: '0 5 * * 8' } },
+        }),
+      ).toContain('spec.backup.verify.schedule: the day of the week (field 5) must be 0-7');
+    });
+  });
+
+  describe('backup buckets and endpoints', () => {
+    const credentialsSecretRef = { name: 'backup-keys' };
+    const to = (destination: Record<string, unknown>) => ({
+      ...base,
+      backup: { destination: { credentialsSecretRef, ...destination } },
+    });
+    const from = (destination: Record<string, unknown>) => ({
+      ...base,
+      bootstrap: {
+        recovery: { source: { destination: { credentialsSecretRef, ...destination } } },
+      },
+    });
+
+    it.each<[string, Record<string, unknown>]>([
+      ['a bucket with dots and hyphens', { bucket: 'team.backups-1' }],
+      ['a bucket of 3 characters', { bucket: 'abc' }],
+      ['a bucket of 63 characters', { bucket: 'b'.repeat(63) }],
+      ['an endpoint with a port', { bucket: 'abc', endpoint: 'http://127.0.0.1:9000' }],
+      ['an endpoint with a path', { bucket: 'abc', endpoint: 'https://minio.storage:9000/s3/' }],
+      ['an AWS endpoint', { bucket: 'abc', endpoint: 'https://s3.eu-west-1.amazonaws.com' }],
+      ['an IPv6 endpoint', { bucket: 'abc', endpoint: 'http://[fd00::1]:9000' }],
+    ])('accepts %s', async (_, destination) => {
+      await expect(admitted(to(destination))).resolves.toBeDefined();
+    });
+
+    const bucketName =
+      'must be an S3 bucket name: 3-63 lowercase letters, digits, dots and hyphens';
+    const url =
+      'must be a URL http(s)://host[:port][/path] such as https://minio.storage:9000, without a user or password';
+    it.each<[string, Record<string, unknown>, string]>([
+      [
+        'an uppercase bucket',
+        { bucket: 'Backups' },
+        `spec.backup.destination.bucket: Invalid value: "Backups": ${bucketName}`,
+      ],
+      ['a bucket ending in a hyphen', { bucket: 'backups-' }, bucketName],
+      ['a bucket with an underscore', { bucket: 'team_backups' }, bucketName],
+      ['a bucket of two characters', { bucket: 'ab' }, 'spec.backup.destination.bucket'],
+      ['a bucket of 64 characters', { bucket: 'b'.repeat(64) }, 'spec.backup.destination.bucket'],
+      [
+        'a bucket that is an IP address',
+        { bucket: '192.168.5.4' },
+        'an S3 bucket name may not be an IP address',
+      ],
+      [
+        'a bucket with two dots in a row',
+        { bucket: 'team..backups' },
+        'an S3 bucket name may not have two dots in a row',
+      ],
+      [
+        'an endpoint with a user and password',
+        { bucket: 'abc', endpoint: 'https://key:secret@minio.storage:9000' },
+        `spec.backup.destination.endpoint: Invalid value: "https://key:secret@minio.storage:9000": ${url}`,
+      ],
+      [
+        'an endpoint with a query',
+        { bucket: 'abc', endpoint: 'https://minio.storage:9000/?region=x' },
+        url,
+      ],
+      ['an endpoint with a fragment', { bucket: 'abc', endpoint: 'https://minio.storage#x' }, url],
+      ['an endpoint of another scheme', { bucket: 'abc', endpoint: 'ftp://minio.storage' }, url],
+      ['an endpoint without a scheme', { bucket: 'abc', endpoint: 'minio.storage:9000' }, url],
+      [
+        'an endpoint with a port above 65535',
+        { bucket: 'abc', endpoint: 'http://minio.storage:70000' },
+        'the port of the URL must be 1-65535',
+      ],
+    ])('refuses %s', async (_, destination, message) => {
+      expect(await refusal(to(destination))).toContain(message);
+    });
+
+    it('checks a recovery source’s destination the same way', async () => {
+      expect(await refusal(from({ bucket: '10.0.0.1' }))).toContain(
+        'spec.bootstrap.recovery.source.destination.bucket: Invalid value: "10.0.0.1": an S3 bucket name may not be an IP address',
+      );
+      expect(
+        await refusal(from({ bucket: 'abc', endpoint: 'http://me:pw@10.0.0.1:9000' })),
+      ).toContain(
+        `spec.bootstrap.recovery.source.destination.endpoint: Invalid value: "http://me:pw@10.0.0.1:9000": ${url}`,
+      );
+    });
+  });
+
+  describe('bootstrap names', () => {
+    it.each<[string, Record<string, unknown>]>([
+      ['the defaults', {}],
+      ['names that only begin like reserved ones', { database: 'postgres_app', owner: 'pgapp' }],
+      ['63-character identifiers', { database: 'd'.repeat(63), owner: 'o'.repeat(63) }],
+    ])('accepts %s', async (_, bootstrap) => {
+      await expect(admitted({ ...base, bootstrap })).resolves.toBeDefined();
+    });
+
+    const database =
+      'spec.bootstrap.database may not be postgres, template0, template1 or begin with pg_';
+    const owner =
+      'spec.bootstrap.owner may not be postgres, public, none, current_user, current_role, session_user or begin with pg_';
+    it.each<[string, Record<string, unknown>, string]>([
+      ['the postgres database', { database: 'postgres' }, database],
+      ['template0', { database: 'template0' }, database],
+      ['template1', { database: 'template1' }, database],
+      ['a pg_ database', { database: 'pg_app' }, database],
+      ['the superuser as owner', { owner: 'postgres' }, owner],
+      ['a pg_ role', { owner: 'pg_monitor' }, owner],
+      ['public', { owner: 'public' }, owner],
+      ['current_user', { owner: 'current_user' }, owner],
+      ['a 64-character database', { database: 'd'.repeat(64) }, 'spec.bootstrap.database'],
+      ['a 64-character owner', { owner: 'o'.repeat(64) }, 'spec.bootstrap.owner'],
+      ['an owner that is no identifier', { owner: 'app-owner' }, 'spec.bootstrap.owner'],
+    ])('refuses %s', async (_, bootstrap, message) => {
+      expect(await refusal({ ...base, bootstrap })).toContain(message);
+    });
+  });
+
+  describe('parameters that run commands, include files or name the operator’s files', () => {
+    it.each(Object.keys(RefusedParameters))('refuses %s', async (key) => {
+      expect(await refusal({ ...base, parameters: { [key]: 'x' } })).toContain(
+        `spec.parameters may not set ${key}: ${RefusedParameters[key]}`,
+      );
+    });
+
+    it('takes shared_preload_libraries by library name, not by path', async () => {
+      await expect(
+        admitted({
+          ...base,
+          parameters: { shared_preload_libraries: 'pg_stat_statements,auto_explain' },
+        }),
+      ).resolves.toBeDefined();
+      expect(
+        await refusal({ ...base, parameters: { shared_preload_libraries: '/tmp/evil.so' } }),
+      ).toContain(
+        'spec.parameters.shared_preload_libraries names libraries of the image, such as pg_stat_statements, not paths',
+      );
+    });
+
+    it('refuses at least the settings that run commands or include files', () => {
+      for (const key of [
+        'include',
+        'include_dir',
+        'include_if_exists',
+        'archive_command',
+        'archive_library',
+        'restore_command',
+        'archive_cleanup_command',
+        'recovery_end_command',
+        'ssl_passphrase_command',
+        'data_directory',
+        'config_file',
+        'hba_file',
+        'ident_file',
+        'external_pid_file',
+        'unix_socket_directories',
+        'dynamic_library_path',
+        'local_preload_libraries',
+        'session_preload_libraries',
+        'listen_addresses',
+        'port',
+        'log_destination',
+      ]) {
+        expect(RefusedParameters).toHaveProperty(key);
+      }
+    });
+  });
+
+  it('admits every example PostgresCluster', async () => {
+    const dir = join(repoRoot(), 'examples', 'postgres-cluster');
+    const examples = (
+      await Promise.all(
+        (await readdir(dir))
+          .filter((file) => file.endsWith('.yaml'))
+          .map(async (file) => loadAll(await readFile(join(dir, file), 'utf8'))),
+      )
+    )
+      .flat()
+      .filter((o): o is PostgresCluster => (o as { kind?: string }).kind === 'PostgresCluster');
+    expect(examples.length).toBeGreaterThan(0);
+    for (const example of examples) {
+      await expect(
+        client.create<PostgresCluster>(
+          Kind,
+          { ...example, metadata: { ...example.metadata, namespace } },
+          { dryRun: true },
+        ),
+      ).resolves.toBeDefined();
+    }
   });
 
   it('refuses a name longer than the StatefulSet revision label allows (an upgrade’s set <name>-v<major> included)', async () => {

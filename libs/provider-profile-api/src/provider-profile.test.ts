@@ -82,9 +82,19 @@ describe('the kubernetes block of the ProviderProfile CRD', () => {
     }
     expect(kubernetes.properties!.maxStorage?.pattern).toBe(QUANTITY_PATTERN);
     expect(sizeClass['x-kubernetes-validations']?.map((v) => v.message)).toEqual([
-      'spec.kubernetes.sizeClasses: cpu, memory and storage of a size class must be greater than 0',
       'spec.kubernetes.sizeClasses: a size class’s maxMemory must be below its memory (the memory limit): the server needs memory beyond its dataset',
     ]);
+    const bounds = (field: string) =>
+      sizeClass.properties![field]!['x-kubernetes-validations']?.map((v) => v.message);
+    expect(bounds('cpu')).toEqual([
+      'spec.kubernetes.sizeClasses: a size class’s cpu must be greater than 0',
+    ]);
+    for (const field of ['memory', 'storage', 'maxMemory']) {
+      expect(bounds(field)).toEqual([
+        `spec.kubernetes.sizeClasses: a size class’s ${field} must be greater than 0`,
+        `spec.kubernetes.sizeClasses: a size class’s ${field} must be a whole number of bytes, such as 512Mi or 1Gi (not a fraction such as 0.5 or 100m)`,
+      ]);
+    }
     expect(kubernetes['x-kubernetes-validations']?.map((v) => v.message)).toEqual([
       'spec.kubernetes.sizeClasses: a size class’s storage may not exceed spec.kubernetes.maxStorage',
     ]);
@@ -131,7 +141,10 @@ describe('spec.kubernetes.backup: isolated backups', () => {
     expect(backup.properties?.allowedEndpoints).toMatchObject({
       type: 'array',
       'x-kubernetes-list-type': 'set',
-      items: { pattern: backup.properties!.destination!.properties!.endpoint!.pattern },
+      items: {
+        'x-kubernetes-validations':
+          backup.properties!.destination!.properties!.endpoint!['x-kubernetes-validations'],
+      },
     });
     expect(backup.properties?.credentialsSourceSecretRef?.required).toEqual(
       expect.arrayContaining(['namespace', 'name']),

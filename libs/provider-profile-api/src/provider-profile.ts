@@ -2,11 +2,13 @@ import {
   ConditionsSchema,
   defineKind,
   immutable,
+  quantityBounds,
   StringEnum,
   StringMap,
   withValidations,
 } from '@steward/crd';
 import Type, { type Static, type TSchema, type TUnsafe } from 'typebox';
+import { endpointUrl } from './endpoint-url.js';
 import { s3Destination } from './s3-destination.js';
 
 /**
@@ -59,9 +61,15 @@ function ObjectMap<S extends TSchema>(
   });
 }
 
-/** A resource quantity field (`QUANTITY_PATTERN`); the API server's message names the field. */
-const quantity = (description: string) =>
-  Type.String({ minLength: 1, maxLength: 32, pattern: QUANTITY_PATTERN, description });
+/**
+ * A resource quantity field (`QUANTITY_PATTERN`; the API server's message names the field) above 0
+ * and, for a size in bytes, a whole number of them (`quantityBounds`; `field` names it there).
+ */
+const quantity = (field: string, bytes: boolean, description: string) =>
+  withValidations(
+    Type.String({ minLength: 1, maxLength: 32, pattern: QUANTITY_PATTERN, description }),
+    quantityBounds(field, { bytes }),
+  );
 
 /** A Secret in a given namespace (the profile is cluster-scoped, so the namespace is explicit). */
 const secretReference = (description: string) =>
@@ -92,11 +100,10 @@ const credentialsSecretRef = Type.Object(
 );
 
 const endpoint = Type.Optional(
-  Type.String({
-    maxLength: 2048,
-    pattern: '^https?://[^\\s]+$',
-    description: 'Overrides the API endpoint (a private endpoint, or a local API in tests).',
-  }),
+  endpointUrl(
+    'Overrides the API endpoint (a private endpoint, or a local API in tests): http(s)://host[:port][/path], no user, password or query.',
+    2048,
+  ),
 );
 
 const region = Type.String({
@@ -171,18 +178,26 @@ const kubernetesSizeClass = withValidations(
   Type.Object(
     {
       cpu: quantity(
+        'spec.kubernetes.sizeClasses: a size class’s cpu',
+        false,
         'The CPU request of each pod, e.g. 500m or 2. No CPU limit is set: CPU is compressible, and a limit only throttles.',
       ),
       memory: quantity(
+        'spec.kubernetes.sizeClasses: a size class’s memory',
+        true,
         'The memory of each pod, e.g. 1Gi: both its request and its limit (requests = limits for memory, so a pod never holds memory the node did not reserve for it and is not the first to be evicted).',
       ),
       storage: Type.Optional(
         quantity(
+          'spec.kubernetes.sizeClasses: a size class’s storage',
+          true,
           "The volume of each pod when its data is on PersistentVolumeClaims, e.g. 10Gi. A size the workload states explicitly wins over it; without either, the workload's own default applies.",
         ),
       ),
       maxMemory: Type.Optional(
         quantity(
+          'spec.kubernetes.sizeClasses: a size class’s maxMemory',
+          true,
           'For caches: the dataset limit (Redis/Valkey maxmemory), e.g. 800Mi; below memory, since the server needs room beyond its dataset. Other workloads do not take it.',
         ),
       ),
@@ -190,11 +205,6 @@ const kubernetesSizeClass = withValidations(
     { additionalProperties: false },
   ),
   [
-    {
-      rule: "(!isQuantity(self.cpu) || quantity(self.cpu).isGreaterThan(quantity('0'))) && (!isQuantity(self.memory) || quantity(self.memory).isGreaterThan(quantity('0'))) && (!has(self.storage) || !isQuantity(self.storage) || quantity(self.storage).isGreaterThan(quantity('0')))",
-      message:
-        'spec.kubernetes.sizeClasses: cpu, memory and storage of a size class must be greater than 0',
-    },
     {
       rule: '!has(self.maxMemory) || !isQuantity(self.maxMemory) || !isQuantity(self.memory) || quantity(self.maxMemory).isLessThan(quantity(self.memory))',
       message:
@@ -230,9 +240,6 @@ const kubernetesImage = Type.Object(
   { additionalProperties: false },
 );
 
-/** An S3 API endpoint as a backup destination spells it (`s3Destination`'s `endpoint`). */
-const S3_ENDPOINT_PATTERN = '^https?://[^\\s/]+(/.*)?$';
-
 /**
  * The fields of `spec.kubernetes.backup` that keep tenants' backups apart: whether a workload may
  * name its own destination, the endpoints it may name then (the controller lists and prunes the
@@ -248,7 +255,7 @@ const backupIsolationFields = {
     }),
   ),
   allowedEndpoints: Type.Optional(
-    Type.Array(Type.String({ maxLength: 256, pattern: S3_ENDPOINT_PATTERN }), {
+    Type.Array(endpointUrl('An S3 API endpoint, as a backup destination spells it.'), {
       maxItems: 16,
       'x-kubernetes-list-type': 'set',
       description:
@@ -333,6 +340,8 @@ const kubernetes = withValidations(
       ),
       maxStorage: Type.Optional(
         quantity(
+          'spec.kubernetes.maxStorage',
+          true,
           'The largest volume one pod of a workload may ask for, e.g. 100Gi (explicitly or through its size class). Absent: no limit.',
         ),
       ),

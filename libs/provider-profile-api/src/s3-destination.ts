@@ -1,4 +1,6 @@
+import { withValidations } from '@steward/crd';
 import Type from 'typebox';
+import { endpointUrl } from './endpoint-url.js';
 
 /** The default keys of the credentials Secret (the AWS SDKs' environment names). */
 export const S3CredentialKeys = {
@@ -7,6 +9,27 @@ export const S3CredentialKeys = {
 } as const;
 
 const SECRET_KEY = '^[-._a-zA-Z0-9]+$';
+
+/**
+ * An S3 bucket name as S3 takes it: 3–63 lowercase letters, digits, dots and hyphens, beginning
+ * and ending with a letter or digit, no two dots in a row, not an IP address.
+ */
+export const s3Bucket = (description: string) =>
+  withValidations(Type.String({ minLength: 3, maxLength: 63, description }), [
+    {
+      rule: "self.matches('^[a-z0-9][a-z0-9.-]*[a-z0-9]$')",
+      message:
+        'must be an S3 bucket name: 3-63 lowercase letters, digits, dots and hyphens, beginning and ending with a letter or digit, such as team-backups',
+    },
+    {
+      rule: "!self.contains('..')",
+      message: 'an S3 bucket name may not have two dots in a row',
+    },
+    {
+      rule: "!self.matches('^[0-9]+[.][0-9]+[.][0-9]+[.][0-9]+$')",
+      message: 'an S3 bucket name may not be an IP address such as 192.168.5.4',
+    },
+  ]);
 
 /**
  * Where backups go: an S3 bucket (AWS, or any S3-compatible store) with a key prefix described by
@@ -19,12 +42,7 @@ const SECRET_KEY = '^[-._a-zA-Z0-9]+$';
 export const s3Destination = (prefixDescription: string) =>
   Type.Object(
     {
-      bucket: Type.String({
-        minLength: 3,
-        maxLength: 63,
-        pattern: '^[a-z0-9][a-z0-9.-]*[a-z0-9]$',
-        description: 'The S3 bucket. It must exist: the controller never creates buckets.',
-      }),
+      bucket: s3Bucket('The S3 bucket. It must exist: the controller never creates buckets.'),
       prefix: Type.Optional(
         Type.String({
           maxLength: 256,
@@ -33,12 +51,9 @@ export const s3Destination = (prefixDescription: string) =>
         }),
       ),
       endpoint: Type.Optional(
-        Type.String({
-          maxLength: 256,
-          pattern: '^https?://[^\\s/]+(/.*)?$',
-          description:
-            'The S3 API endpoint of an S3-compatible store, e.g. https://minio.storage:9000 (default: AWS S3 of region). Path-style addressing.',
-        }),
+        endpointUrl(
+          'The S3 API endpoint of an S3-compatible store, e.g. https://minio.storage:9000 (default: AWS S3 of region): http(s)://host[:port][/path], no user, password or query. Path-style addressing.',
+        ),
       ),
       region: Type.Optional(
         Type.String({

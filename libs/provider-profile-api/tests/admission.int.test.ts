@@ -140,13 +140,16 @@ describe('a kubernetes ProviderProfile in a real API server', () => {
           backup: {
             destination,
             allowWorkloadDestinations: true,
-            allowedEndpoints: ['http://minio.team:9000'],
+            allowedEndpoints: ['http://minio.team:9000', 'https://10.0.0.7:9000/s3/'],
             copyCredentialsToWorkloadNamespaces: true,
             credentialsSourceSecretRef: source,
           },
         }),
       );
-      expect(open.spec.kubernetes?.backup?.allowedEndpoints).toEqual(['http://minio.team:9000']);
+      expect(open.spec.kubernetes?.backup?.allowedEndpoints).toEqual([
+        'http://minio.team:9000',
+        'https://10.0.0.7:9000/s3/',
+      ]);
     });
 
     it.each<[string, Record<string, unknown>, string]>([
@@ -168,7 +171,12 @@ describe('a kubernetes ProviderProfile in a real API server', () => {
       [
         'an allowed endpoint that is no URL',
         { allowWorkloadDestinations: true, allowedEndpoints: ['minio.team:9000'] },
-        'allowedEndpoints[0]',
+        'spec.kubernetes.backup.allowedEndpoints[0]: Invalid value: "minio.team:9000": must be a URL http(s)://host[:port][/path]',
+      ],
+      [
+        'an allowed endpoint with a user and password',
+        { allowWorkloadDestinations: true, allowedEndpoints: ['http://u:p@minio.team:9000'] },
+        'spec.kubernetes.backup.allowedEndpoints[0]: Invalid value: "http://u:p@minio.team:9000": must be a URL http(s)://host[:port][/path]',
       ],
     ])('refuses %s', async (_, backup, message) => {
       expect(await rejection(create(withBlock({ backup })))).toContain(message);
@@ -278,7 +286,69 @@ describe('a kubernetes ProviderProfile in a real API server', () => {
     [
       'a size class of zero cpu',
       withBlock({ sizeClasses: { small: { cpu: '0', memory: '1Gi' } } }),
-      'spec.kubernetes.sizeClasses[small]: Invalid value: spec.kubernetes.sizeClasses: cpu, memory and storage of a size class must be greater than 0',
+      'spec.kubernetes.sizeClasses[small].cpu: Invalid value: "0": spec.kubernetes.sizeClasses: a size class’s cpu must be greater than 0',
+    ],
+    [
+      'a size class of zero memory',
+      withBlock({ sizeClasses: { small: { cpu: '1', memory: '0' } } }),
+      'spec.kubernetes.sizeClasses: a size class’s memory must be greater than 0',
+    ],
+    [
+      'a size class whose memory is in millibytes',
+      withBlock({ sizeClasses: { small: { cpu: '1', memory: '512m' } } }),
+      'spec.kubernetes.sizeClasses: a size class’s memory must be a whole number of bytes',
+    ],
+    [
+      'a size class of half a byte of storage',
+      withBlock({ sizeClasses: { small: { cpu: '1', memory: '1Gi', storage: '0.5' } } }),
+      'spec.kubernetes.sizeClasses: a size class’s storage must be a whole number of bytes',
+    ],
+    [
+      'a size class whose maxMemory is 0 (Redis: no limit at all)',
+      withBlock({ sizeClasses: { small: { cpu: '1', memory: '1Gi', maxMemory: '0' } } }),
+      'spec.kubernetes.sizeClasses: a size class’s maxMemory must be greater than 0',
+    ],
+    [
+      'a maxStorage of 0',
+      withBlock({ maxStorage: '0' }),
+      'spec.kubernetes.maxStorage must be greater than 0',
+    ],
+    [
+      'a maxStorage of 1.1Gi (a fraction of a byte)',
+      withBlock({ maxStorage: '1.1Gi' }),
+      'spec.kubernetes.maxStorage must be a whole number of bytes',
+    ],
+    [
+      'a backup destination whose bucket is an IP address',
+      withBlock({
+        backup: {
+          destination: { bucket: '10.1.2.3', credentialsSecretRef: { name: 'backup-keys' } },
+        },
+      }),
+      'spec.kubernetes.backup.destination.bucket: Invalid value: "10.1.2.3": an S3 bucket name may not be an IP address',
+    ],
+    [
+      'a backup destination endpoint with a user and password',
+      withBlock({
+        backup: {
+          destination: {
+            bucket: 'platform-backups',
+            endpoint: 'https://key:secret@s3.example',
+            credentialsSecretRef: { name: 'backup-keys' },
+          },
+        },
+      }),
+      'spec.kubernetes.backup.destination.endpoint: Invalid value: "https://key:secret@s3.example": must be a URL http(s)://host[:port][/path]',
+    ],
+    [
+      'an aws endpoint with a query',
+      { ...awsSpec, aws: { ...awsSpec.aws, endpoint: 'https://rds.example/?x=1' } },
+      'spec.aws.endpoint: Invalid value: "https://rds.example/?x=1": must be a URL http(s)://host[:port][/path]',
+    ],
+    [
+      'an aws endpoint with a port above 65535',
+      { ...awsSpec, aws: { ...awsSpec.aws, endpoint: 'http://127.0.0.1:65536' } },
+      'spec.aws.endpoint: Invalid value: "http://127.0.0.1:65536": the port of the URL must be 1-65535',
     ],
     [
       'a maxMemory equal to memory (by value: 1024Mi = 1Gi)',
