@@ -137,3 +137,143 @@ describe('cacheStatus', () => {
     expect(failing.phase).toBe('FailingOver');
   });
 });
+
+describe('cacheStatus: phases and conditions', () => {
+  const conditionsOf = (change: ReturnType<typeof cacheStatus>) =>
+    Object.fromEntries(change.conditions.map((c) => [c.type, `${c.status} ${c.reason}`]));
+  const lost = (stuck?: Health['stuck']): Health => ({
+    primaryServing: false,
+    readyReplicas: 2,
+    lagging: [],
+    failingOver: false,
+    lost: { reason: 'PrimaryUnreachable', since: '2026-12-02T10:00:00Z', message: 'pair-0 lost' },
+    ...(stuck ? { stuck } : {}),
+  });
+  const cases: { name: string; input: StatusInput; phase: string; conditions: object }[] = [
+    {
+      name: 'the primary lost, failover.after not yet passed: FailingOver, Degraded PrimaryLost',
+      input: input({ health: lost() }),
+      phase: 'FailingOver',
+      conditions: {
+        Ready: 'False PrimaryLost',
+        Progressing: 'True PrimaryLost',
+        Degraded: 'True PrimaryLost',
+      },
+    },
+    {
+      name: 'the primary lost and no replica to promote: Degraded, not progressing',
+      input: input({
+        health: lost({ reason: 'NoReplicaToPromote', message: 'no reachable replica' }),
+      }),
+      phase: 'Degraded',
+      conditions: {
+        Ready: 'False PrimaryLost',
+        Progressing: 'False Converged',
+        Degraded: 'True NoReplicaToPromote',
+      },
+    },
+    {
+      name: 'a failover decided: FailingOver, naming its target',
+      input: input({
+        cluster: {
+          ...cluster('Ready'),
+          status: {
+            ...cluster('Ready').status,
+            failover: {
+              phase: 'Promoting',
+              from: 'pair-0',
+              to: 'pair-1',
+              reason: 'PrimaryUnreachable',
+              startedAt: '2026-12-02T10:00:00Z',
+              promotedOffset: 10,
+              lossBound: 'Unknown',
+              message: 'm',
+            },
+          },
+        } as CacheCluster,
+        health: { ...health(1), failingOver: true },
+      }),
+      phase: 'FailingOver',
+      conditions: {
+        Ready: 'False FailingOver',
+        Progressing: 'True FailingOver',
+        Degraded: 'False Healthy',
+      },
+    },
+    {
+      name: 'a rollout under way on a settled cluster: Updating',
+      input: input({ rollout: { complete: false, message: '1 of 3 pods updated' } }),
+      phase: 'Updating',
+      conditions: {
+        Ready: 'False Updating',
+        Progressing: 'True Updating',
+        Degraded: 'False Healthy',
+      },
+    },
+    {
+      name: 'a problem on a Ready cluster (a volume that cannot grow): Degraded says it, Ready stays True',
+      input: input({
+        problems: [{ reason: 'VolumeExpansionFailed', message: 'data-pair-0 cannot grow' }],
+      }),
+      phase: 'Ready',
+      conditions: {
+        Ready: 'True Available',
+        Progressing: 'False Converged',
+        Degraded: 'True VolumeExpansionFailed',
+      },
+    },
+    {
+      name: 'no primary yet: Provisioning, waiting for the first primary',
+      input: input({
+        cluster: { ...cluster(), status: {} } as CacheCluster,
+        podCount: 0,
+        health: { primaryServing: false, readyReplicas: 0, lagging: [], failingOver: false },
+        rollout: undefined,
+      }),
+      phase: 'Provisioning',
+      conditions: {
+        Ready: 'False Provisioning',
+        Progressing: 'True Provisioning',
+        Degraded: 'False Healthy',
+      },
+    },
+  ];
+
+  it.each(cases)('$name', ({ input: i, phase, conditions }) => {
+    const change = cacheStatus(i);
+    expect(change.phase).toBe(phase);
+    expect(conditionsOf(change)).toEqual(conditions);
+    expect(change.conditions.map((c) => c.type)).not.toContain('Stalled');
+  });
+
+  it('states the endpoints (read-only only when Replicated) and whether the data survives restarts', () => {
+    const replicated = cacheStatus(input({ durable: true })).fields;
+    expect(replicated).toMatchObject({
+      phase: 'Ready',
+      replicas: 3,
+      readyReplicas: 3,
+      image: 'localhost/steward/valkey:8.1.1',
+      endpoints: {
+        readWrite: { host: 'pair-rw.team-a.svc', port: 6379 },
+        readOnly: { host: 'pair-ro.team-a.svc', port: 6379 },
+        secretName: 'pair-auth',
+        secretKey: 'password',
+      },
+      persistence: { durable: true },
+    });
+    const standalone = cacheStatus(
+      input({
+        cluster: {
+          ...cluster('Ready', 1),
+          spec: { ...cluster('Ready').spec, mode: 'Standalone', replicas: 1 },
+        } as CacheCluster,
+        replicas: 1,
+        podCount: 1,
+        health: health(1),
+      }),
+    ).fields;
+    expect(standalone.endpoints).not.toHaveProperty('readOnly');
+    expect(standalone.persistence).toMatchObject({ durable: false });
+    expect(replicated).not.toHaveProperty('observedGeneration');
+  });
+});
