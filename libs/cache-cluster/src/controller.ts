@@ -8,20 +8,16 @@ import {
   type ObjectReconcileContext,
   type ObjectReconciler,
   type Result,
-  Priorities,
 } from '@steward/controller';
 import { type Selection } from '@steward/informer';
 import {
   ConfigMaps,
-  isNotFound,
   NetworkPolicies,
   PodDisruptionBudgets,
-  Pods,
   Secrets,
   Services,
   StatefulSets,
   type KubeClient,
-  type KubeObject,
   type ResourceType,
 } from '@steward/kube';
 import {
@@ -33,28 +29,34 @@ import {
 import { ProviderProfile } from '@steward/provider-profile-api';
 import {
   deleteOwnVolumes,
-  durationMs,
-  generatePassword,
+  nextLook,
   ordinalOf,
-  recordDecision,
   retainVolumes,
+  scalingEvent,
+  stateStatus,
   statefulSetRolloutStatus,
+  syncOwnChildren,
+  templateStorageOf,
   VolumeGrowth,
   volumesOf,
   wireWorkload,
-  type WorkloadChildren,
   workloadChanges,
   workloadReconciler,
   type ClaimObject,
-  type DesiredChild,
+  type StatefulSetWithClaims,
+  type WorkloadChildren,
 } from '@steward/workload';
-import { renderChildren, childNames, DataVolumeName, Labels } from './children/index.js';
-import { podFacts, type Pod } from './pods.js';
-import { redisAdmin, type RedisAdmin, type RedisEndpoint } from './redis/index.js';
+import { Passwords, passwordSecretOf } from './phases/auth.js';
+import { desiredChildren } from './phases/children.js';
+import { desiredReplicas } from './phases/replicas.js';
+import { rolesPhase } from './phases/roles.js';
+import { childNames, DataVolumeName, Labels } from './children/index.js';
+import { type Pod } from './pods.js';
+import { redisAdmin, type RedisAdmin } from './redis/index.js';
 import { resolveWorkload, type Resolution } from './resolve.js';
-import { planRoles, type PrimaryMemory, type RoleAction } from './roles/plan.js';
+import { type PrimaryMemory } from './roles/plan.js';
 import { cacheClusterGauges } from './metrics.js';
-import { cacheStatus, CacheReasons } from './status.js';
+import { cacheStatus } from './status.js';
 
 type Cluster = CacheCluster;
 type Profile = ProviderProfile;
@@ -175,69 +177,19 @@ interface ReconcilerDeps {
 
 /** The reconciler of one CacheCluster (exported for tests that drive it with their own deps). */
 export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<Cluster> {
-  const { client, children, redis, options } = deps;
+  const { client, children, options } = deps;
   const memories = new Map<string, PrimaryMemory>();
   const volumes = new VolumeGrowth(client);
   const profiles = new WorkloadProfiles<Cluster>(deps.profile, options.defaultProfile);
-  const passwords = new Map<string, { password: string; resourceVersion: string; at: number }>();
   const now = options.now ?? (() => new Date());
-  const pollMs = options.pollIntervalMs ?? 5000;
-  const busyMs = options.busyPollIntervalMs ?? 1000;
-  const events = options.events;
-
+  const passwords = new Passwords(client, now);
+  const poll = {
+    pollMs: options.pollIntervalMs ?? 5000,
+    busyMs: options.busyPollIntervalMs ?? 1000,
+  };
   const emit = (obj: Cluster, type: 'Normal' | 'Warning', reason: string, message: string) =>
-    events?.event(obj, type, reason, message);
-
-  /** The password: the generated Secret (a child) or the user's (read at most once a minute). */
-  async function passwordOf(obj: Cluster, secrets: Map<string, KubeObject>): Promise<string> {
-    const names = childNames(obj.metadata.name!);
-    const existing = obj.spec.auth?.existingSecret;
-    let value: string | undefined;
-    if (existing) {
-      const key = `${obj.metadata.namespace}/${existing.name}`;
-      const cached = passwords.get(key);
-      if (cached && now().getTime() - cached.at < 60_000) value = cached.password;
-      else {
-        let secret: KubeObject & { data?: Record<string, string> };
-        try {
-          secret = await client.get(Secrets, existing.name, obj.metadata.namespace);
-        } catch (error) {
-          if (!isNotFound(error)) throw error;
-          throw new TerminalError(
-            CacheReasons.AuthSecretNotFound,
-            `spec.auth.existingSecret ${existing.name} does not exist in namespace ${obj.metadata.namespace}: create it with the password under key ${existing.key ?? 'password'}`,
-            { recheckAfter: 30_000 },
-          );
-        }
-        const raw = secret.data?.[existing.key ?? 'password'];
-        if (raw === undefined)
-          throw new TerminalError(
-            CacheReasons.AuthSecretNotFound,
-            `Secret ${existing.name} has no key ${existing.key ?? 'password'}`,
-            { recheckAfter: 30_000 },
-          );
-        value = Buffer.from(raw, 'base64').toString('utf8');
-        passwords.set(key, {
-          password: value,
-          resourceVersion: secret.metadata.resourceVersion ?? '',
-          at: now().getTime(),
-        });
-      }
-    } else {
-      const secret = secrets.get(`Secret/${names.authSecret}`) as
-        (KubeObject & { data?: Record<string, string> }) | undefined;
-      const raw = secret?.data?.['password'];
-      if (raw === undefined) throw new Error(`Secret ${names.authSecret} has no password yet`);
-      value = Buffer.from(raw, 'base64').toString('utf8');
-    }
-    if (!/^[\x21-\x7e]{1,512}$/.test(value) || /["'\\]/.test(value)) {
-      throw new TerminalError(
-        CacheReasons.InvalidPassword,
-        `the password in ${existing ? `Secret ${existing.name}` : names.authSecret} must be 1–512 printable ASCII characters without spaces, quotes or backslashes (redis.conf syntax)`,
-      );
-    }
-    return value;
-  }
+    options.events?.event(obj, type, reason, message);
+  const rolesEnv = { client, redis: deps.redis, now, emit };
 
   function admission(obj: Cluster): Resolution {
     const missing = profiles.missing(obj);
@@ -245,6 +197,7 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
     return resolveWorkload(obj, profiles.of(obj), deps.namespace(obj.metadata.namespace ?? ''));
   }
 
+  /** One reconcile: children, volumes, roles, then the one status write. */
   async function converge(ctx: ObjectReconcileContext<Cluster>, obj: Cluster): Promise<Result> {
     const resolution = admission(obj);
     if (!resolution.allowed) throw new TerminalError(resolution.reason, resolution.message);
@@ -252,61 +205,14 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
     const name = obj.metadata.name!;
     const namespace = obj.metadata.namespace!;
     const names = childNames(name);
-    const liveSts = children.get<
-      KubeObject & {
-        spec?: {
-          volumeClaimTemplates?: { spec?: { resources?: { requests?: { storage?: string } } } }[];
-        };
-      }
-    >(obj, StatefulSets, names.statefulSet);
-    const templateStorage =
-      liveSts?.spec?.volumeClaimTemplates?.[0]?.spec?.resources?.requests?.storage;
-    const passwordSecret = obj.spec.auth?.existingSecret
-      ? {
-          name: obj.spec.auth.existingSecret.name,
-          key: obj.spec.auth.existingSecret.key ?? 'password',
-        }
-      : { name: names.authSecret, key: 'password' };
-    const rendered = renderChildren({
-      cluster: obj,
-      image: resolved.image,
-      ...(resolved.resources ? { resources: resolved.resources } : {}),
-      ...(resolved.maxMemoryBytes !== undefined ? { maxMemoryBytes: resolved.maxMemoryBytes } : {}),
-      ...(resolved.storage ? { storage: resolved.storage } : {}),
-      ...(templateStorage ? { existingTemplateStorage: templateStorage } : {}),
-      passwordSecret,
-      ...(options.controllerIdentity ? { controller: options.controllerIdentity } : {}),
-    });
-    const desired: DesiredChild[] = [];
-    const authSecret = rendered.authSecret;
-    if (authSecret)
-      desired.push({
-        resourceType: Secrets,
-        mode: 'create-once',
-        name: names.authSecret,
-        object: () => authSecret(generatePassword()) as never,
-      });
-    desired.push(
-      { resourceType: ConfigMaps, object: rendered.configMap as never },
-      { resourceType: Services, object: rendered.headless as never },
-      { resourceType: Services, object: rendered.readWrite as never },
-      ...(obj.spec.mode === 'Replicated'
-        ? [{ resourceType: Services, object: rendered.readOnly as never }]
-        : []),
-      { resourceType: PodDisruptionBudgets, object: rendered.podDisruptionBudget as never },
-      { resourceType: NetworkPolicies, object: rendered.networkPolicy as never },
-      { resourceType: StatefulSets, object: rendered.statefulSet as never },
+    const live = children.get<StatefulSetWithClaims>(obj, StatefulSets, names.statefulSet);
+    const synced = await syncOwnChildren(
+      children,
+      obj,
+      desiredChildren(obj, resolved, templateStorageOf(live), options.controllerIdentity),
+      ctx.signal,
     );
-    const sync = await children.sync(obj, desired, { signal: ctx.signal });
-    if (sync.conflicts.length) {
-      throw new TerminalError(
-        CacheReasons.ChildConflict,
-        `${sync.conflicts.map((c) => c.message).join('; ')}: Steward adopts nothing it did not create; delete or rename it`,
-        { recheckAfter: 60_000 },
-      );
-    }
-    const password = await passwordOf(obj, sync.children);
-
+    const password = await passwords.of(obj, synced);
     // Volumes grow with spec.persistence.size (StatefulSet templates cannot change).
     const problems: { reason: string; message: string }[] = [];
     if (resolved.storage) {
@@ -324,147 +230,44 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
       );
       problems.push(...grown.problems);
     }
-
-    // Observe every running pod.
-    const podList = deps.pods(namespace, name);
-    // Before any INFO is sent: the primary's offset covers every write acknowledged by then.
-    const observedAt = now().toISOString();
-    const facts = await podFacts(podList, name, (ip) =>
-      redis.observe(endpoint(ip, password), { signal: ctx.signal }),
-    );
-    const uid = obj.metadata.uid ?? name;
-    const replicas = desiredReplicas(obj);
-    const plan = planRoles({
-      mode: obj.spec.mode ?? 'Standalone',
-      replicas,
-      failover: {
-        enabled: obj.spec.mode === 'Replicated' && (obj.spec.failover?.enabled ?? true),
-        afterMs: durationMs(obj.spec.failover?.after ?? '10s'),
-      },
-      port: CACHE_PORT,
-      status: {
-        ...(obj.status?.primary ? { primary: obj.status.primary } : {}),
-        ...(obj.status?.primaryRunId ? { primaryRunId: obj.status.primaryRunId } : {}),
-        ...(obj.status?.failover ? { failover: obj.status.failover } : {}),
-        ...(obj.status?.failoverCount !== undefined
-          ? { failoverCount: obj.status.failoverCount }
-          : {}),
-        ...(obj.status?.lastFailover ? { lastFailover: obj.status.lastFailover } : {}),
-      },
-      pods: facts,
-      memory: memories.get(uid) ?? {},
-      now: now().toISOString(),
-      observedAt,
-    });
-    memories.set(uid, plan.memory);
-    if (plan.status) {
-      // The decision is durable before it is carried out: a restart resumes it. It was taken over
-      // the status this reconcile read; if the API server holds a newer one (another reconcile's
-      // decision the cache had not shown yet), nothing is written and the reconcile starts over.
-      const decided = plan.status;
-      const basis = obj.status ?? {};
-      await recordDecision(ctx.status, {
-        stale: (latest) => {
-          const now = latest.status ?? {};
-          return now.primary !== basis.primary ||
-            (now.failoverCount ?? 0) !== (basis.failoverCount ?? 0)
-            ? `status of ${namespace}/${name} changed since it was read (primary ${basis.primary ?? '-'} → ${now.primary ?? '-'}): deciding again`
-            : undefined;
-        },
-        fields: () => ({
-          primary: decided.primary,
-          primaryRunId: decided.primaryRunId,
-          failover: decided.failover,
-          failoverCount: decided.failoverCount,
-          lastFailover: decided.lastFailover,
-        }),
-      });
-    }
-    for (const event of plan.events) emit(obj, event.type, event.reason, event.message);
-    const failed = await carryOut(plan.actions, facts, namespace, password);
+    const pods = deps.pods(namespace, name);
+    const { plan, failed } = await rolesPhase(rolesEnv, ctx, obj, pods, password, memories);
     for (const f of failed) problems.push({ reason: 'ActionFailed', message: f });
-
-    const sts = sync.children.get(`StatefulSet/${names.statefulSet}`);
-    const rollout = sts ? statefulSetRolloutStatus(sts as never) : undefined;
-    const statusOf = (cluster: Cluster) =>
+    const sts = synced.get(`StatefulSet/${names.statefulSet}`);
+    const secret = passwordSecretOf(obj);
+    const replicas = desiredReplicas(obj);
+    const { before, change } = await stateStatus(ctx.status, (cluster) =>
       cacheStatus({
         cluster,
         replicas,
-        podCount: podList.filter((p) => !p.metadata.deletionTimestamp).length,
+        podCount: pods.filter((p) => !p.metadata.deletionTimestamp).length,
         health: plan.health,
-        rollout,
+        rollout: sts ? statefulSetRolloutStatus(sts as never) : undefined,
         image: resolved.image,
         endpoints: {
           readWrite: `${names.readWrite}.${namespace}.svc`,
           readOnly: `${names.readOnly}.${namespace}.svc`,
           port: CACHE_PORT,
-          secretName: passwordSecret.name,
-          secretKey: passwordSecret.key,
+          secretName: secret.name,
+          secretKey: secret.key,
         },
         durable: Boolean(resolved.storage),
         problems,
-      });
-    // Stated over the newest copy the writer has (recomputed over the API server's on a
-    // conflict): the phase before this write — whether the cluster was Scaling — is then not
-    // that of a stale cache, which a reconcile right after the previous one's write may still see.
-    let before = ctx.status.object.status?.phase;
-    let statusChange = statusOf(ctx.status.object);
-    await ctx.status.write((latest) => {
-      before = latest.status?.phase;
-      statusChange = statusOf(latest);
-      return { conditions: statusChange.conditions, fields: statusChange.fields };
-    });
-    if (
-      before &&
-      before !== statusChange.phase &&
-      (statusChange.phase === 'Scaling' || before === 'Scaling')
-    )
-      emit(
-        obj,
-        'Normal',
-        statusChange.phase === 'Scaling' ? 'Scaling' : 'Scaled',
-        `${replicas} pods desired, ${plan.health.readyReplicas} ready`,
-      );
-    const settled = statusChange.phase === 'Ready' && failed.length === 0;
-    // A failover's next steps go ahead of bulk work (a flood of new objects in any namespace).
-    const urgent = statusChange.phase === 'FailingOver';
-    return {
-      requeueAfter: plan.requeueAfterMs ?? (settled ? pollMs : busyMs),
-      ...(urgent ? { priority: Priorities.high } : {}),
-    };
-  }
-
-  function endpoint(ip: string, password: string): RedisEndpoint {
-    return { host: ip, port: CACHE_PORT, password };
-  }
-
-  async function carryOut(
-    actions: RoleAction[],
-    facts: { name: string; ip?: string }[],
-    namespace: string,
-    password: string,
-  ): Promise<string[]> {
-    const failed: string[] = [];
-    const ipOf = (pod: string) => facts.find((f) => f.name === pod)?.ip;
-    for (const action of actions) {
-      try {
-        if (action.type === 'label') {
-          await client.mergePatch(Pods, action.pod, namespace, {
-            metadata: { labels: { [Labels.role]: action.role } },
-          });
-          continue;
-        }
-        const ip = ipOf(action.pod);
-        if (!ip) throw new Error(`${action.pod} has no IP`);
-        if (action.type === 'promote') await redis.promote(endpoint(ip, password));
-        else
-          await redis.replicaOf(endpoint(ip, password), { host: action.host, port: action.port });
-      } catch (error) {
-        if (isNotFound(error)) continue;
-        failed.push(`${action.type} ${action.pod}: ${(error as Error).message}`);
-      }
-    }
-    return failed;
+      }),
+    );
+    const scaled = scalingEvent(
+      before,
+      change.phase,
+      `${replicas} pods desired, ${plan.health.readyReplicas} ready`,
+    );
+    if (scaled) emit(obj, 'Normal', scaled.reason, scaled.message);
+    return nextLook(
+      change.phase,
+      plan.requeueAfterMs,
+      change.phase === 'Ready' && failed.length === 0,
+      [],
+      poll,
+    );
   }
 
   /** The volumes of this cluster's StatefulSet (not a same-named predecessor's). */
@@ -535,7 +338,4 @@ export function cacheClusterUsers(defaultProfile?: string): ProfileUser<Cluster>
   };
 }
 
-/** Pods desired: Standalone 1, Replicated spec.replicas (default 2). */
-export function desiredReplicas(obj: Cluster): number {
-  return obj.spec.mode === 'Replicated' ? (obj.spec.replicas ?? 2) : 1;
-}
+export { desiredReplicas };

@@ -2,6 +2,7 @@ import {
   PostgresBackup,
   PostgresCluster,
   SwitchoverAnnotation,
+  type BackupDestination,
 } from '@steward/postgres-cluster-api';
 import {
   or,
@@ -34,6 +35,10 @@ import {
 } from '@steward/provider-profile';
 import { ProviderProfile } from '@steward/provider-profile-api';
 import {
+  nextLook,
+  scalingEvent,
+  stateStatus,
+  templateStorageOf,
   VolumeGrowth,
   wireWorkload,
   workloadChanges,
@@ -53,13 +58,7 @@ import { type PlanMemory } from './plan/plan.js';
 import { resolveBackup, resolvePostgres, type Resolution } from './resolve.js';
 import { postgresClusterGauges } from './metrics.js';
 import { PostgresReasons } from './status.js';
-import { type BackupDestination } from '@steward/postgres-cluster-api';
-import {
-  desiredChildren,
-  liveStatefulSet,
-  syncChildren,
-  templateStorageOf,
-} from './phases/children.js';
+import { desiredChildren, liveStatefulSet, syncChildren } from './phases/children.js';
 import { beforeDelete, removeCluster, retainCluster } from './phases/deletion.js';
 import { emptyOutcome, type PhaseEnv, type PhaseOutcome } from './phases/env.js';
 import { endpointWith, instancesPhase } from './phases/instances.js';
@@ -67,7 +66,7 @@ import { restorePhase } from './phases/restore.js';
 import { failoverHeld, planRoll, rollPhase } from './phases/roll.js';
 import { backupsPhase } from './phases/backups.js';
 import { upgradePhase } from './phases/upgrade.js';
-import { clusterStatus, nextLook, scalingEvent } from './phases/status.js';
+import { clusterStatus } from './phases/status.js';
 import { planTopology } from './phases/topology.js';
 
 type Cluster = PostgresCluster;
@@ -405,7 +404,7 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
     }
     if (upgrade.problem) outcome.problems.push(upgrade.problem);
 
-    const facts2 = {
+    const gathered = {
       desired: topology.desired,
       podCount: topology.pods.filter((p) => !p.metadata.deletionTimestamp).length,
       health: plan.health,
@@ -419,16 +418,14 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
       ...(restore ? { restore } : {}),
       now: now().toISOString(),
     };
-    // Stated over the newest copy the writer has (recomputed over the API server's on a
-    // conflict): the phase before this write is then not that of a stale cache.
-    let before = ctx.status.object.status?.phase;
-    let change = clusterStatus(ctx.status.object, facts2);
-    await ctx.status.write((latest) => {
-      before = latest.status?.phase;
-      change = clusterStatus(latest, facts2);
-      return { conditions: change.conditions, fields: change.fields };
-    });
-    const scaled = scalingEvent(before, change.phase, topology.desired, plan.health.readyInstances);
+    const { before, change } = await stateStatus(ctx.status, (latest) =>
+      clusterStatus(latest, gathered),
+    );
+    const scaled = scalingEvent(
+      before,
+      change.phase,
+      `${topology.desired} instances desired, ${plan.health.readyInstances} ready`,
+    );
     if (scaled) emit(obj, 'Normal', scaled.reason, scaled.message);
     return nextLook(
       change.phase,

@@ -93,6 +93,8 @@ export {
   ordinalOf,
   planVolumeGrowth,
   retainVolumes,
+  templateStorageOf,
+  type StatefulSetWithClaims,
   VolumeGrowth,
   VolumeReasons,
   volumesOf,
@@ -104,6 +106,8 @@ export {
 } from './volumes.js';
 export { recordDecision, StaleDecisionError, type Decision } from './decision.js';
 export { indexByLabel } from './by-label.js';
+export { ChildConflictReason, childSecretValue, syncOwnChildren } from './sync.js';
+export { nextLook, scalingEvent, stateStatus, type WorkloadStatusChange } from './status-cycle.js';
 export {
   durationMs,
   wireWorkload,

@@ -285,3 +285,18 @@ export async function deleteOwnVolumes(
   }
   return `deletionPolicy Delete: ${volumes.own.length ? `PersistentVolumeClaims ${volumes.own.join(', ')} deleted` : 'no volumes'}${predecessorsNote(volumes)}; ${goWith} go with the ${obj.kind}${suffix}`;
 }
+
+/** A StatefulSet as the volume pieces read it. */
+export type StatefulSetWithClaims = KubeObject & {
+  spec?: {
+    volumeClaimTemplates?: { spec?: { resources?: { requests?: { storage?: string } } } }[];
+  };
+  status?: { updateRevision?: string };
+};
+
+/**
+ * The storage a live StatefulSet's first claim template asks for: a StatefulSet's templates
+ * cannot change, so the rendered one keeps it while the claims grow one by one.
+ */
+export const templateStorageOf = (sts: StatefulSetWithClaims | undefined): string | undefined =>
+  sts?.spec?.volumeClaimTemplates?.[0]?.spec?.resources?.requests?.storage;

@@ -1,5 +1,4 @@
 import { type RestoreStatus } from '@steward/postgres-cluster-api';
-import { TerminalError } from '@steward/controller';
 import {
   ConfigMaps,
   NetworkPolicies,
@@ -9,12 +8,17 @@ import {
   StatefulSets,
   type KubeObject,
 } from '@steward/kube';
-import { generatePassword, type DesiredChild } from '@steward/workload';
+import {
+  childSecretValue,
+  generatePassword,
+  syncOwnChildren,
+  type DesiredChild,
+  type StatefulSetWithClaims,
+} from '@steward/workload';
 import { sourceDestinationOf, sourcePrefix } from '../backup/layout.js';
 import { childNames, renderChildren, SecretKeys, type RenderInput } from '../children/index.js';
 import { renderStatefulSet } from '../children/stateful-set.js';
 import { type ResolvedPostgres } from '../resolve.js';
-import { PostgresReasons } from '../status.js';
 import { type Cluster, type Context, type PhaseEnv } from './env.js';
 import { type Topology } from './topology.js';
 
@@ -101,14 +105,6 @@ export function desiredChildren(facts: ChildrenFacts): DesiredChild[] {
   return want;
 }
 
-type SecretObject = KubeObject & { data?: Record<string, string> };
-type StatefulSetObject = KubeObject & {
-  spec?: {
-    volumeClaimTemplates?: { spec?: { resources?: { requests?: { storage?: string } } } }[];
-  };
-  status?: { updateRevision?: string };
-};
-
 /** The children as they are after the sync: the Secrets' values, the StatefulSet's revision. */
 export interface SyncedChildren {
   secret: (name: string, key: string) => string;
@@ -118,40 +114,26 @@ export interface SyncedChildren {
 
 /** A live StatefulSet of the cluster (from the children's cache). */
 export function liveStatefulSet(env: PhaseEnv, cluster: Cluster, set: string) {
-  return env.children.get<StatefulSetObject>(cluster, StatefulSets, set);
+  return env.children.get<StatefulSetWithClaims>(cluster, StatefulSets, set);
 }
 
-/** The storage a live StatefulSet's claim template asks for. */
-export const templateStorageOf = (sts: StatefulSetObject | undefined) =>
-  sts?.spec?.volumeClaimTemplates?.[0]?.spec?.resources?.requests?.storage;
-
-/**
- * Applies the desired children (a converged cluster costs no request); a name taken by an object
- * Steward did not create is `ChildConflict` (terminal: adopted never, for a person to resolve).
- */
+/** Applies the desired children (`syncOwnChildren`) and reads the generated Secrets. */
 export async function syncChildren(
   env: PhaseEnv,
   ctx: Context,
   cluster: Cluster,
   want: DesiredChild[],
 ): Promise<SyncedChildren> {
-  const sync = await env.children.sync(cluster, want, { signal: ctx.signal });
-  if (sync.conflicts.length) {
-    throw new TerminalError(
-      PostgresReasons.ChildConflict,
-      `${sync.conflicts.map((c) => c.message).join('; ')}: Steward adopts nothing it did not create; delete or rename it`,
-      { recheckAfter: 60_000 },
-    );
-  }
+  const children = await syncOwnChildren(env.children, cluster, want, ctx.signal);
   const secret = (name: string, key: string): string => {
-    const raw = (sync.children.get(`Secret/${name}`) as SecretObject | undefined)?.data?.[key];
-    if (raw === undefined) throw new Error(`Secret ${name} has no ${key} yet`);
-    return Buffer.from(raw, 'base64').toString('utf8');
+    const value = childSecretValue(children, name, key);
+    if (value === undefined) throw new Error(`Secret ${name} has no ${key} yet`);
+    return value;
   };
   const names = childNames(cluster.metadata.name!);
   return {
     secret,
     superuserPassword: secret(names.superuserSecret, SecretKeys.password),
-    children: sync.children,
+    children,
   };
 }

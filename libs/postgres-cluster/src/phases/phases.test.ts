@@ -1,5 +1,4 @@
 import { SwitchoverAnnotation, type PostgresCluster } from '@steward/postgres-cluster-api';
-import { Priorities } from '@steward/controller';
 import { StatefulSets, type ResourceType } from '@steward/kube';
 import { describe, expect, it } from 'vitest';
 import { type PlanHealth } from '../plan/plan.js';
@@ -8,7 +7,7 @@ import { desiredChildren } from './children.js';
 import { decisionStale, instanceProblems, planInputOf } from './instances.js';
 import { restoreToChoose } from './restore.js';
 import { planRoll } from './roll.js';
-import { clusterStatus, nextLook, scalingEvent, type StatusFacts } from './status.js';
+import { clusterStatus, type StatusFacts } from './status.js';
 import { planTopology } from './topology.js';
 
 const cluster = (
@@ -366,36 +365,6 @@ describe('clusterStatus', () => {
     const backup = { count: 2 } as never;
     expect(clusterStatus(ready, facts({ backup })).fields['backup']).toBe(backup);
     expect('backup' in clusterStatus(ready, facts()).fields).toBe(false);
-  });
-});
-
-describe('scalingEvent', () => {
-  it.each([
-    [undefined, 'Scaling', undefined],
-    ['Ready', 'Ready', undefined],
-    ['Ready', 'Scaling', 'Scaling'],
-    ['Scaling', 'Ready', 'Scaled'],
-    ['Scaling', 'Degraded', 'Scaled'],
-    ['Ready', 'Degraded', undefined],
-  ])('%s → %s: %s', (before, after, reason) => {
-    expect(scalingEvent(before, after, 3, 2)?.reason).toBe(reason);
-  });
-});
-
-describe('nextLook', () => {
-  const poll = { pollMs: 5000, busyMs: 1000 };
-  it.each([
-    ['settled: the poll', 'Ready', undefined, true, [], 5000, false],
-    ['busy: the busy poll', 'Scaling', undefined, false, [], 1000, false],
-    ["the plan's own time replaces the poll", 'Ready', 10_000, true, [], 10_000, false],
-    ['another phase may ask for sooner', 'Ready', undefined, true, [2000, undefined], 2000, false],
-    ['but not for later', 'Ready', undefined, true, [60_000], 5000, false],
-    ['a failover goes ahead of bulk work', 'FailingOver', 200, false, [], 200, true],
-    ['so does a switchover', 'SwitchingOver', undefined, false, [], 1000, true],
-  ] as const)('%s', (_n, phase, planned, settled, sooner, after, urgent) => {
-    const r = nextLook(phase, planned, settled, [...sooner], poll);
-    expect(r.requeueAfter).toBe(after);
-    expect(r.priority === Priorities.high).toBe(urgent);
   });
 });
 

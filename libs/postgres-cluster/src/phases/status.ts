@@ -3,7 +3,6 @@ import {
   type BackupStatus,
   type RestoreStatus,
 } from '@steward/postgres-cluster-api';
-import { Priorities, type Result } from '@steward/controller';
 import { childNames } from '../children/index.js';
 import { type PlanHealth } from '../plan/plan.js';
 import { postgresStatus, type PostgresStatusChange } from '../status.js';
@@ -86,38 +85,4 @@ export function clusterStatus(cluster: Cluster, facts: StatusFacts): PostgresSta
         : {}),
     },
   };
-}
-
-/** The Event of a phase change into or out of Scaling (pure), or undefined. */
-export function scalingEvent(
-  before: string | undefined,
-  after: string,
-  desired: number,
-  ready: number,
-): { reason: 'Scaling' | 'Scaled'; message: string } | undefined {
-  if (!before || before === after || (after !== 'Scaling' && before !== 'Scaling'))
-    return undefined;
-  return {
-    reason: after === 'Scaling' ? 'Scaling' : 'Scaled',
-    message: `${desired} instances desired, ${ready} ready`,
-  };
-}
-
-/**
- * When to look again (pure): the plan's own time, else the poll (settled: Ready and nothing
- * failed) or the busy poll — or sooner, if another phase asked for sooner. A failover's or
- * switchover's next steps go ahead of bulk work (a flood of new objects in any namespace): the
- * write pause lasts until they are done.
- */
-export function nextLook(
-  phase: string,
-  planned: number | undefined,
-  settled: boolean,
-  sooner: (number | undefined)[],
-  poll: { pollMs: number; busyMs: number },
-): Result {
-  const base = planned ?? (settled ? poll.pollMs : poll.busyMs);
-  const requeueAfter = Math.min(base, ...sooner.map((a) => a ?? base));
-  const urgent = phase === 'FailingOver' || phase === 'SwitchingOver';
-  return { requeueAfter, ...(urgent ? { priority: Priorities.high } : {}) };
 }

@@ -1,0 +1,60 @@
+import { type CacheCluster } from '@steward/cache-cluster-api';
+import {
+  ConfigMaps,
+  NetworkPolicies,
+  PodDisruptionBudgets,
+  Secrets,
+  Services,
+  StatefulSets,
+} from '@steward/kube';
+import { generatePassword, type DesiredChild } from '@steward/workload';
+import { childNames, renderChildren } from '../children/index.js';
+import { type ResolvedCache } from '../resolve.js';
+import { passwordSecretOf } from './auth.js';
+
+/**
+ * The children a CacheCluster is to have (pure): the generated password Secret (created once,
+ * unless the user brings one), the ConfigMap, the Services (read-only only when Replicated), the
+ * PDB, the NetworkPolicy and the StatefulSet — whose claim template keeps a live one's storage
+ * (`templateStorage`: templates cannot change; volumes grow claim by claim).
+ */
+export function desiredChildren(
+  cluster: CacheCluster,
+  resolved: ResolvedCache,
+  templateStorage: string | undefined,
+  controller?: { namespace: string; podLabels: Record<string, string> },
+): DesiredChild[] {
+  const names = childNames(cluster.metadata.name!);
+  const rendered = renderChildren({
+    cluster,
+    image: resolved.image,
+    ...(resolved.resources ? { resources: resolved.resources } : {}),
+    ...(resolved.maxMemoryBytes !== undefined ? { maxMemoryBytes: resolved.maxMemoryBytes } : {}),
+    ...(resolved.storage ? { storage: resolved.storage } : {}),
+    ...(templateStorage ? { existingTemplateStorage: templateStorage } : {}),
+    passwordSecret: passwordSecretOf(cluster),
+    ...(controller ? { controller } : {}),
+  });
+  const authSecret = rendered.authSecret;
+  return [
+    ...(authSecret
+      ? [
+          {
+            resourceType: Secrets,
+            mode: 'create-once' as const,
+            name: names.authSecret,
+            object: () => authSecret(generatePassword()) as never,
+          },
+        ]
+      : []),
+    { resourceType: ConfigMaps, object: rendered.configMap as never },
+    { resourceType: Services, object: rendered.headless as never },
+    { resourceType: Services, object: rendered.readWrite as never },
+    ...(cluster.spec.mode === 'Replicated'
+      ? [{ resourceType: Services, object: rendered.readOnly as never }]
+      : []),
+    { resourceType: PodDisruptionBudgets, object: rendered.podDisruptionBudget as never },
+    { resourceType: NetworkPolicies, object: rendered.networkPolicy as never },
+    { resourceType: StatefulSets, object: rendered.statefulSet as never },
+  ];
+}

@@ -1,0 +1,150 @@
+import { CACHE_PORT, type CacheCluster } from '@steward/cache-cluster-api';
+import { type ObjectReconcileContext } from '@steward/controller';
+import { isNotFound, Pods, type KubeClient } from '@steward/kube';
+import { durationMs, recordDecision } from '@steward/workload';
+import { Labels } from '../children/index.js';
+import { podFacts, type Pod } from '../pods.js';
+import { type RedisAdmin, type RedisEndpoint } from '../redis/index.js';
+import {
+  planRoles,
+  type PrimaryMemory,
+  type RoleAction,
+  type RolePlan,
+  type RolePlanInput,
+} from '../roles/plan.js';
+import { desiredReplicas } from './replicas.js';
+
+type Cluster = CacheCluster;
+
+/** What the roles phase acts with. */
+export interface RolesEnv {
+  client: Pick<KubeClient, 'mergePatch'>;
+  redis: RedisAdmin;
+  now: () => Date;
+  emit: (obj: Cluster, type: 'Normal' | 'Warning', reason: string, message: string) => void;
+}
+
+/** The role plan's input (pure): the cluster's settings, its recorded decisions, what was seen. */
+export function rolesInputOf(
+  cluster: Cluster,
+  pods: RolePlanInput['pods'],
+  memory: PrimaryMemory,
+  now: string,
+  observedAt: string,
+): RolePlanInput {
+  const s = cluster.status;
+  return {
+    mode: cluster.spec.mode ?? 'Standalone',
+    replicas: desiredReplicas(cluster),
+    failover: {
+      enabled: cluster.spec.mode === 'Replicated' && (cluster.spec.failover?.enabled ?? true),
+      afterMs: durationMs(cluster.spec.failover?.after ?? '10s'),
+    },
+    port: CACHE_PORT,
+    status: {
+      ...(s?.primary ? { primary: s.primary } : {}),
+      ...(s?.primaryRunId ? { primaryRunId: s.primaryRunId } : {}),
+      ...(s?.failover ? { failover: s.failover } : {}),
+      ...(s?.failoverCount !== undefined ? { failoverCount: s.failoverCount } : {}),
+      ...(s?.lastFailover ? { lastFailover: s.lastFailover } : {}),
+    },
+    pods,
+    memory,
+    now,
+    observedAt,
+  };
+}
+
+/**
+ * Why the status a role decision was taken over is no longer the API server's (another
+ * reconcile decided meanwhile), or undefined (pure).
+ */
+export function roleDecisionStale(
+  basis: Cluster['status'],
+  latest: Cluster['status'],
+  key: string,
+): string | undefined {
+  const was = basis ?? {};
+  const now = latest ?? {};
+  return now.primary !== was.primary || (now.failoverCount ?? 0) !== (was.failoverCount ?? 0)
+    ? `status of ${key} changed since it was read (primary ${was.primary ?? '-'} → ${now.primary ?? '-'}): deciding again`
+    : undefined;
+}
+
+export interface RolesOutcome {
+  plan: RolePlan;
+  /** Actions that failed (their messages). */
+  failed: string[];
+}
+
+/**
+ * The roles phase: every pod's server observed (INFO sent no earlier than `observedAt`, so the
+ * primary's offset covers every write acknowledged by then), the role plan run, its decision
+ * recorded before anything carries it out (`recordDecision`), then its actions carried out.
+ */
+export async function rolesPhase(
+  env: RolesEnv,
+  ctx: ObjectReconcileContext<Cluster>,
+  cluster: Cluster,
+  pods: Pod[],
+  password: string,
+  memories: Map<string, PrimaryMemory>,
+): Promise<RolesOutcome> {
+  const name = cluster.metadata.name!;
+  const uid = cluster.metadata.uid ?? name;
+  const endpoint = (ip: string): RedisEndpoint => ({ host: ip, port: CACHE_PORT, password });
+  const observedAt = env.now().toISOString();
+  const facts = await podFacts(pods, name, (ip) =>
+    env.redis.observe(endpoint(ip), { signal: ctx.signal }),
+  );
+  const plan = planRoles(
+    rolesInputOf(cluster, facts, memories.get(uid) ?? {}, env.now().toISOString(), observedAt),
+  );
+  memories.set(uid, plan.memory);
+  const decided = plan.status;
+  if (decided) {
+    const basis = cluster.status;
+    await recordDecision(ctx.status, {
+      stale: (latest) =>
+        roleDecisionStale(basis, latest.status, `${cluster.metadata.namespace}/${name}`),
+      fields: () => ({
+        primary: decided.primary,
+        primaryRunId: decided.primaryRunId,
+        failover: decided.failover,
+        failoverCount: decided.failoverCount,
+        lastFailover: decided.lastFailover,
+      }),
+    });
+  }
+  for (const event of plan.events) env.emit(cluster, event.type, event.reason, event.message);
+  const failed = await carryOut(env, cluster, plan.actions, facts, endpoint);
+  return { plan, failed };
+}
+
+async function carryOut(
+  env: RolesEnv,
+  cluster: Cluster,
+  actions: RoleAction[],
+  facts: { name: string; ip?: string }[],
+  endpoint: (ip: string) => RedisEndpoint,
+): Promise<string[]> {
+  const failed: string[] = [];
+  for (const action of actions) {
+    try {
+      if (action.type === 'label') {
+        await env.client.mergePatch(Pods, action.pod, cluster.metadata.namespace, {
+          metadata: { labels: { [Labels.role]: action.role } },
+        });
+        continue;
+      }
+      const ip = facts.find((f) => f.name === action.pod)?.ip;
+      if (!ip) throw new Error(`${action.pod} has no IP`);
+      if (action.type === 'promote') await env.redis.promote(endpoint(ip));
+      else await env.redis.replicaOf(endpoint(ip), { host: action.host, port: action.port });
+    } catch (error) {
+      if (isNotFound(error)) continue;
+      failed.push(`${action.type} ${action.pod}: ${(error as Error).message}`);
+    }
+  }
+  return failed;
+}
