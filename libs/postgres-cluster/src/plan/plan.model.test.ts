@@ -34,7 +34,7 @@
  * replaced), a container running the instance agent (instance-script.ts's rules: `wait`,
  * `initdb`, `primary`, `standby|rewind|reclone <host>`, restarts only where its needs_restart
  * says), a data directory (timeline history and WAL end), and a network link to the controller.
- * The controller's reconcile is controller.ts's: observe → plan → keep `plan.memory` → write
+ * The controller's reconcile is phases/instances.ts's: observe → plan → keep `plan.memory` → write
  * `plan.status` under the precondition (on a 409 re-read; refuse if currentPrimary,
  * failoverCount, the failover/switchover phases or switchoverCount changed) → carry out the
  * actions in order, each failure skipped.
