@@ -6,14 +6,11 @@ import {
 } from '@steward/postgres-cluster-api';
 import {
   or,
-  TerminalError,
   type Controller,
   type EventRecorder,
   type Manager,
-  type ObjectReconcileContext,
   type ObjectReconciler,
   type Predicate,
-  type Result,
 } from '@steward/controller';
 import { type Selection } from '@steward/informer';
 import {
@@ -35,10 +32,6 @@ import {
 } from '@steward/provider-profile';
 import { ProviderProfile } from '@steward/provider-profile-api';
 import {
-  nextLook,
-  scalingEvent,
-  stateStatus,
-  templateStorageOf,
   VolumeGrowth,
   wireWorkload,
   workloadChanges,
@@ -46,28 +39,20 @@ import {
   type ClaimObject,
   type WorkloadChildren,
 } from '@steward/workload';
-import { DataVolumeName, Labels, ordinalOf } from './children/index.js';
+import { Labels } from './children/index.js';
 import { Upgrades } from './upgrade/upgrade.js';
-import { copyBackupCredentials, CredentialsSourceMissing } from './backup/credentials.js';
 import { indexByCluster, ByCluster, isOpenRequest, requestedDue } from './backup/on-demand.js';
 import { Backups, type BackupRequest, type JobObject } from './backup/reconcile.js';
 import { s3BackupStore, type BackupStore, type Credentials } from './backup/store.js';
 import { pgAdmin, type PgAdmin } from './pg/index.js';
 import { type Pod } from './pods.js';
 import { type PlanMemory } from './plan/plan.js';
-import { resolveBackup, resolvePostgres, type Resolution } from './resolve.js';
+import { resolvePostgres, type Resolution } from './resolve.js';
 import { postgresClusterGauges } from './metrics.js';
-import { PostgresReasons } from './status.js';
-import { desiredChildren, liveStatefulSet, syncChildren } from './phases/children.js';
 import { beforeDelete, removeCluster, retainCluster } from './phases/deletion.js';
-import { emptyOutcome, type PhaseEnv, type PhaseOutcome } from './phases/env.js';
-import { endpointWith, instancesPhase } from './phases/instances.js';
-import { restorePhase } from './phases/restore.js';
-import { failoverHeld, planRoll, rollPhase } from './phases/roll.js';
-import { backupsPhase } from './phases/backups.js';
-import { upgradePhase } from './phases/upgrade.js';
-import { clusterStatus } from './phases/status.js';
-import { planTopology } from './phases/topology.js';
+import { type PhaseEnv } from './phases/env.js';
+import { withBackupSettings } from './phases/backup-settings.js';
+import { convergeCluster, type ConvergeState } from './phases/converge.js';
 
 type Cluster = PostgresCluster;
 type Profile = ProviderProfile;
@@ -261,38 +246,6 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
     emit,
   };
 
-  /**
-   * The cluster with its backup settings resolved against its profile, or a refusal — before
-   * anything connects to a bucket. A profile that copies its credentials Secret into workload
-   * namespaces gets the copy made here, before a pod or Job needs it.
-   */
-  async function withBackupSettings(obj: Cluster, signal?: AbortSignal): Promise<Cluster> {
-    const resolved = resolveBackup(obj, profiles.of(obj));
-    if (!resolved.allowed) throw new TerminalError(resolved.reason, resolved.message);
-    const copy = resolved.credentialsCopy;
-    if (copy) {
-      const namespace = obj.metadata.namespace!;
-      const outcome = await copyBackupCredentials(client, copy, namespace, signal).catch(
-        (error: unknown) => {
-          if (!(error instanceof CredentialsSourceMissing)) throw error;
-          throw new TerminalError(
-            PostgresReasons.BackupCredentialsNotCopied,
-            `${error.message}: the platform team must create it (ProviderProfile ${profiles.nameOf(obj)}, spec.kubernetes.backup.copyCredentialsToWorkloadNamespaces)`,
-            { recheckAfter: 60_000 },
-          );
-        },
-      );
-      if (outcome === 'created' || outcome === 'updated')
-        emit(
-          obj,
-          'Normal',
-          'BackupCredentialsCopied',
-          `Secret ${copy.to} ${outcome} in namespace ${namespace} from ${copy.from.namespace}/${copy.from.name} (the ProviderProfile copies its backup credentials into workload namespaces)`,
-        );
-    }
-    return resolved.cluster;
-  }
-
   function admission(obj: Cluster, version: string): Resolution {
     const missing = profiles.missing(obj);
     if (missing) return { allowed: false, ...missing };
@@ -304,137 +257,15 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
     );
   }
 
-  /**
-   * One reconcile: the phases in order, each a pure plan and its executor, their outcomes gathered
-   * into one status write. Decisions (the restore chosen, a failover or switchover, an upgrade's
-   * step) are recorded before they are carried out.
-   */
-  async function converge(ctx: ObjectReconcileContext<Cluster>, given: Cluster): Promise<Result> {
-    const namespace = given.metadata.namespace!;
-    const name = given.metadata.name!;
-    // The major the data directory holds: what the instances keep running until an upgrade.
-    const running = given.status?.version ?? given.spec.version;
-    const resolution = admission(given, running);
-    if (!resolution.allowed) throw new TerminalError(resolution.reason, resolution.message);
-    const resolved = resolution.resolved;
-    // From here on, spec.backup and the recovery source have their destinations.
-    const obj = await withBackupSettings(given, ctx.signal);
-    const restore = await restorePhase(env, ctx, obj);
-    const topology = planTopology(obj, env.pods(namespace, name));
-    const synced = await syncChildren(
-      env,
-      ctx,
-      obj,
-      desiredChildren({
-        cluster: obj,
-        resolved,
-        topology,
-        ...(restore ? { restore } : {}),
-        templateStorage: (set) => templateStorageOf(liveStatefulSet(env, obj, set)),
-        ...(options.controllerIdentity ? { controller: options.controllerIdentity } : {}),
-      }),
-    );
-    const outcome: PhaseOutcome = emptyOutcome();
-    outcome.notes.push(...topology.notes);
-    const volumes = await env.volumes.step(
-      env
-        .claims(namespace, name)
-        .filter(
-          (c) =>
-            ordinalOf(`${DataVolumeName}-${topology.set}`, c.metadata.name ?? '') !== undefined,
-        ),
-      resolved.storage.size,
-      now().getTime(),
-      (claim, from, to) =>
-        emit(
-          obj,
-          'Normal',
-          'VolumeExpanding',
-          `PersistentVolumeClaim ${claim} grows from ${from} to ${to}`,
-        ),
-    );
-    outcome.problems.push(...volumes.problems);
-    outcome.notes.push(...volumes.notes);
-    const instances = await instancesPhase(
-      env,
-      ctx,
-      obj,
-      topology,
-      synced,
-      memories,
-      failoverHeld(plannedRestarts, obj, now().getTime()),
-    );
-    outcome.problems.push(...instances.problems);
-    const { plan, facts } = instances;
-    const roll = planRoll({
-      pods: topology.pods,
-      updateRevision: liveStatefulSet(env, obj, topology.set)?.status?.updateRevision,
-      primary: obj.status?.currentPrimary,
-      health: plan.health,
-      instances: facts.length,
-      actionsFailed: instances.failed.length > 0,
-    });
-    await rollPhase(env, obj, roll, plannedRestarts);
-    const backup = await backupsPhase(
-      env,
-      ctx,
-      obj,
-      resolved.image,
-      facts,
-      plan.health,
-      deps.requests(namespace, name),
-    );
-    outcome.problems.push(...backup.problems);
-    const target = admission(given, obj.spec.version);
-    const upgrade = await upgradePhase(
-      env,
-      ctx,
-      obj,
-      topology,
-      { from: resolved.image, to: target.allowed ? target.resolved.image : undefined },
-      facts,
-      plan.health,
-      endpointWith(synced.superuserPassword),
-    );
-    // The switch was written: everything above described the old set, and what the plan
-    // remembered was about the old instances.
-    if (upgrade.switched) {
-      memories.delete(obj.metadata.uid ?? name);
-      return { requeueAfter: 100 };
-    }
-    if (upgrade.problem) outcome.problems.push(upgrade.problem);
-
-    const gathered = {
-      desired: topology.desired,
-      podCount: topology.pods.filter((p) => !p.metadata.deletionTimestamp).length,
-      health: plan.health,
-      outdated: roll.outdated,
-      image: resolved.image,
-      version: obj.status?.version ?? running,
-      problems: outcome.problems,
-      notes: outcome.notes,
-      upgrade,
-      ...(backup.status ? { backup: backup.status } : {}),
-      ...(restore ? { restore } : {}),
-      now: now().toISOString(),
-    };
-    const { before, change } = await stateStatus(ctx.status, (latest) =>
-      clusterStatus(latest, gathered),
-    );
-    const scaled = scalingEvent(
-      before,
-      change.phase,
-      `${topology.desired} instances desired, ${plan.health.readyInstances} ready`,
-    );
-    if (scaled) emit(obj, 'Normal', scaled.reason, scaled.message);
-    return nextLook(
-      change.phase,
-      plan.requeueAfterMs,
-      change.phase === 'Ready' && instances.failed.length === 0,
-      [backup.requeueAfterMs, upgrade.requeueAfterMs],
-      poll,
-    );
-  }
+  const state: ConvergeState = {
+    memories,
+    plannedRestarts,
+    poll,
+    ...(options.controllerIdentity ? { controllerIdentity: options.controllerIdentity } : {}),
+    requests: deps.requests,
+    admission,
+    withBackupSettings: (obj, signal) => withBackupSettings(env, profiles, obj, signal),
+  };
 
   return workloadReconciler<Cluster>(client, {
     resourceType: PostgresCluster.resourceType,
@@ -449,7 +280,7 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
     deletionRefusal: (obj) =>
       profiles.deletionRefusal('PostgresCluster', obj, 'its volumes and Secrets'),
     preDelete: (ctx, obj) => beforeDelete(env, ctx, obj, profiles.of(obj)),
-    converge,
+    converge: (ctx, obj) => convergeCluster(env, state, ctx, obj),
     retain: (_ctx, obj) => retainCluster(env, obj),
     remove: (_ctx, obj, note) => removeCluster(env, obj, note),
     forget: (obj) => {

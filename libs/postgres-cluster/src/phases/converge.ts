@@ -1,0 +1,180 @@
+import { TerminalError, type Result } from '@steward/controller';
+import {
+  nextLook,
+  ordinalOf,
+  scalingEvent,
+  stateStatus,
+  templateStorageOf,
+} from '@steward/workload';
+import { type BackupRequest } from '../backup/reconcile.js';
+import { DataVolumeName } from '../children/index.js';
+import { type PlanMemory } from '../plan/plan.js';
+import { type Resolution } from '../resolve.js';
+import { backupsPhase } from './backups.js';
+import { desiredChildren, liveStatefulSet, syncChildren } from './children.js';
+import {
+  emptyOutcome,
+  type Cluster,
+  type Context,
+  type PhaseEnv,
+  type PhaseOutcome,
+} from './env.js';
+import { endpointWith, instancesPhase } from './instances.js';
+import { restorePhase } from './restore.js';
+import { failoverHeld, planRoll, rollPhase } from './roll.js';
+import { clusterStatus } from './status.js';
+import { planTopology } from './topology.js';
+import { upgradePhase } from './upgrade.js';
+
+/** What a controller keeps between reconciles, and its settings, for `convergeCluster`. */
+export interface ConvergeState {
+  /** The failover plan's memory, per cluster uid (lost on a restart, by design). */
+  memories: Map<string, PlanMemory>;
+  /** Primaries restarted on purpose by the roll, per cluster uid. */
+  plannedRestarts: Map<string, { pod: string; until: number }>;
+  poll: { pollMs: number; busyMs: number };
+  controllerIdentity?: { namespace: string; podLabels: Record<string, string> };
+  /** The open PostgresBackups of a cluster, oldest first. */
+  requests: (namespace: string, cluster: string) => BackupRequest[];
+  /** The image, resources and volume of the cluster at a major version, or a refusal. */
+  admission: (cluster: Cluster, version: string) => Resolution;
+  /** The cluster with its backup settings resolved (credentials copied), or a refusal. */
+  withBackupSettings: (cluster: Cluster, signal?: AbortSignal) => Promise<Cluster>;
+}
+
+/**
+ * One reconcile: the phases in order, each a pure plan and its executor, their outcomes gathered
+ * into one status write. Decisions (the restore chosen, a failover or switchover, an upgrade's
+ * step) are recorded before they are carried out.
+ */
+export async function convergeCluster(
+  env: PhaseEnv,
+  state: ConvergeState,
+  ctx: Context,
+  given: Cluster,
+): Promise<Result> {
+  const { memories, plannedRestarts, now, emit } = { ...state, now: env.now, emit: env.emit };
+  const namespace = given.metadata.namespace!;
+  const name = given.metadata.name!;
+  // The major the data directory holds: what the instances keep running until an upgrade.
+  const running = given.status?.version ?? given.spec.version;
+  const resolution = state.admission(given, running);
+  if (!resolution.allowed) throw new TerminalError(resolution.reason, resolution.message);
+  const resolved = resolution.resolved;
+  // From here on, spec.backup and the recovery source have their destinations.
+  const obj = await state.withBackupSettings(given, ctx.signal);
+  const restore = await restorePhase(env, ctx, obj);
+  const topology = planTopology(obj, env.pods(namespace, name));
+  const synced = await syncChildren(
+    env,
+    ctx,
+    obj,
+    desiredChildren({
+      cluster: obj,
+      resolved,
+      topology,
+      ...(restore ? { restore } : {}),
+      templateStorage: (set) => templateStorageOf(liveStatefulSet(env, obj, set)),
+      ...(state.controllerIdentity ? { controller: state.controllerIdentity } : {}),
+    }),
+  );
+  const outcome: PhaseOutcome = emptyOutcome();
+  outcome.notes.push(...topology.notes);
+  const volumes = await env.volumes.step(
+    env
+      .claims(namespace, name)
+      .filter(
+        (c) => ordinalOf(`${DataVolumeName}-${topology.set}`, c.metadata.name ?? '') !== undefined,
+      ),
+    resolved.storage.size,
+    now().getTime(),
+    (claim, from, to) =>
+      emit(
+        obj,
+        'Normal',
+        'VolumeExpanding',
+        `PersistentVolumeClaim ${claim} grows from ${from} to ${to}`,
+      ),
+  );
+  outcome.problems.push(...volumes.problems);
+  outcome.notes.push(...volumes.notes);
+  const instances = await instancesPhase(
+    env,
+    ctx,
+    obj,
+    topology,
+    synced,
+    memories,
+    failoverHeld(plannedRestarts, obj, now().getTime()),
+  );
+  outcome.problems.push(...instances.problems);
+  const { plan, facts } = instances;
+  const roll = planRoll({
+    pods: topology.pods,
+    updateRevision: liveStatefulSet(env, obj, topology.set)?.status?.updateRevision,
+    primary: obj.status?.currentPrimary,
+    health: plan.health,
+    instances: facts.length,
+    actionsFailed: instances.failed.length > 0,
+  });
+  await rollPhase(env, obj, roll, plannedRestarts);
+  const backup = await backupsPhase(
+    env,
+    ctx,
+    obj,
+    resolved.image,
+    facts,
+    plan.health,
+    state.requests(namespace, name),
+  );
+  outcome.problems.push(...backup.problems);
+  const target = state.admission(given, obj.spec.version);
+  const upgrade = await upgradePhase(
+    env,
+    ctx,
+    obj,
+    topology,
+    { from: resolved.image, to: target.allowed ? target.resolved.image : undefined },
+    facts,
+    plan.health,
+    endpointWith(synced.superuserPassword),
+  );
+  // The switch was written: everything above described the old set, and what the plan
+  // remembered was about the old instances.
+  if (upgrade.switched) {
+    memories.delete(obj.metadata.uid ?? name);
+    return { requeueAfter: 100 };
+  }
+  if (upgrade.problem) outcome.problems.push(upgrade.problem);
+
+  const gathered = {
+    desired: topology.desired,
+    podCount: topology.pods.filter((p) => !p.metadata.deletionTimestamp).length,
+    health: plan.health,
+    outdated: roll.outdated,
+    image: resolved.image,
+    version: obj.status?.version ?? running,
+    problems: outcome.problems,
+    notes: outcome.notes,
+    upgrade,
+    ...(backup.status ? { backup: backup.status } : {}),
+    ...(restore ? { restore } : {}),
+    now: now().toISOString(),
+  };
+  const { before, change } = await stateStatus(ctx.status, (latest) =>
+    clusterStatus(latest, gathered),
+  );
+  const scaled = scalingEvent(
+    before,
+    change.phase,
+    `${topology.desired} instances desired, ${plan.health.readyInstances} ready`,
+  );
+  if (scaled) emit(obj, 'Normal', scaled.reason, scaled.message);
+  return nextLook(
+    change.phase,
+    plan.requeueAfterMs,
+    change.phase === 'Ready' && instances.failed.length === 0,
+    [backup.requeueAfterMs, upgrade.requeueAfterMs],
+    state.poll,
+  );
+}
