@@ -1,7 +1,14 @@
 import { type BackupRecord } from '@steward/postgres-cluster-api';
 import { describe, expect, it } from 'vitest';
 import { backupId, backupIdTime, backupJobName, segmentNumberOf, walSegmentOf } from './layout.js';
-import { dueBackup, expiredWal, parseSchedule, retention } from './plan.js';
+import {
+  dueBackup,
+  expiredWal,
+  parseSchedule,
+  planBackupJob,
+  retention,
+  type BackupJobFacts,
+} from './plan.js';
 
 const cron = (text: string) => {
   const parsed = parseSchedule(text);
@@ -109,5 +116,130 @@ describe('backup names', () => {
     expect(walSegmentOf(3, 0x1_2300_0000n)).toBe('000000030000000100000023');
     expect(segmentNumberOf('000000030000000100000023.gz')).toBe(0x123n);
     expect(segmentNumberOf('00000002.history.gz')).toBeUndefined();
+  });
+});
+
+describe('planBackupJob', () => {
+  const now = new Date('2026-12-07T03:10:30Z');
+  const base: BackupJobFacts = {
+    cluster: 'db',
+    createdAt: new Date('2026-12-01T00:00:00Z'),
+    systemIdentifier: '7',
+    cron: parseSchedule('0 3 * * *') as Exclude<
+      ReturnType<typeof parseSchedule>,
+      { error: string }
+    >,
+    jobs: [],
+    requests: [],
+    anyBackup: false,
+    primaryReady: true,
+    now,
+  };
+  const job = (due: string, extra: Partial<BackupJobFacts['jobs'][number]> = {}) => ({
+    name: backupJobName('db', new Date(due)),
+    finished: true,
+    backupId: backupId(new Date(due)),
+    ...extra,
+  });
+  const cases: {
+    name: string;
+    facts: Partial<BackupJobFacts>;
+    create?: { due: string; reason: string; requestedBy?: string };
+    requeueAfterMs?: number;
+  }[] = [
+    {
+      name: 'the first backup of a system as soon as the primary serves',
+      facts: {},
+      create: { due: '2026-12-07T03:10:30.000Z', reason: 'Initial' },
+      requeueAfterMs: 5000,
+    },
+    {
+      name: 'nothing while the primary does not serve',
+      facts: { primaryReady: false },
+    },
+    {
+      name: 'one Job at a time: none while one runs',
+      facts: { jobs: [job('2026-12-07T03:00:00Z', { finished: false })] },
+      requeueAfterMs: 5000,
+    },
+    {
+      name: 'a due run is taken once, at its due time',
+      facts: { jobs: [job('2026-12-06T03:00:00Z')], anyBackup: true },
+      create: { due: '2026-12-07T03:00:00.000Z', reason: 'Scheduled' },
+      requeueAfterMs: 5000,
+    },
+    {
+      name: 'several missed runs: only the newest',
+      facts: { jobs: [job('2026-12-02T03:00:00Z')], anyBackup: true },
+      create: { due: '2026-12-07T03:00:00.000Z', reason: 'Scheduled' },
+      requeueAfterMs: 5000,
+    },
+    {
+      name: 'nothing due: look again at the next due time',
+      facts: { jobs: [job('2026-12-07T03:00:00Z')], anyBackup: true },
+      requeueAfterMs: Date.parse('2026-12-08T03:00:00Z') - now.getTime(),
+    },
+    {
+      name: 'lastScheduleTime counts as a run even when its Job is gone',
+      facts: { lastScheduleTime: '2026-12-07T03:00:00.000Z', anyBackup: true },
+      requeueAfterMs: Date.parse('2026-12-08T03:00:00Z') - now.getTime(),
+    },
+    {
+      name: 'a PostgresBackup goes before the schedule',
+      facts: {
+        jobs: [job('2026-12-06T03:00:00Z')],
+        anyBackup: true,
+        requests: [{ name: 'now', due: new Date('2026-12-07T03:05:00Z') }],
+      },
+      create: { due: '2026-12-07T03:05:00.000Z', reason: 'PostgresBackup now', requestedBy: 'now' },
+      requeueAfterMs: 5000,
+    },
+    {
+      name: 'a PostgresBackup whose Job exists is not started again',
+      facts: {
+        jobs: [job('2026-12-07T03:00:00Z'), job('2026-12-07T03:05:00Z')],
+        anyBackup: true,
+        requests: [{ name: 'now', due: new Date('2026-12-07T03:05:00Z') }],
+      },
+      requeueAfterMs: Date.parse('2026-12-08T03:00:00Z') - now.getTime(),
+    },
+    {
+      name: 'a PostgresBackup waits for a serving primary too',
+      facts: { primaryReady: false, requests: [{ name: 'now', due: now }] },
+    },
+    {
+      name: "another system's Jobs do not count (a major upgrade's first backup is due at once)",
+      facts: { jobs: [job('2026-12-07T03:00:00Z', { systemIdentifier: '6' })], anyBackup: false },
+      create: { due: '2026-12-07T03:10:30.000Z', reason: 'Initial' },
+      requeueAfterMs: 5000,
+    },
+    {
+      name: 'Jobs without the system label count as this system’s',
+      facts: { jobs: [job('2026-12-07T03:00:00Z')], anyBackup: false },
+      requeueAfterMs: Date.parse('2026-12-08T03:00:00Z') - now.getTime(),
+    },
+    {
+      name: 'a schedule that is not cron starts nothing (the condition says why)',
+      facts: { cron: { error: 'bad' }, anyBackup: true },
+    },
+    {
+      name: 'never caught up from creation: the newest due time since the cluster was made',
+      facts: { anyBackup: true },
+      create: { due: '2026-12-07T03:00:00.000Z', reason: 'Scheduled' },
+      requeueAfterMs: 5000,
+    },
+  ];
+  it.each(cases)('$name', ({ facts, create, requeueAfterMs }) => {
+    const plan = planBackupJob({ ...base, ...facts });
+    expect(
+      plan.create
+        ? {
+            due: plan.create.due.toISOString(),
+            reason: plan.create.reason,
+            ...(plan.create.requestedBy ? { requestedBy: plan.create.requestedBy } : {}),
+          }
+        : undefined,
+    ).toEqual(create);
+    expect(plan.requeueAfterMs).toBe(requeueAfterMs);
   });
 });

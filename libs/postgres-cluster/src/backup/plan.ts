@@ -1,7 +1,7 @@
 import { type BackupRecord } from '@steward/postgres-cluster-api';
 import { Cron } from 'croner';
 import { parseLsn } from '../pg/lsn.js';
-import { segmentNumberOf } from './layout.js';
+import { backupIdTime, backupJobName, segmentNumberOf } from './layout.js';
 
 /** A cron expression as croner reads it (5 fields, UTC), or why it cannot be. */
 export function parseSchedule(schedule: string): Cron | { error: string } {
@@ -73,4 +73,74 @@ export function expiredWal(files: string[], keep: BackupRecord[]): string[] {
     const n = segmentNumberOf(f);
     return n !== undefined && n < oldest;
   });
+}
+
+/** What the backup schedule sees this reconcile. */
+export interface BackupJobFacts {
+  /** The cluster's name (Job names derive from it and the due time). */
+  cluster: string;
+  /** When the cluster was created (the schedule's start when nothing ran yet). */
+  createdAt: Date;
+  /** The database system (a major upgrade makes another, whose first backup is due at once). */
+  systemIdentifier: string;
+  /** The schedule, or why it is not one. */
+  cron: Cron | { error: string };
+  /** The base backup Jobs of the cluster, by name (any system). */
+  jobs: { name: string; finished: boolean; systemIdentifier?: string; backupId?: string }[];
+  /** Open PostgresBackups, oldest first. */
+  requests: { name: string; due: Date }[];
+  /** status.backup.lastScheduleTime. */
+  lastScheduleTime?: string;
+  /** The bucket holds at least one backup of this system. */
+  anyBackup: boolean;
+  /** The primary serves and its address is known: a Job may start. */
+  primaryReady: boolean;
+  now: Date;
+}
+
+/** The Job to create now, if any, and when to look again for the schedule's sake. */
+export interface BackupJobPlan {
+  create?: { due: Date; reason: string; requestedBy?: string };
+  requeueAfterMs?: number;
+}
+
+/**
+ * The base backup Job to start (pure): one at a time (while one runs, none starts; look again in
+ * 5 s); an open PostgresBackup first (its Job is named from its due time, so it is made once); then
+ * the schedule — the first backup of a database system as soon as the primary serves, then the
+ * newest due time since the last one (`dueBackup`: a missed run is taken once, not caught up).
+ * Jobs from before the system-identifier label count as this system's.
+ */
+export function planBackupJob(facts: BackupJobFacts): BackupJobPlan {
+  if (facts.jobs.some((j) => !j.finished)) return { requeueAfterMs: 5000 };
+  if (!facts.primaryReady) return {};
+  const names = new Set(facts.jobs.map((j) => j.name));
+  const requested = facts.requests.find((r) => !names.has(backupJobName(facts.cluster, r.due)));
+  if (requested)
+    return {
+      create: {
+        due: requested.due,
+        reason: `PostgresBackup ${requested.name}`,
+        requestedBy: requested.name,
+      },
+      requeueAfterMs: 5000,
+    };
+  if ('error' in facts.cron) return {};
+  const newestJob = facts.jobs
+    .filter((j) => (j.systemIdentifier ?? facts.systemIdentifier) === facts.systemIdentifier)
+    .at(-1);
+  const last = Math.max(
+    facts.lastScheduleTime ? Date.parse(facts.lastScheduleTime) : 0,
+    newestJob?.backupId ? backupIdTime(newestJob.backupId).getTime() : 0,
+  );
+  if (!last && !facts.anyBackup)
+    return {
+      create: { due: new Date(Math.floor(facts.now.getTime() / 1000) * 1000), reason: 'Initial' },
+      requeueAfterMs: 5000,
+    };
+  const next = dueBackup(facts.cron, last ? new Date(last) : facts.createdAt, facts.now);
+  if (next.due) return { create: { due: next.due, reason: 'Scheduled' }, requeueAfterMs: 5000 };
+  return next.next
+    ? { requeueAfterMs: Math.max(1000, next.next.getTime() - facts.now.getTime()) }
+    : {};
 }

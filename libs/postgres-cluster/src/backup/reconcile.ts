@@ -28,7 +28,7 @@ import {
   systemPrefix,
 } from './layout.js';
 import { BackupReasonAnnotation, renderBackupJob, renderVerifyJob } from './job.js';
-import { dueBackup, expiredWal, parseSchedule, retention } from './plan.js';
+import { dueBackup, expiredWal, parseSchedule, planBackupJob, retention } from './plan.js';
 import { type BackupStore, type Catalogue, type Credentials } from './store.js';
 
 type Cluster = PostgresCluster;
@@ -184,53 +184,27 @@ export class Backups {
     const jobs = this.jobsOf(cluster, BackupLabels.backupOf);
 
     // The bucket: listed when stale, or when a Job finished since it was last listed.
-    let cached = this.cache.get(uid);
-    const storeKey = JSON.stringify(destination);
-    const unseen = jobs.filter((j) => finished(j) && !cached?.seen.has(j.metadata.name!));
-    if (
-      !cached ||
-      cached.storeKey !== storeKey ||
-      cached.prefix !== prefix ||
-      unseen.length ||
-      now.getTime() - cached.at > CATALOGUE_REFRESH_MS
-    ) {
-      try {
-        const credentials = await this.credentials(namespace, destination);
-        const credentialsKey = createHash('sha256')
-          .update(`${credentials.accessKeyId}\0${credentials.secretAccessKey}`)
-          .digest('hex');
-        const store =
-          cached && cached.storeKey === storeKey && cached.credentialsKey === credentialsKey
-            ? cached.store
-            : this.deps.store(destination, credentials);
-        if (cached && cached.store !== store) cached.store.close();
-        const catalogue = await store.catalogue(prefix, input.signal);
-        cached = {
-          at: now.getTime(),
-          catalogue,
-          seen: new Set(jobs.filter((j) => finished(j)).map((j) => j.metadata.name!)),
-          store,
-          storeKey,
-          prefix,
-          credentialsKey,
-        };
-        this.cache.set(uid, cached);
-        await this.applyRetention(
-          cluster,
-          cached,
-          prefix,
-          jobs,
-          spec.retentionDays ?? DEFAULT_RETENTION_DAYS,
-          now,
-          input.signal,
-        );
-      } catch (error) {
-        problems.push({
-          reason: BackupReasons.BackupStoreUnavailable,
-          message: `cannot read the backups in s3://${destination.bucket}/${prefix}: ${(error as Error).message}`,
-        });
-        return { status, problems, requeueAfterMs: 30_000 };
-      }
+    const unseen = jobs.filter(
+      (j) => finished(j) && !this.cache.get(uid)?.seen.has(j.metadata.name!),
+    );
+    let cached: Cached;
+    try {
+      cached = await this.catalogueOf(
+        cluster,
+        uid,
+        destination,
+        prefix,
+        jobs,
+        unseen.length > 0,
+        now,
+        input.signal,
+      );
+    } catch (error) {
+      problems.push({
+        reason: BackupReasons.BackupStoreUnavailable,
+        message: `cannot read the backups in s3://${destination.bucket}/${prefix}: ${(error as Error).message}`,
+      });
+      return { status, problems, requeueAfterMs: 30_000 };
     }
     const catalogue = cached.catalogue;
     const backups = catalogue.backups;
@@ -276,53 +250,102 @@ export class Backups {
       });
     }
 
-    // The schedule: one Job at a time, deterministic names.
-    const active = jobs.find((j) => !finished(j));
-    let requeueAfterMs: number | undefined;
-    const requested = (input.requests ?? []).find(
-      (r) => !jobs.some((j) => j.metadata.name === backupJobName(cluster.metadata.name!, r.due)),
-    );
-    if (active) {
-      requeueAfterMs = 5000;
-    } else if (requested && input.primaryServing && input.primaryHost) {
+    // The schedule: one Job at a time, deterministic names (planBackupJob).
+    const next = planBackupJob({
+      cluster: name,
+      createdAt: new Date(cluster.metadata.creationTimestamp ?? now),
+      systemIdentifier: sysid,
+      cron,
+      jobs: jobs.map((j) => ({
+        name: j.metadata.name!,
+        finished: finished(j) !== undefined,
+        ...(j.metadata.labels?.[BackupLabels.systemIdentifier]
+          ? { systemIdentifier: j.metadata.labels[BackupLabels.systemIdentifier] }
+          : {}),
+        ...(j.metadata.labels?.[BackupLabels.backupId]
+          ? { backupId: j.metadata.labels[BackupLabels.backupId] }
+          : {}),
+      })),
+      requests: input.requests ?? [],
+      ...(previous.lastScheduleTime ? { lastScheduleTime: previous.lastScheduleTime } : {}),
+      anyBackup: newest !== undefined,
+      primaryReady: input.primaryServing && !!input.primaryHost,
+      now,
+    });
+    let requeueAfterMs = next.requeueAfterMs;
+    const create = next.create;
+    if (create) {
       // "Back up now" goes before the schedule; the schedule's next slot follows as planned.
-      await this.createJob(cluster, input, requested.due, `PostgresBackup ${requested.name}`, {
-        [BackupLabels.requestedBy]: requested.name,
-      });
-      requeueAfterMs = 5000;
-    } else if (!('error' in cron) && input.primaryServing && input.primaryHost) {
-      // Only this database system's Jobs (a major upgrade makes another one, whose first backup
-      // is due at once); Jobs from before the label count as this system's.
-      const newestJob = jobs
-        .filter((j) => (j.metadata.labels?.[BackupLabels.systemIdentifier] ?? sysid) === sysid)
-        .at(-1);
-      const lastTimes = [
-        previous.lastScheduleTime ? Date.parse(previous.lastScheduleTime) : 0,
-        newestJob?.metadata.labels?.[BackupLabels.backupId]
-          ? backupIdTime(newestJob.metadata.labels[BackupLabels.backupId]!).getTime()
-          : 0,
-      ];
-      const last = Math.max(...lastTimes);
-      let due: Date | undefined;
-      let reason = 'Scheduled';
-      if (!last && !newest) {
-        due = new Date(Math.floor(now.getTime() / 1000) * 1000);
-        reason = 'Initial';
-      } else {
-        const since = last ? new Date(last) : new Date(cluster.metadata.creationTimestamp ?? now);
-        const next = dueBackup(cron, since, now);
-        due = next.due;
-        if (next.next) requeueAfterMs = Math.max(1000, next.next.getTime() - now.getTime());
-      }
-      if (due) {
-        await this.createJob(cluster, input, due, reason);
-        status.lastScheduleTime = due.toISOString();
-        requeueAfterMs = 5000;
-      }
+      await this.createJob(
+        cluster,
+        input,
+        create.due,
+        create.reason,
+        create.requestedBy ? { [BackupLabels.requestedBy]: create.requestedBy } : {},
+      );
+      if (!create.requestedBy) status.lastScheduleTime = create.due.toISOString();
     }
     const rehearsal = await this.rehearse(cluster, input, status, previous, now, problems);
     if (rehearsal !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? rehearsal, rehearsal);
     return { status, problems, ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}) };
+  }
+
+  /**
+   * The bucket's catalogue of a cluster's system folder: listed again when stale
+   * (`CATALOGUE_REFRESH_MS`), when a Job finished since the last listing, or when the destination,
+   * the folder or the credentials changed (rotated keys make a new store); retention is applied to
+   * each fresh listing.
+   */
+  private async catalogueOf(
+    cluster: Cluster,
+    uid: string,
+    destination: BackupDestination,
+    prefix: string,
+    jobs: JobObject[],
+    unseenJobs: boolean,
+    now: Date,
+    signal?: AbortSignal,
+  ): Promise<Cached> {
+    const cached = this.cache.get(uid);
+    const storeKey = JSON.stringify(destination);
+    if (
+      cached &&
+      cached.storeKey === storeKey &&
+      cached.prefix === prefix &&
+      !unseenJobs &&
+      now.getTime() - cached.at <= CATALOGUE_REFRESH_MS
+    )
+      return cached;
+    const credentials = await this.credentials(cluster.metadata.namespace!, destination);
+    const credentialsKey = createHash('sha256')
+      .update(`${credentials.accessKeyId}\0${credentials.secretAccessKey}`)
+      .digest('hex');
+    const store =
+      cached && cached.storeKey === storeKey && cached.credentialsKey === credentialsKey
+        ? cached.store
+        : this.deps.store(destination, credentials);
+    if (cached && cached.store !== store) cached.store.close();
+    const catalogue = await store.catalogue(prefix, signal);
+    const fresh: Cached = {
+      at: now.getTime(),
+      catalogue,
+      seen: new Set(jobs.filter((j) => finished(j)).map((j) => j.metadata.name!)),
+      store,
+      storeKey,
+      prefix,
+      credentialsKey,
+    };
+    this.cache.set(uid, fresh);
+    await this.applyRetention(
+      cluster,
+      fresh,
+      prefix,
+      jobs,
+      cluster.spec.backup?.retentionDays ?? DEFAULT_RETENTION_DAYS,
+      now,
+      signal,
+    );
+    return fresh;
   }
 
   /**
