@@ -42,6 +42,10 @@
  * Also: `statefulSetRolloutStatus` (exactly `kubectl rollout status`), `generatePassword`
  * (CSPRNG, URL-safe), `controllerReference`, and the pure pieces (`isSubset`, `desiredHash`,
  * `planChild`) for tests and plan functions.
+ *
+ * For the domain libs' server admins (the protocol stays theirs): `EndpointPool` (one connection
+ * per address and password, idle ones closed, their ends awaited on close) and `abortable` (a
+ * wait an `AbortSignal` cuts short).
  */
 export {
   childKey,
@@ -107,6 +111,8 @@ export {
 export { recordDecision, StaleDecisionError, type Decision } from './decision.js';
 export { indexByLabel } from './by-label.js';
 export { ChildConflictReason, childSecretValue, syncOwnChildren } from './sync.js';
+export { abortable } from './abortable.js';
+export { EndpointPool, type EndpointEntry, type EndpointPoolOptions } from './endpoint-pool.js';
 export { nextLook, scalingEvent, stateStatus, type WorkloadStatusChange } from './status-cycle.js';
 export {
   durationMs,

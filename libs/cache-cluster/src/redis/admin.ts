@@ -11,7 +11,7 @@
  * observation (`reachable: false` with the reason), never an exception, a hang, an unhandled
  * `'error'` event or an unhandled rejection. Passwords never appear in errors.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { abortable, EndpointPool, type EndpointEntry } from '@steward/workload';
 import { Redis } from 'ioredis';
 import {
   observationFromInfo,
@@ -66,28 +66,97 @@ export type RedisFailureKind = 'auth' | 'timeout' | 'unreachable' | 'command' | 
 
 /** Margin over ioredis' own timers before our hard deadline gives up on a request. */
 const marginMs = 250;
-/** Keys the password hash of pool keys, so a key reveals nothing about a password. */
-const poolKeySecret = randomBytes(32);
 
-interface Pooled {
-  readonly key: string;
-  readonly address: string;
+/** An endpoint's connection; the pool's address is host:port. */
+interface Pooled extends EndpointEntry {
   readonly endpoint: RedisEndpoint;
   client?: Redis;
   connecting?: Promise<Redis>;
-  lastUsed: number;
 }
 
 export function redisAdmin(options: RedisAdminOptions = {}): RedisAdmin {
-  const connectTimeoutMs = options.connectTimeoutMs ?? 1000;
-  const commandTimeoutMs = options.commandTimeoutMs ?? 2000;
-  const idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
-  const pool = new Map<string, Pooled>();
-  const ending = new Set<Promise<void>>();
-  let closed = false;
+  return new PooledRedisAdmin(options);
+}
+
+/** {@link RedisAdmin} over one ioredis client per endpoint (see the file's doc). */
+class PooledRedisAdmin implements RedisAdmin {
+  private readonly connectTimeoutMs: number;
+  private readonly commandTimeoutMs: number;
+  private readonly pool: EndpointPool<Pooled>;
+  private closed = false;
+
+  constructor(options: RedisAdminOptions) {
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 1000;
+    this.commandTimeoutMs = options.commandTimeoutMs ?? 2000;
+    this.pool = new EndpointPool<Pooled>({
+      idleTimeoutMs: options.idleTimeoutMs ?? 60_000,
+      release: (entry) => {
+        const client = entry.client;
+        entry.client = undefined;
+        this.discard(client);
+      },
+    });
+  }
+
+  async observe(
+    endpoint: RedisEndpoint,
+    { signal }: { signal?: AbortSignal } = {},
+  ): Promise<RedisObservation> {
+    if (signal?.aborted) return { reachable: false, error: 'observation aborted' };
+    try {
+      const work = this.withConnection(endpoint, 1, (client) =>
+        Promise.all([client.info(), client.role()]),
+      );
+      const [info, role] = signal
+        ? await abortable(work, signal, () => new AbortedError('observation aborted'))
+        : await work;
+      return observationFromInfo(parseInfo(info), role);
+    } catch (error) {
+      return { reachable: false, error: this.failure(error, endpoint.password).reason };
+    }
+  }
+
+  async promote(endpoint: RedisEndpoint): Promise<void> {
+    try {
+      await this.withConnection(endpoint, 1, (client) => client.call('REPLICAOF', 'NO', 'ONE'));
+    } catch (error) {
+      const { kind, reason } = this.failure(error, endpoint.password);
+      throw new RedisAdminError(
+        `REPLICAOF NO ONE on ${endpoint.host}:${endpoint.port} failed: ${reason}`,
+        kind,
+      );
+    }
+  }
+
+  async replicaOf(endpoint: RedisEndpoint, primary: { host: string; port: number }): Promise<void> {
+    try {
+      await this.withConnection(endpoint, 2, async (client) => {
+        const role = await client.role();
+        if (
+          role[0] === 'slave' &&
+          String(role[1]) === primary.host &&
+          Number(role[2]) === primary.port
+        )
+          return;
+        await client.call('REPLICAOF', primary.host, String(primary.port));
+      });
+    } catch (error) {
+      const { kind, reason } = this.failure(error, endpoint.password);
+      throw new RedisAdminError(
+        `REPLICAOF ${primary.host} ${primary.port} on ${endpoint.host}:${endpoint.port} failed: ${reason}`,
+        kind,
+      );
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.pool.dropAll();
+    await this.pool.ended();
+  }
 
   /** Drops a client for good: no reconnect, the socket destroyed now (a stopped peer never FINs). */
-  const discard = (client: Redis | undefined): void => {
+  private discard(client: Redis | undefined): void {
     if (!client || client.status === 'end') return;
     const ended = new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, 1000);
@@ -97,38 +166,22 @@ export function redisAdmin(options: RedisAdminOptions = {}): RedisAdmin {
         resolve();
       });
     });
-    ending.add(ended);
-    void ended.then(() => ending.delete(ended));
+    this.pool.track(ended);
     client.disconnect();
     client.stream?.destroy();
-  };
+  }
 
-  const drop = (entry: Pooled): void => {
-    if (pool.get(entry.key) === entry) pool.delete(entry.key);
-    const client = entry.client;
-    entry.client = undefined;
-    discard(client);
-  };
-
-  const entryFor = (endpoint: RedisEndpoint): Pooled => {
-    const now = Date.now();
+  private entryFor(endpoint: RedisEndpoint): Pooled {
     const address = `${endpoint.host}:${endpoint.port}`;
-    const key = `${address}#${createHmac('sha256', poolKeySecret).update(endpoint.password).digest('hex').slice(0, 16)}`;
-    for (const other of pool.values()) {
-      // another password for the same node replaces its connection; idle ones go
-      if (other.key !== key && (other.address === address || now - other.lastUsed > idleTimeoutMs))
-        drop(other);
-    }
-    let entry = pool.get(key);
-    if (!entry) {
-      entry = { key, address, endpoint: { ...endpoint }, lastUsed: now };
-      pool.set(key, entry);
-    }
-    entry.lastUsed = now;
-    return entry;
-  };
+    return this.pool.entry(address, endpoint.password, (key, now) => ({
+      key,
+      address,
+      endpoint: { ...endpoint },
+      lastUsed: now,
+    }));
+  }
 
-  const open = async (entry: Pooled): Promise<Redis> => {
+  private async open(entry: Pooled): Promise<Redis> {
     const { host, port, password } = entry.endpoint;
     const client = new Redis({
       host,
@@ -144,8 +197,8 @@ export function redisAdmin(options: RedisAdminOptions = {}): RedisAdmin {
       retryStrategy: () => null,
       reconnectOnError: null,
       autoResendUnfulfilledCommands: false,
-      connectTimeout: connectTimeoutMs,
-      commandTimeout: commandTimeoutMs,
+      connectTimeout: this.connectTimeoutMs,
+      commandTimeout: this.commandTimeoutMs,
       disconnectTimeout: 500,
       connectionName: 'steward-admin',
       disableClientInfo: true,
@@ -160,28 +213,28 @@ export function redisAdmin(options: RedisAdminOptions = {}): RedisAdmin {
       if (client.status !== 'ready') client.stream?.destroy();
     });
     try {
-      await deadline(client.connect(), connectTimeoutMs + commandTimeoutMs + marginMs);
-      if (closed) throw new ClosedError();
+      await deadline(client.connect(), this.connectTimeoutMs + this.commandTimeoutMs + marginMs);
+      if (this.closed) throw new ClosedError();
       return client;
     } catch (error) {
       if (entry.client === client) entry.client = undefined;
-      discard(client);
+      this.discard(client);
       // connect() rejects with "Connection is closed."; the 'error' before it has the reason
       throw error instanceof DeadlineError || error instanceof ClosedError
         ? error
         : (lastError ?? error);
     }
-  };
+  }
 
-  const connection = (entry: Pooled): Promise<Redis> => {
+  private connection(entry: Pooled): Promise<Redis> {
     const client = entry.client;
     if (client && client.status === 'ready' && !entry.connecting) return Promise.resolve(client);
     if (!entry.connecting) {
       if (client) {
         entry.client = undefined;
-        discard(client);
+        this.discard(client);
       }
-      const connecting = open(entry);
+      const connecting = this.open(entry);
       entry.connecting = connecting;
       const clear = () => {
         if (entry.connecting === connecting) entry.connecting = undefined;
@@ -189,87 +242,37 @@ export function redisAdmin(options: RedisAdminOptions = {}): RedisAdmin {
       connecting.then(clear, clear);
     }
     return entry.connecting;
-  };
+  }
 
   /**
    * Runs `steps` commands on the endpoint's connection (opened when needed), within a hard deadline.
    * A timed-out or broken connection is dropped, so the next request starts afresh.
    */
-  const withConnection = async <T>(
+  private async withConnection<T>(
     endpoint: RedisEndpoint,
     steps: number,
     work: (client: Redis) => Promise<T>,
-  ): Promise<T> => {
-    if (closed) throw new ClosedError();
-    const entry = entryFor(endpoint);
-    const client = await connection(entry);
+  ): Promise<T> {
+    if (this.closed) throw new ClosedError();
+    const entry = this.entryFor(endpoint);
+    const client = await this.connection(entry);
     try {
-      return await deadline(work(client), steps * commandTimeoutMs + marginMs);
+      return await deadline(work(client), steps * this.commandTimeoutMs + marginMs);
     } catch (error) {
       if (isTimeout(error) || client.status !== 'ready') {
         if (entry.client === client) entry.client = undefined;
-        discard(client);
+        this.discard(client);
       }
       throw error;
     }
-  };
+  }
 
-  const failure = (error: unknown, password: string): { kind: RedisFailureKind; reason: string } =>
-    describeFailure(error, password, { connectTimeoutMs, commandTimeoutMs });
-
-  return {
-    async observe(endpoint, { signal } = {}) {
-      if (signal?.aborted) return { reachable: false, error: 'observation aborted' };
-      try {
-        const work = withConnection(endpoint, 1, (client) =>
-          Promise.all([client.info(), client.role()]),
-        );
-        const [info, role] = signal ? await abortable(work, signal) : await work;
-        return observationFromInfo(parseInfo(info), role);
-      } catch (error) {
-        return { reachable: false, error: failure(error, endpoint.password).reason };
-      }
-    },
-
-    async promote(endpoint) {
-      try {
-        await withConnection(endpoint, 1, (client) => client.call('REPLICAOF', 'NO', 'ONE'));
-      } catch (error) {
-        const { kind, reason } = failure(error, endpoint.password);
-        throw new RedisAdminError(
-          `REPLICAOF NO ONE on ${endpoint.host}:${endpoint.port} failed: ${reason}`,
-          kind,
-        );
-      }
-    },
-
-    async replicaOf(endpoint, primary) {
-      try {
-        await withConnection(endpoint, 2, async (client) => {
-          const role = await client.role();
-          if (
-            role[0] === 'slave' &&
-            String(role[1]) === primary.host &&
-            Number(role[2]) === primary.port
-          )
-            return;
-          await client.call('REPLICAOF', primary.host, String(primary.port));
-        });
-      } catch (error) {
-        const { kind, reason } = failure(error, endpoint.password);
-        throw new RedisAdminError(
-          `REPLICAOF ${primary.host} ${primary.port} on ${endpoint.host}:${endpoint.port} failed: ${reason}`,
-          kind,
-        );
-      }
-    },
-
-    async close() {
-      closed = true;
-      for (const entry of [...pool.values()]) drop(entry);
-      await Promise.all([...ending]);
-    },
-  };
+  private failure(error: unknown, password: string): { kind: RedisFailureKind; reason: string } {
+    return describeFailure(error, password, {
+      connectTimeoutMs: this.connectTimeoutMs,
+      commandTimeoutMs: this.commandTimeoutMs,
+    });
+  }
 }
 
 class DeadlineError extends Error {}
@@ -291,23 +294,6 @@ function deadline<T>(promise: Promise<T>, ms: number): Promise<T> {
       },
       (error: unknown) => {
         clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
-}
-
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new AbortedError('observation aborted'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
         reject(error);
       },
     );

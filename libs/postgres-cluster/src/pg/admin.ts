@@ -18,7 +18,7 @@
  * The admin user must be a superuser (it reads `pg_authid` and `pg_file_settings` and calls
  * `pg_promote`). No TLS yet: the servers have none.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { abortable, EndpointPool, type EndpointEntry } from '@steward/workload';
 import pg from 'pg';
 import {
   factsQuery,
@@ -89,6 +89,12 @@ export interface PgAdmin {
    */
   alterSystem(target: PgEndpoint, settings: Record<string, string | null>): Promise<string[]>;
   /**
+   * Ends every client session but the admin's own (pg_terminate_backend; replication and
+   * background processes are not client sessions): how a major upgrade makes sure no transaction
+   * begun before the server turned read-only still writes. Returns how many were ended.
+   */
+  endClientSessions(target: PgEndpoint): Promise<number>;
+  /**
    * On a primary: the role `owner` (LOGIN, its password set as a SCRAM-SHA-256 verifier computed
    * here, so the plain password never reaches the server; altered only when the stored verifier
    * does not match) and the database `database` owned by it. Idempotent: returns what it changed
@@ -97,12 +103,6 @@ export interface PgAdmin {
    * matching /^[a-z_][a-z0-9_]{0,62}$/ and for an empty or non-ASCII password; PgAdminError
    * otherwise.
    */
-  /**
-   * Ends every client session but the admin's own (pg_terminate_backend; replication and
-   * background processes are not client sessions): how a major upgrade makes sure no transaction
-   * begun before the server turned read-only still writes. Returns how many were ended.
-   */
-  endClientSessions(target: PgEndpoint): Promise<number>;
   bootstrap(
     target: PgEndpoint,
     spec: { database: string; owner: string; ownerPassword: string },
@@ -129,8 +129,6 @@ export class PgAdminError extends Error {
   }
 }
 
-/** Keys the password hash of pool keys, so a key reveals nothing about a password. */
-const poolKeySecret = randomBytes(32);
 /** Every column as the text PostgreSQL sent, whatever type parsers the process installed. */
 const textTypes = {
   getTypeParser: () => (value: string) => value,
@@ -138,33 +136,229 @@ const textTypes = {
 /** Longest statement timeout for the slow statements (CREATE DATABASE). */
 const slowStatementMs = 60_000;
 
-interface Pooled {
-  readonly key: string;
-  /** host:port:user:database: another password for it replaces this entry. */
-  readonly address: string;
+/** An endpoint's connection; the pool's address is host:port:user:database. */
+interface Pooled extends EndpointEntry {
   readonly endpoint: PgEndpoint;
   client: pg.Client | undefined;
   /** The last request queued on this entry: requests run one after the other. */
   tail: Promise<unknown>;
-  lastUsed: number;
 }
 
 export function pgAdmin(options: PgAdminOptions = {}): PgAdmin {
-  const connectTimeoutMs = options.connectTimeoutMs ?? 3000;
-  const queryTimeoutMs = options.queryTimeoutMs ?? 5000;
-  const applicationName = options.applicationName ?? 'steward-postgres-cluster';
-  const idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
-  const pool = new Map<string, Pooled>();
-  const ending = new Set<Promise<void>>();
+  return new PooledPgAdmin(options);
+}
+
+/** {@link PgAdmin} over one node-postgres client per endpoint (see the file's doc). */
+class PooledPgAdmin implements PgAdmin {
+  private readonly connectTimeoutMs: number;
+  private readonly queryTimeoutMs: number;
+  private readonly applicationName: string;
+  private readonly pool: EndpointPool<Pooled>;
   /** Every client not yet ended, connecting ones included: close() ends them all. */
-  const clients = new Set<pg.Client>();
-  let closed = false;
+  private readonly clients = new Set<pg.Client>();
+  private closed = false;
+
+  constructor(options: PgAdminOptions) {
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 3000;
+    this.queryTimeoutMs = options.queryTimeoutMs ?? 5000;
+    this.applicationName = options.applicationName ?? 'steward-postgres-cluster';
+    this.pool = new EndpointPool<Pooled>({
+      idleTimeoutMs: options.idleTimeoutMs ?? 60_000,
+      release: (entry) => {
+        const client = entry.client;
+        entry.client = undefined;
+        if (client) this.discard(client, true);
+      },
+    });
+  }
+
+  async observe(
+    target: PgEndpoint,
+    { signal }: { signal?: AbortSignal } = {},
+  ): Promise<PgObservation> {
+    const observedAt = new Date().toISOString();
+    if (signal?.aborted) return { reachable: false, observedAt, error: 'observation aborted' };
+    try {
+      const work = this.withClient(target, async (client) => {
+        const results = (await client.query(
+          `${factsQuery};\n${replicationQuery};\n${walReceiverQuery}`,
+        )) as unknown as pg.QueryResult<TextRow>[];
+        if (!Array.isArray(results) || results.length !== 3) {
+          throw new Error('the observation queries returned an unexpected number of results');
+        }
+        return results.map((result) => result.rows);
+      });
+      const [facts, replication, walReceiver] = signal
+        ? await abortable(work, signal, () => new AbortedError('observation aborted'))
+        : await work;
+      if (!facts?.[0]) throw new Error('the observation query returned no row');
+      return observationFromRows(observedAt, facts[0], replication ?? [], walReceiver ?? []);
+    } catch (error) {
+      return { reachable: false, observedAt, error: this.failure(error, target.password).reason };
+    }
+  }
+
+  async promote(
+    target: PgEndpoint,
+    { waitSeconds = 60 }: { waitSeconds?: number } = {},
+  ): Promise<'promoted' | 'already-primary'> {
+    if (!Number.isSafeInteger(waitSeconds) || waitSeconds < 1 || waitSeconds > 3600) {
+      throw new TypeError(`waitSeconds must be an integer in 1..3600, not ${waitSeconds}`);
+    }
+    try {
+      return await this.withClient(target, async (client) => {
+        if (!(await inRecovery(client))) return 'already-primary' as const;
+        const timeoutMs = waitSeconds * 1000 + this.queryTimeoutMs;
+        const [row] = await withStatementTimeout(client, timeoutMs, () =>
+          rows(client, 'SELECT pg_promote(true, $1)::text AS promoted', [waitSeconds], timeoutMs),
+        );
+        if (row?.['promoted'] !== 'true' || (await inRecovery(client))) {
+          throw new PgAdminError(
+            `promote on ${target.host}:${target.port} failed: still in recovery after ${waitSeconds} s`,
+            'timeout',
+          );
+        }
+        return 'promoted' as const;
+      });
+    } catch (error) {
+      throw this.adminError('promote', target, error);
+    }
+  }
+
+  async alterSystem(
+    target: PgEndpoint,
+    settings: Record<string, string | null>,
+  ): Promise<string[]> {
+    const wanted = Object.entries(settings).map(([name, value]) => ({
+      name,
+      value,
+      statement: alterSystemStatement(name, value),
+    }));
+    if (wanted.length === 0) return [];
+    try {
+      return await this.withClient(target, async (client) => {
+        const names = wanted.map((s) => s.name);
+        const current = await rows(
+          client,
+          `SELECT n AS name, (s.name IS NOT NULL)::text AS known, f.setting AS auto_value,
+               (f.seqno IS NOT NULL)::text AS in_auto
+             FROM unnest($1::text[]) AS n
+             LEFT JOIN pg_settings s ON s.name = n
+             LEFT JOIN LATERAL (
+               SELECT setting, seqno FROM pg_file_settings
+               WHERE name = n AND sourcefile = current_setting('data_directory') || '/postgresql.auto.conf'
+               ORDER BY seqno DESC LIMIT 1) f ON true`,
+          [names],
+        );
+        const byName = new Map(current.map((row) => [row['name'], row]));
+        const unknown = names.filter((name) => byName.get(name)?.['known'] !== 'true');
+        if (unknown.length) {
+          throw new PgAdminError(
+            `alterSystem on ${target.host}:${target.port} failed: unrecognized configuration parameter(s) ${unknown.join(', ')} (SQLSTATE 42704)`,
+            'server',
+            { code: '42704' },
+          );
+        }
+        const changed: string[] = [];
+        for (const { name, value, statement } of wanted) {
+          const row = byName.get(name);
+          const inAuto = row?.['in_auto'] === 'true';
+          if (settingInPlace(name, value, inAuto ? (row?.['auto_value'] ?? '') : undefined))
+            continue;
+          await rows(client, statement);
+          changed.push(name);
+        }
+        if (changed.length) await rows(client, 'SELECT pg_reload_conf()');
+        return changed;
+      });
+    } catch (error) {
+      throw this.adminError('alterSystem', target, error);
+    }
+  }
+
+  async bootstrap(
+    target: PgEndpoint,
+    { database, owner, ownerPassword }: { database: string; owner: string; ownerPassword: string },
+  ): Promise<string[]> {
+    const db = quoteIdentifier(database, 'database name');
+    const role = quoteIdentifier(owner, 'role name');
+    if (!ownerPassword) throw new TypeError('the owner password must not be empty');
+    // throws a TypeError for a password PostgreSQL would SASLprep, before anything is sent
+    scramVerifier(ownerPassword, { iterations: 1 });
+    try {
+      return await this.withClient(target, async (client) => {
+        const changed: string[] = [];
+        const [existing] = await rows(
+          client,
+          'SELECT rolpassword, rolcanlogin::text AS can_login FROM pg_authid WHERE rolname = $1',
+          [owner],
+        );
+        const password = () => quoteLiteral(scramVerifier(ownerPassword));
+        if (!existing) {
+          await rows(client, `CREATE ROLE ${role} LOGIN PASSWORD ${password()}`);
+          changed.push(`role ${owner} created`);
+        } else {
+          if (existing['can_login'] !== 'true') {
+            await rows(client, `ALTER ROLE ${role} LOGIN`);
+            changed.push(`role ${owner} login enabled`);
+          }
+          if (!verifierMatches(existing['rolpassword'], ownerPassword)) {
+            await rows(client, `ALTER ROLE ${role} PASSWORD ${password()}`);
+            changed.push(`role ${owner} password set`);
+          }
+        }
+        const [db0] = await rows(
+          client,
+          'SELECT pg_get_userbyid(datdba)::text AS owner FROM pg_database WHERE datname = $1',
+          [database],
+        );
+        if (!db0) {
+          // not in a transaction (it cannot run in one), and slower than the other statements
+          await withStatementTimeout(client, slowStatementMs, () =>
+            rows(client, `CREATE DATABASE ${db} OWNER ${role}`, [], slowStatementMs),
+          );
+          changed.push(`database ${database} created`);
+        } else if (db0['owner'] !== owner) {
+          await rows(client, `ALTER DATABASE ${db} OWNER TO ${role}`);
+          changed.push(`database ${database} owner set`);
+        }
+        return changed;
+      });
+    } catch (error) {
+      throw this.adminError(`bootstrap of database ${database}`, target, error, ownerPassword);
+    }
+  }
+
+  async endClientSessions(target: PgEndpoint): Promise<number> {
+    try {
+      return await this.withClient(target, async (client) => {
+        const [row] = await rows(
+          client,
+          `SELECT count(pg_terminate_backend(pid))::text AS ended FROM pg_stat_activity
+             WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()
+               AND application_name IS DISTINCT FROM current_setting('application_name')`,
+        );
+        return Number(row?.['ended'] ?? 0);
+      });
+    } catch (error) {
+      throw this.adminError('endClientSessions', target, error);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const pooled = new Set(this.pool.all().map((entry) => entry.client));
+    this.pool.dropAll();
+    // the clients still connecting (or between a failure and their 'end') go at once
+    for (const client of this.clients) if (!pooled.has(client)) this.discard(client, false);
+    await this.pool.ended();
+  }
 
   /**
    * Ends a client for good: politely (Terminate) when it is healthy, else — or when the server
    * does not close its end within a second (a stopped server never does) — by destroying the socket.
    */
-  const discard = (client: pg.Client, polite: boolean): void => {
+  private discard(client: pg.Client, polite: boolean): void {
     const ended = new Promise<void>((resolve) => {
       const destroy = () => {
         client.connection.stream.destroy();
@@ -182,44 +376,23 @@ export function pgAdmin(options: PgAdminOptions = {}): PgAdmin {
         destroy();
       }
     });
-    ending.add(ended);
-    void ended.then(() => ending.delete(ended));
-  };
+    this.pool.track(ended);
+  }
 
-  const drop = (entry: Pooled): void => {
-    if (pool.get(entry.key) === entry) pool.delete(entry.key);
-    const client = entry.client;
-    entry.client = undefined;
-    if (client) discard(client, true);
-  };
-
-  const entryFor = (endpoint: PgEndpoint): Pooled => {
-    const now = Date.now();
+  private entryFor(endpoint: PgEndpoint): Pooled {
     const database = endpoint.database ?? 'postgres';
     const address = `${endpoint.host}:${endpoint.port}:${endpoint.user}:${database}`;
-    const hash = createHmac('sha256', poolKeySecret).update(endpoint.password).digest('hex');
-    const key = `${address}#${hash.slice(0, 16)}`;
-    for (const other of pool.values()) {
-      if (other.key !== key && (other.address === address || now - other.lastUsed > idleTimeoutMs))
-        drop(other);
-    }
-    let entry = pool.get(key);
-    if (!entry) {
-      entry = {
-        key,
-        address,
-        endpoint: { ...endpoint, database },
-        client: undefined,
-        tail: Promise.resolve(),
-        lastUsed: now,
-      };
-      pool.set(key, entry);
-    }
-    entry.lastUsed = now;
-    return entry;
-  };
+    return this.pool.entry(address, endpoint.password, (key, now) => ({
+      key,
+      address,
+      endpoint: { ...endpoint, database },
+      client: undefined,
+      tail: Promise.resolve(),
+      lastUsed: now,
+    }));
+  }
 
-  const open = async (entry: Pooled): Promise<pg.Client> => {
+  private async open(entry: Pooled): Promise<pg.Client> {
     const { host, port, user, password, database } = entry.endpoint;
     const client = new pg.Client({
       host,
@@ -228,10 +401,10 @@ export function pgAdmin(options: PgAdminOptions = {}): PgAdmin {
       password,
       ...(database === undefined ? {} : { database }),
       ssl: false,
-      application_name: applicationName,
-      connectionTimeoutMillis: connectTimeoutMs,
-      statement_timeout: queryTimeoutMs,
-      query_timeout: queryTimeoutMs,
+      application_name: this.applicationName,
+      connectionTimeoutMillis: this.connectTimeoutMs,
+      statement_timeout: this.queryTimeoutMs,
+      query_timeout: this.queryTimeoutMs,
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
       types: textTypes,
@@ -243,241 +416,70 @@ export function pgAdmin(options: PgAdminOptions = {}): PgAdmin {
     client.on('error', forget);
     client.on('end', () => {
       forget();
-      clients.delete(client);
+      this.clients.delete(client);
     });
-    clients.add(client);
+    this.clients.add(client);
     try {
       await client.connect();
     } catch (error) {
-      discard(client, false);
+      this.discard(client, false);
       throw error;
     }
-    if (closed) {
-      discard(client, true);
+    if (this.closed) {
+      this.discard(client, true);
       throw new ClosedError();
     }
     entry.client = client;
     return client;
-  };
+  }
 
   /**
    * Runs `work` on the endpoint's connection (opened when needed), after the requests queued
    * before it. A connection the failure leaves unusable is dropped; when a reused connection
    * turns out dead, `work` runs once more on a new one (every `work` here is idempotent).
    */
-  const withClient = <T>(
-    endpoint: PgEndpoint,
-    work: (client: pg.Client) => Promise<T>,
-  ): Promise<T> => {
-    if (closed) return Promise.reject(new ClosedError());
-    const entry = entryFor(endpoint);
+  private withClient<T>(endpoint: PgEndpoint, work: (client: pg.Client) => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new ClosedError());
+    const entry = this.entryFor(endpoint);
     const run = async (): Promise<T> => {
       for (let attempt = 0; ; attempt++) {
-        if (closed) throw new ClosedError();
+        if (this.closed) throw new ClosedError();
         const reused = entry.client;
-        const client = reused ?? (await open(entry));
+        const client = reused ?? (await this.open(entry));
         try {
           return await work(client);
         } catch (error) {
           if (!leavesConnectionUsable(error)) {
             if (entry.client === client) entry.client = undefined;
-            discard(client, false);
+            this.discard(client, false);
             if (reused && attempt === 0 && isConnectionLost(error)) continue;
           }
           throw error;
         } finally {
           // replaced (another password) or swept while it ran: its connection goes now
-          if (pool.get(entry.key) !== entry) drop(entry);
+          if (!this.pool.holds(entry)) this.pool.drop(entry);
         }
       }
     };
     const result = entry.tail.then(run, run);
     entry.tail = result.catch(() => undefined);
     return result;
-  };
+  }
 
-  const failure = (error: unknown, ...secrets: string[]) =>
-    describeFailure(error, secrets, { connectTimeoutMs, queryTimeoutMs });
+  private failure(error: unknown, ...secrets: string[]) {
+    return describeFailure(error, secrets, {
+      connectTimeoutMs: this.connectTimeoutMs,
+      queryTimeoutMs: this.queryTimeoutMs,
+    });
+  }
 
-  const adminError = (what: string, target: PgEndpoint, error: unknown, ...secrets: string[]) => {
+  private adminError(what: string, target: PgEndpoint, error: unknown, ...secrets: string[]) {
     if (error instanceof PgAdminError || error instanceof TypeError) return error;
-    const { kind, reason, code } = failure(error, target.password, ...secrets);
+    const { kind, reason, code } = this.failure(error, target.password, ...secrets);
     return new PgAdminError(`${what} on ${target.host}:${target.port} failed: ${reason}`, kind, {
       code,
     });
-  };
-
-  return {
-    async observe(target, { signal } = {}) {
-      const observedAt = new Date().toISOString();
-      if (signal?.aborted) return { reachable: false, observedAt, error: 'observation aborted' };
-      try {
-        const work = withClient(target, async (client) => {
-          const results = (await client.query(
-            `${factsQuery};\n${replicationQuery};\n${walReceiverQuery}`,
-          )) as unknown as pg.QueryResult<TextRow>[];
-          if (!Array.isArray(results) || results.length !== 3) {
-            throw new Error('the observation queries returned an unexpected number of results');
-          }
-          return results.map((result) => result.rows);
-        });
-        const [facts, replication, walReceiver] = signal
-          ? await abortable(work, signal)
-          : await work;
-        if (!facts?.[0]) throw new Error('the observation query returned no row');
-        return observationFromRows(observedAt, facts[0], replication ?? [], walReceiver ?? []);
-      } catch (error) {
-        return { reachable: false, observedAt, error: failure(error, target.password).reason };
-      }
-    },
-
-    async promote(target, { waitSeconds = 60 } = {}) {
-      if (!Number.isSafeInteger(waitSeconds) || waitSeconds < 1 || waitSeconds > 3600) {
-        throw new TypeError(`waitSeconds must be an integer in 1..3600, not ${waitSeconds}`);
-      }
-      try {
-        return await withClient(target, async (client) => {
-          if (!(await inRecovery(client))) return 'already-primary' as const;
-          const timeoutMs = waitSeconds * 1000 + queryTimeoutMs;
-          const [row] = await withStatementTimeout(client, timeoutMs, () =>
-            rows(client, 'SELECT pg_promote(true, $1)::text AS promoted', [waitSeconds], timeoutMs),
-          );
-          if (row?.['promoted'] !== 'true' || (await inRecovery(client))) {
-            throw new PgAdminError(
-              `promote on ${target.host}:${target.port} failed: still in recovery after ${waitSeconds} s`,
-              'timeout',
-            );
-          }
-          return 'promoted' as const;
-        });
-      } catch (error) {
-        throw adminError('promote', target, error);
-      }
-    },
-
-    async alterSystem(target, settings) {
-      const wanted = Object.entries(settings).map(([name, value]) => ({
-        name,
-        value,
-        statement: alterSystemStatement(name, value),
-      }));
-      if (wanted.length === 0) return [];
-      try {
-        return await withClient(target, async (client) => {
-          const names = wanted.map((s) => s.name);
-          const current = await rows(
-            client,
-            `SELECT n AS name, (s.name IS NOT NULL)::text AS known, f.setting AS auto_value,
-               (f.seqno IS NOT NULL)::text AS in_auto
-             FROM unnest($1::text[]) AS n
-             LEFT JOIN pg_settings s ON s.name = n
-             LEFT JOIN LATERAL (
-               SELECT setting, seqno FROM pg_file_settings
-               WHERE name = n AND sourcefile = current_setting('data_directory') || '/postgresql.auto.conf'
-               ORDER BY seqno DESC LIMIT 1) f ON true`,
-            [names],
-          );
-          const byName = new Map(current.map((row) => [row['name'], row]));
-          const unknown = names.filter((name) => byName.get(name)?.['known'] !== 'true');
-          if (unknown.length) {
-            throw new PgAdminError(
-              `alterSystem on ${target.host}:${target.port} failed: unrecognized configuration parameter(s) ${unknown.join(', ')} (SQLSTATE 42704)`,
-              'server',
-              { code: '42704' },
-            );
-          }
-          const changed: string[] = [];
-          for (const { name, value, statement } of wanted) {
-            const row = byName.get(name);
-            const inAuto = row?.['in_auto'] === 'true';
-            if (settingInPlace(name, value, inAuto ? (row?.['auto_value'] ?? '') : undefined))
-              continue;
-            await rows(client, statement);
-            changed.push(name);
-          }
-          if (changed.length) await rows(client, 'SELECT pg_reload_conf()');
-          return changed;
-        });
-      } catch (error) {
-        throw adminError('alterSystem', target, error);
-      }
-    },
-
-    async bootstrap(target, { database, owner, ownerPassword }) {
-      const db = quoteIdentifier(database, 'database name');
-      const role = quoteIdentifier(owner, 'role name');
-      if (!ownerPassword) throw new TypeError('the owner password must not be empty');
-      // throws a TypeError for a password PostgreSQL would SASLprep, before anything is sent
-      scramVerifier(ownerPassword, { iterations: 1 });
-      try {
-        return await withClient(target, async (client) => {
-          const changed: string[] = [];
-          const [existing] = await rows(
-            client,
-            'SELECT rolpassword, rolcanlogin::text AS can_login FROM pg_authid WHERE rolname = $1',
-            [owner],
-          );
-          const password = () => quoteLiteral(scramVerifier(ownerPassword));
-          if (!existing) {
-            await rows(client, `CREATE ROLE ${role} LOGIN PASSWORD ${password()}`);
-            changed.push(`role ${owner} created`);
-          } else {
-            if (existing['can_login'] !== 'true') {
-              await rows(client, `ALTER ROLE ${role} LOGIN`);
-              changed.push(`role ${owner} login enabled`);
-            }
-            if (!verifierMatches(existing['rolpassword'], ownerPassword)) {
-              await rows(client, `ALTER ROLE ${role} PASSWORD ${password()}`);
-              changed.push(`role ${owner} password set`);
-            }
-          }
-          const [db0] = await rows(
-            client,
-            'SELECT pg_get_userbyid(datdba)::text AS owner FROM pg_database WHERE datname = $1',
-            [database],
-          );
-          if (!db0) {
-            // not in a transaction (it cannot run in one), and slower than the other statements
-            await withStatementTimeout(client, slowStatementMs, () =>
-              rows(client, `CREATE DATABASE ${db} OWNER ${role}`, [], slowStatementMs),
-            );
-            changed.push(`database ${database} created`);
-          } else if (db0['owner'] !== owner) {
-            await rows(client, `ALTER DATABASE ${db} OWNER TO ${role}`);
-            changed.push(`database ${database} owner set`);
-          }
-          return changed;
-        });
-      } catch (error) {
-        throw adminError(`bootstrap of database ${database}`, target, error, ownerPassword);
-      }
-    },
-
-    async endClientSessions(target) {
-      try {
-        return await withClient(target, async (client) => {
-          const [row] = await rows(
-            client,
-            `SELECT count(pg_terminate_backend(pid))::text AS ended FROM pg_stat_activity
-             WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()
-               AND application_name IS DISTINCT FROM current_setting('application_name')`,
-          );
-          return Number(row?.['ended'] ?? 0);
-        });
-      } catch (error) {
-        throw adminError('endClientSessions', target, error);
-      }
-    },
-
-    async close() {
-      closed = true;
-      const pooled = new Set([...pool.values()].map((entry) => entry.client));
-      for (const entry of [...pool.values()]) drop(entry);
-      // the clients still connecting (or between a failure and their 'end') go at once
-      for (const client of clients) if (!pooled.has(client)) discard(client, false);
-      await Promise.all([...ending]);
-    },
-  };
+  }
 }
 
 /** The rows of one statement, every column as text. `timeoutMs` overrides the client's query timeout. */
@@ -539,23 +541,6 @@ class ClosedError extends Error {
   }
 }
 class AbortedError extends Error {}
-
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new AbortedError('observation aborted'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
 
 /**
  * The reason a request failed, in words an operator acts on, with every secret scrubbed out (no
