@@ -9,7 +9,11 @@ import { type CelRule } from '@steward/crd';
  * day extensions: `L`, `LW` and `nW` for the day of the month, `nL` and `n#k` for the day of the
  * week. Not accepted although croner parses them: `?` (croner substitutes the moment the
  * controller started, so the schedule would change with every restart), `@daily`-style nicknames
- * (not five fields), more than one leading zero.
+ * (not five fields), more than one leading zero or a leading zero on a step, a range carrying `L`
+ * (`1-5L`), `LW` in a list (croner takes it alone only), a weekday range beyond 7 even when a step
+ * skips the 8 (`6-8/3`), and `nL` in the day of the month (croner reads `25L` as `25,L`: write that).
+ * libs/postgres-cluster/tests/schedule-admission.int.test.ts holds admission to this against the
+ * parser itself.
  */
 export function cronScheduleRules(field: string): CelRule[] {
   return [
@@ -18,7 +22,7 @@ export function cronScheduleRules(field: string): CelRule[] {
       message: `${field} must be a cron expression of five fields (minute hour day-of-month month day-of-week), e.g. "0 3 * * *"`,
     },
     ...CronFields.map(({ name, range, values, steps, maxStep, extra, example }, i) => ({
-      rule: `${fields}.size() != 5 || ${fields}[${i}].matches('${fieldPattern(values, steps, extra?.pattern)}')`,
+      rule: `${fields}.size() != 5 || ${fields}[${i}].matches('${fieldPattern(values, steps, extra)}')`,
       message: `${field}: the ${name} (field ${i + 1}) must be ${range}${extra ? ` (or ${extra.spelled})` : ''}: a value, a range a-b, * or a step */n or a-b/n (n from 1 to ${maxStep}), or a comma list of them, e.g. ${example}`,
     })),
     {
@@ -47,8 +51,11 @@ interface CronField {
   /** The steps croner takes (a regex alternation): 1 to the number of values, `maxStep`. */
   steps: string;
   maxStep: number;
-  /** Items beyond values, ranges and steps (croner's day extensions). */
-  extra?: { pattern: string; spelled: string };
+  /**
+   * Croner's day extensions: items beyond values, ranges and steps (`pattern`), and what it takes
+   * only as the whole field (`alone`).
+   */
+  extra?: { pattern: string; alone?: string; spelled: string };
   example: string;
 }
 
@@ -75,7 +82,7 @@ const CronFields: readonly CronField[] = [
     values: DAY,
     steps: '[1-9]|[12][0-9]|3[01]',
     maxStep: 31,
-    extra: { pattern: `l|lw|(${DAY})w`, spelled: 'L, LW or nW' },
+    extra: { pattern: `l|(${DAY})w`, alone: 'lw', spelled: 'L, nW, or LW alone' },
     example: '1 or 1,15',
   },
   {
@@ -98,10 +105,10 @@ const CronFields: readonly CronField[] = [
 ];
 
 /** One field: a comma list of items, case-insensitive, anchored. `[*]` is a literal star. */
-function fieldPattern(values: string, steps: string, extra?: string): string {
+function fieldPattern(values: string, steps: string, extra?: CronField['extra']): string {
   const step = `(/(${steps}))?`;
-  const item = `[*]${step}|(${values})-(${values})${step}|${values}${extra ? `|${extra}` : ''}`;
-  return `^(?i)(${item})(,(${item}))*$`;
+  const item = `[*]${step}|(${values})-(${values})${step}|${values}${extra ? `|${extra.pattern}` : ''}`;
+  return `^(?i)(${extra?.alone ? `${extra.alone}|` : ''}(${item})(,(${item}))*)$`;
 }
 
 /**
