@@ -170,173 +170,7 @@ export function postgresBackupReconciler(deps: ReconcilerDeps): ObjectReconciler
     emit: () => undefined,
   });
 
-  /** The cluster with its backup destination resolved against its profile, or a refusal. */
-  function settled(cluster: PostgresCluster): PostgresCluster {
-    const resolved = resolveBackup(cluster, deps.profile(cluster));
-    if (!resolved.allowed)
-      throw new TerminalError(
-        resolved.reason,
-        `PostgresCluster ${cluster.metadata.name}: ${resolved.message}`,
-        { recheckAfter: 60_000 },
-      );
-    return resolved.cluster;
-  }
-
-  async function apply(
-    ctx: Parameters<ObjectReconciler<PostgresBackup>>[0],
-    obj: PostgresBackup,
-  ): Promise<void> {
-    const namespace = obj.metadata.namespace!;
-    const previous = obj.status ?? {};
-    if (previous.phase === 'Completed') {
-      await ctx.status.write({
-        conditions: [ready('True', PostgresBackupReasons.Completed, previous.message ?? '')],
-      });
-      return;
-    }
-    if (previous.phase === 'Failed')
-      throw new TerminalError(PostgresBackupReasons.BackupFailed, previous.message ?? 'failed');
-
-    const clusterName = obj.spec.cluster.name;
-    const found = deps.cluster(namespace, clusterName);
-    if (!found)
-      throw new TerminalError(
-        PostgresBackupReasons.ClusterNotFound,
-        `PostgresCluster ${clusterName} does not exist in namespace ${namespace}: create it, or delete this PostgresBackup`,
-        { recheckAfter: 60_000 },
-      );
-    if (!found.spec.backup)
-      throw new TerminalError(
-        PostgresBackupReasons.BackupNotConfigured,
-        `PostgresCluster ${clusterName} has no spec.backup: set it, then this backup is taken`,
-      );
-    const cluster = settled(found);
-    const due = requestedDue(obj);
-    const id = backupId(due);
-    const jobName = backupJobName(clusterName, due);
-    const job = deps.job(namespace, jobName);
-    const sysid = cluster.status?.systemIdentifier;
-    const destination = sysid
-      ? `s3://${destinationOf(cluster).bucket}/${systemPrefix(backupPrefix(cluster), sysid)}base/${id}/`
-      : undefined;
-    const base: PostgresBackupStatus = {
-      backupId: id,
-      job: jobName,
-      ...(destination ? { destination } : {}),
-      ...(sysid ? { systemIdentifier: sysid } : {}),
-    };
-
-    if (!job) {
-      const running = deps
-        .jobs()
-        .find(
-          (j) =>
-            j.metadata.namespace === namespace &&
-            j.metadata.labels?.[BackupLabels.backupOf] === clusterName &&
-            !finished(j),
-        );
-      const message = running
-        ? `waiting for backup Job ${running.metadata.name} of ${clusterName} to finish: one backup of a cluster runs at a time`
-        : `waiting for PostgresCluster ${clusterName}'s primary to serve`;
-      await ctx.status.write({
-        conditions: [ready('False', PostgresBackupReasons.Pending, message)],
-        fields: { ...base, phase: 'Pending', message },
-      });
-      return;
-    }
-    const outcome = finished(job);
-    const startedAt =
-      (job.status as { startTime?: string } | undefined)?.startTime ??
-      job.metadata.creationTimestamp;
-    if (!outcome) {
-      const message = `Job ${jobName} takes backup ${id}`;
-      await ctx.status.write({
-        conditions: [ready('False', PostgresBackupReasons.Running, message)],
-        fields: { ...base, phase: 'Running', message, ...(startedAt ? { startedAt } : {}) },
-      });
-      return;
-    }
-    const record =
-      outcome === 'Complete' && sysid
-        ? await backups.backupRecord(cluster, sysid, id, ctx.signal)
-        : undefined;
-    if (record) {
-      const message = `backup ${id}: ${record.sizeBytes} bytes, WAL ${record.startLsn} to ${record.stopLsn} on timeline ${record.timeline}, in ${destination}`;
-      await ctx.status.write({
-        conditions: [ready('True', PostgresBackupReasons.Completed, message)],
-        fields: {
-          ...base,
-          phase: 'Completed',
-          message,
-          startedAt: record.startedAt,
-          completedAt: record.completedAt,
-          sizeBytes: record.sizeBytes,
-          startLsn: record.startLsn,
-          stopLsn: record.stopLsn,
-          timeline: record.timeline,
-          systemIdentifier: record.systemIdentifier,
-        },
-      });
-      emit(obj, 'Normal', 'BackupCompleted', message);
-      return;
-    }
-    const why =
-      (await jobTerminationMessage(client, job, namespace)) ??
-      (outcome === 'Complete'
-        ? `the Job completed but ${destination ?? 'the bucket'} has no backup.json`
-        : (job.status?.conditions?.find((c) => c.type === 'Failed')?.message ?? 'the Job failed'));
-    const message = `backup ${id} (Job ${jobName}) failed: ${why}. Create another PostgresBackup to try again`;
-    await ctx.status.write({
-      fields: { ...base, phase: 'Failed', message, ...(startedAt ? { startedAt } : {}) },
-    });
-    throw new TerminalError(PostgresBackupReasons.BackupFailed, message);
-  }
-
-  async function cleanup(obj: PostgresBackup): Promise<void> {
-    const policy = obj.spec.deletionPolicy ?? 'Retain';
-    const id = obj.status?.backupId;
-    const where = obj.status?.destination ?? 'the bucket';
-    if (!id || obj.status?.phase !== 'Completed') return;
-    if (policy === 'Retain') {
-      emit(
-        obj,
-        'Normal',
-        'Retained',
-        `deletionPolicy Retain: backup ${id} stays in ${where}; the cluster's retention expires it like any other`,
-      );
-      return;
-    }
-    const found = deps.cluster(obj.metadata.namespace!, obj.spec.cluster.name);
-    const resolved = found ? resolveBackup(found, deps.profile(found)) : undefined;
-    const cluster = resolved?.allowed ? resolved.cluster : undefined;
-    const sysid = obj.status?.systemIdentifier;
-    if (!cluster?.spec.backup || !sysid) {
-      emit(
-        obj,
-        'Warning',
-        'BackupNotDeleted',
-        `deletionPolicy Delete: backup ${id} stays in ${where}: PostgresCluster ${obj.spec.cluster.name} (with spec.backup and its destination) is gone, and with it the credentials to reach the bucket`,
-      );
-      return;
-    }
-    const outcome = await backups.removeBackup(cluster, sysid, id);
-    if (outcome === 'newest')
-      emit(
-        obj,
-        'Warning',
-        'BackupNotDeleted',
-        `deletionPolicy Delete: backup ${id} stays in ${where}: it is the cluster's newest backup, which is never deleted`,
-      );
-    else
-      emit(
-        obj,
-        'Normal',
-        'Deleted',
-        outcome === 'removed'
-          ? `deletionPolicy Delete: backup ${id} deleted from ${where}`
-          : `deletionPolicy Delete: backup ${id} was no longer in ${where}`,
-      );
-  }
+  const env: RequestEnv = { deps, backups, emit };
 
   return async (ctx, obj) => {
     const outcome = await withFinalizer(
@@ -344,11 +178,188 @@ export function postgresBackupReconciler(deps: ReconcilerDeps): ObjectReconciler
       PostgresBackup.resourceType,
       obj,
       PostgresBackupFinalizer,
-      { apply: (o) => apply(ctx, o), cleanup },
+      { apply: (o) => apply(env, ctx, o), cleanup: (o) => cleanup(env, o) },
     ).catch((error: unknown) => {
       throw error instanceof CleanupError ? (error.cause ?? error) : error;
     });
     if (outcome.action === 'finalizer-added') return { requeueAfter: 100 };
     return undefined;
   };
+}
+
+/** What a PostgresBackup's apply and cleanup act with. */
+interface RequestEnv {
+  deps: ReconcilerDeps;
+  backups: Backups;
+  emit: (obj: PostgresBackup, type: 'Normal' | 'Warning', reason: string, message: string) => void;
+}
+
+/** The cluster with its backup destination resolved against its profile, or a refusal. */
+function settled(deps: ReconcilerDeps, cluster: PostgresCluster): PostgresCluster {
+  const resolved = resolveBackup(cluster, deps.profile(cluster));
+  if (!resolved.allowed)
+    throw new TerminalError(
+      resolved.reason,
+      `PostgresCluster ${cluster.metadata.name}: ${resolved.message}`,
+      { recheckAfter: 60_000 },
+    );
+  return resolved.cluster;
+}
+
+async function apply(
+  env: RequestEnv,
+  ctx: Parameters<ObjectReconciler<PostgresBackup>>[0],
+  obj: PostgresBackup,
+): Promise<void> {
+  const { deps, backups } = env;
+  const namespace = obj.metadata.namespace!;
+  const previous = obj.status ?? {};
+  if (previous.phase === 'Completed') {
+    await ctx.status.write({
+      conditions: [ready('True', PostgresBackupReasons.Completed, previous.message ?? '')],
+    });
+    return;
+  }
+  if (previous.phase === 'Failed')
+    throw new TerminalError(PostgresBackupReasons.BackupFailed, previous.message ?? 'failed');
+
+  const clusterName = obj.spec.cluster.name;
+  const found = deps.cluster(namespace, clusterName);
+  if (!found)
+    throw new TerminalError(
+      PostgresBackupReasons.ClusterNotFound,
+      `PostgresCluster ${clusterName} does not exist in namespace ${namespace}: create it, or delete this PostgresBackup`,
+      { recheckAfter: 60_000 },
+    );
+  if (!found.spec.backup)
+    throw new TerminalError(
+      PostgresBackupReasons.BackupNotConfigured,
+      `PostgresCluster ${clusterName} has no spec.backup: set it, then this backup is taken`,
+    );
+  const cluster = settled(deps, found);
+  const due = requestedDue(obj);
+  const id = backupId(due);
+  const jobName = backupJobName(clusterName, due);
+  const job = deps.job(namespace, jobName);
+  const sysid = cluster.status?.systemIdentifier;
+  const destination = sysid
+    ? `s3://${destinationOf(cluster).bucket}/${systemPrefix(backupPrefix(cluster), sysid)}base/${id}/`
+    : undefined;
+  const base: PostgresBackupStatus = {
+    backupId: id,
+    job: jobName,
+    ...(destination ? { destination } : {}),
+    ...(sysid ? { systemIdentifier: sysid } : {}),
+  };
+
+  if (!job) {
+    const running = deps
+      .jobs()
+      .find(
+        (j) =>
+          j.metadata.namespace === namespace &&
+          j.metadata.labels?.[BackupLabels.backupOf] === clusterName &&
+          !finished(j),
+      );
+    const message = running
+      ? `waiting for backup Job ${running.metadata.name} of ${clusterName} to finish: one backup of a cluster runs at a time`
+      : `waiting for PostgresCluster ${clusterName}'s primary to serve`;
+    await ctx.status.write({
+      conditions: [ready('False', PostgresBackupReasons.Pending, message)],
+      fields: { ...base, phase: 'Pending', message },
+    });
+    return;
+  }
+  const outcome = finished(job);
+  const startedAt =
+    (job.status as { startTime?: string } | undefined)?.startTime ?? job.metadata.creationTimestamp;
+  if (!outcome) {
+    const message = `Job ${jobName} takes backup ${id}`;
+    await ctx.status.write({
+      conditions: [ready('False', PostgresBackupReasons.Running, message)],
+      fields: { ...base, phase: 'Running', message, ...(startedAt ? { startedAt } : {}) },
+    });
+    return;
+  }
+  const record =
+    outcome === 'Complete' && sysid
+      ? await backups.backupRecord(cluster, sysid, id, ctx.signal)
+      : undefined;
+  if (record) {
+    const message = `backup ${id}: ${record.sizeBytes} bytes, WAL ${record.startLsn} to ${record.stopLsn} on timeline ${record.timeline}, in ${destination}`;
+    await ctx.status.write({
+      conditions: [ready('True', PostgresBackupReasons.Completed, message)],
+      fields: {
+        ...base,
+        phase: 'Completed',
+        message,
+        startedAt: record.startedAt,
+        completedAt: record.completedAt,
+        sizeBytes: record.sizeBytes,
+        startLsn: record.startLsn,
+        stopLsn: record.stopLsn,
+        timeline: record.timeline,
+        systemIdentifier: record.systemIdentifier,
+      },
+    });
+    env.emit(obj, 'Normal', 'BackupCompleted', message);
+    return;
+  }
+  const why =
+    (await jobTerminationMessage(deps.client, job, namespace)) ??
+    (outcome === 'Complete'
+      ? `the Job completed but ${destination ?? 'the bucket'} has no backup.json`
+      : (job.status?.conditions?.find((c) => c.type === 'Failed')?.message ?? 'the Job failed'));
+  const message = `backup ${id} (Job ${jobName}) failed: ${why}. Create another PostgresBackup to try again`;
+  await ctx.status.write({
+    fields: { ...base, phase: 'Failed', message, ...(startedAt ? { startedAt } : {}) },
+  });
+  throw new TerminalError(PostgresBackupReasons.BackupFailed, message);
+}
+
+async function cleanup(env: RequestEnv, obj: PostgresBackup): Promise<void> {
+  const { deps, backups, emit } = env;
+  const policy = obj.spec.deletionPolicy ?? 'Retain';
+  const id = obj.status?.backupId;
+  const where = obj.status?.destination ?? 'the bucket';
+  if (!id || obj.status?.phase !== 'Completed') return;
+  if (policy === 'Retain') {
+    emit(
+      obj,
+      'Normal',
+      'Retained',
+      `deletionPolicy Retain: backup ${id} stays in ${where}; the cluster's retention expires it like any other`,
+    );
+    return;
+  }
+  const found = deps.cluster(obj.metadata.namespace!, obj.spec.cluster.name);
+  const resolved = found ? resolveBackup(found, deps.profile(found)) : undefined;
+  const cluster = resolved?.allowed ? resolved.cluster : undefined;
+  const sysid = obj.status?.systemIdentifier;
+  if (!cluster?.spec.backup || !sysid) {
+    emit(
+      obj,
+      'Warning',
+      'BackupNotDeleted',
+      `deletionPolicy Delete: backup ${id} stays in ${where}: PostgresCluster ${obj.spec.cluster.name} (with spec.backup and its destination) is gone, and with it the credentials to reach the bucket`,
+    );
+    return;
+  }
+  const outcome = await backups.removeBackup(cluster, sysid, id);
+  if (outcome === 'newest')
+    emit(
+      obj,
+      'Warning',
+      'BackupNotDeleted',
+      `deletionPolicy Delete: backup ${id} stays in ${where}: it is the cluster's newest backup, which is never deleted`,
+    );
+  else
+    emit(
+      obj,
+      'Normal',
+      'Deleted',
+      outcome === 'removed'
+        ? `deletionPolicy Delete: backup ${id} deleted from ${where}`
+        : `deletionPolicy Delete: backup ${id} was no longer in ${where}`,
+    );
 }
