@@ -9,7 +9,8 @@ import tseslint from 'typescript-eslint';
 /**
  * The architecture, as Nx tags (DESIGN.md): type:runtime knows no domain; type:domain (one per CRD
  * family) builds on the runtime; type:app wires domain and runtime; type:testing and type:tool serve
- * tests and tools only. Test files may additionally use type:testing.
+ * tests and tools only. Test files may additionally use type:testing — a runtime lib's only the
+ * testing core (below).
  */
 const typeConstraints = [
   { sourceTag: 'type:runtime', onlyDependOnLibsWithTags: ['type:runtime'] },
@@ -47,7 +48,7 @@ function projectTags() {
  * Which CRD family a project belongs to, as a second tag: `scope:<family>` for the family's API
  * lib, domain lib, app and e2e project (`scope:kafka-topic`: kafka-topic-api, kafka-topic,
  * kafka-topic-controller, kafka-topic-controller-e2e); `scope:shared` for what every family may
- * use (the runtime libs, the ProviderProfile libs, libs/testing, tools). No domain lib imports
+ * use (the runtime libs, the ProviderProfile libs, the testing libs, tools). No domain lib imports
  * another: a family's projects depend only on their own family and on shared projects, and shared
  * libraries depend only on shared ones, so none is a way from one family into another. Tools are
  * the exception the type rules already allow: they generate, bundle and run every family.
@@ -69,7 +70,24 @@ const scopeConstraints = [
   })),
 ];
 
-const depConstraints = [...typeConstraints, ...scopeConstraints];
+/**
+ * The testing libs are split by tier so that `nx affected` means something: the core
+ * (@steward/testing, tag `testing:core`: the control plane, CRDs, waiting, processes, ports,
+ * kstatus) and, each built on it, the backends, the Cloud SQL fake, the charts and the node tier. A
+ * runtime lib is proven against the control plane alone, so its tests may use the core and nothing
+ * else (a change to the Cloud SQL fake or the node tier reruns no runtime lib's tests); and the core
+ * depends on no other project, or every runtime lib would depend on what it pulled in.
+ */
+const testingCore = 'testing:core';
+const coreConstraints = [{ sourceTag: testingCore, onlyDependOnLibsWithTags: [testingCore] }];
+/**
+ * @param {string} sourceTag
+ * @returns {string} the tag of the testing libs the test files of that layer may use
+ */
+const testingFor = (sourceTag) =>
+  sourceTag === 'type:runtime' || sourceTag === testingCore ? testingCore : 'type:testing';
+
+const depConstraints = [...typeConstraints, ...coreConstraints, ...scopeConstraints];
 
 const testFiles = ['**/*.test.ts', '**/tests/**/*.ts', '**/bench/**/*.ts'];
 
@@ -102,10 +120,10 @@ export default tseslint.config(
           enforceBuildableLibDependency: false,
           allow: [],
           depConstraints: [
-            ...typeConstraints.map((c) => ({
+            ...[...typeConstraints, ...coreConstraints].map((c) => ({
               ...c,
               onlyDependOnLibsWithTags: [
-                ...new Set([...c.onlyDependOnLibsWithTags, 'type:testing']),
+                ...new Set([...c.onlyDependOnLibsWithTags, testingFor(c.sourceTag)]),
               ],
             })),
             ...scopeConstraints,

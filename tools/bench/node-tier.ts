@@ -8,14 +8,13 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { eventually, repoRoot } from '@steward/testing';
 import {
   acquireNodeTier,
-  eventually,
   localImages,
   nodeTierLayout,
-  repoRoot,
   type NodeTier,
-} from '@steward/testing';
+} from '@steward/testing-node-tier';
 
 const starts = Number(process.argv[2] ?? 3);
 const podsPerImage = Number(process.argv[3] ?? 5);

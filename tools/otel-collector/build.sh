@@ -7,7 +7,7 @@
 #   ${STEWARD_CACHE:-~/.cache/steward}/otelcol-<hash>/bin/otel-collector
 #
 # keyed by the hash of the module (go.mod, go.sum, main.go: stamp_of in
-# tools/control-plane/go-build.sh); libs/testing's otelCollectorBinary() computes the same hash.
+# tools/control-plane/go-build.sh); libs/testing-backends' otelCollectorBinary() computes the same hash.
 # Cold: a few minutes on 2 cores (the Prometheus exporter brings much of Prometheus); warm: well
 # under a second. A failed build names its log file. Concurrent runs serialise on a lock per entry.
 #

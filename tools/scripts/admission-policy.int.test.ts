@@ -4,16 +4,13 @@ import { KafkaTopic } from '@steward/kafka-topic-api';
 import { ApiError, KubeClient, Namespaces, type KubeObject } from '@steward/kube';
 import { PostgresCluster } from '@steward/postgres-cluster-api';
 import { ProviderProfile } from '@steward/provider-profile-api';
+import { eventually, repoRoot, startControlPlane, type ControlPlane } from '@steward/testing';
 import {
   applyAsAdmin,
-  eventually,
   manifestsOf,
   renderChart,
-  repoRoot,
-  startControlPlane,
-  type ControlPlane,
   type ObjectManifest,
-} from '@steward/testing';
+} from '@steward/testing-charts';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 

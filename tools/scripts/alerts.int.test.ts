@@ -5,7 +5,7 @@
  * that must not, the annotations rendered by Prometheus compared word for word. And every alert has
  * its runbook, linked from its runbook_url.
  */
-import { prometheusBinaries } from '@steward/testing';
+import { prometheusBinaries } from '@steward/testing-backends';
 import { load } from 'js-yaml';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -156,4 +156,42 @@ describe(`${RULE} with the repository's eslint.config.js`, () => {
   ])('lets %s import %s (its own family or a shared project)', async (file, importFrom) => {
     expect(await boundaryErrors(file, importFrom)).toEqual([]);
   });
+
+  // The testing libs by tier (issue 25): a runtime lib's tests use the testing core only, and the
+  // core depends on no other testing lib, so a change to a backend, the Cloud SQL fake, the charts
+  // or the node tier reruns no runtime lib's tests.
+  const onlyCore = (tag: string) =>
+    `A project tagged with "${tag}" can only depend on libs tagged with ${
+      tag === 'type:runtime' ? '"type:runtime", ' : ''
+    }"testing:core"`;
+  it.each([
+    ['libs/informer/tests/probe.int.test.ts', '@steward/testing-node-tier', 'type:runtime'],
+    ['libs/controller/tests/probe.int.test.ts', '@steward/testing-cloudsql', 'type:runtime'],
+    ['libs/external/tests/probe.int.test.ts', '@steward/testing-backends', 'type:runtime'],
+    ['libs/workload/tests/probe.int.test.ts', '@steward/testing-charts', 'type:runtime'],
+    // the core itself depends on no other project (one its tests use would be a cycle as well)
+    ['libs/testing/src/probe.ts', '@steward/workqueue', 'testing:core'],
+    ['libs/testing/tests/probe.int.test.ts', '@steward/workqueue', 'testing:core'],
+  ])('refuses %s importing %s (beyond the testing core)', async (file, importFrom, tag) => {
+    expect(await boundaryErrors(file, importFrom)).toEqual([onlyCore(tag)]);
+  });
+
+  it.each(['@steward/testing-backends', '@steward/testing-node-tier'])(
+    'refuses the testing core importing %s, which is built on it (a cycle)',
+    async (importFrom) => {
+      const errors = await boundaryErrors('libs/testing/src/probe.ts', importFrom);
+      expect(errors).toEqual([expect.stringMatching(/^Circular dependency between "testing" and/)]);
+    },
+  );
+
+  it.each([
+    ['libs/informer/tests/probe.int.test.ts', '@steward/testing'],
+    ['libs/cache-cluster/tests/probe.int.test.ts', '@steward/testing-node-tier'],
+    ['libs/database-instance/tests/probe.int.test.ts', '@steward/testing-cloudsql'],
+    ['libs/testing-charts/src/probe.ts', '@steward/testing-node-tier'],
+    ['e2e/kafka-topic-controller-e2e/tests/probe.int.test.ts', '@steward/testing-backends'],
+    ['tools/scripts/probe.ts', '@steward/testing-charts'],
+  ])('lets %s import %s (a testing lib its layer may use)', async (file, importFrom) => {
+    expect(await boundaryErrors(file, importFrom)).toEqual([]);
+  });
 });

@@ -951,8 +951,8 @@ npx vitest run --root e2e/${n.e2e}
 \`\`\`
 
 The chart passes the checks every Steward controller chart passes (\`describeControllerChart\` in
-\`libs/testing/src/controller-chart-suite.ts\`: lint, rendering, schema refusals, dashboard, Pod
-defaults, least-privilege RBAC, server-side dry run, restricted Pod Security, helm install), and
+\`libs/testing-charts/src/controller-chart-suite.ts\`: lint, rendering, schema refusals, dashboard,
+Pod defaults, least-privilege RBAC, server-side dry run, restricted Pod Security, helm install), and
 the controller's bundle runs under exactly this chart's RBAC against a real API server.
 `,
   };
@@ -983,14 +983,14 @@ function e2eFiles(n: ControllerNames): Record<string, string> {
     'package.json': packageJson(n.e2e, './src/index.ts'),
     'tests/chart.int.test.ts': `import { ${K} } from '@steward/${n.apiLib}';
 import { KubeClient } from '@steward/kube';
+import { repoRoot } from '@steward/testing';
 import {
   chartRbac,
   defaultReleaseNamespace as releaseNamespace,
   describeControllerChart,
   renderChart,
-  repoRoot,
   type ChartVariation,
-} from '@steward/testing';
+} from '@steward/testing-charts';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -1077,17 +1077,19 @@ describe('the ${app} chart’s own promises', () => {
 import { ${K} } from '@steward/${n.apiLib}';
 import { Events, KubeClient, Namespaces, type KubeObject } from '@steward/kube';
 import {
-  bindChartRbac,
-  defaultReleaseNamespace as releaseNamespace,
   eventually,
   gitOpsReading,
-  renderChart,
   repoRoot,
-  startControllerProcess,
   startControlPlane,
   type ControlPlane,
-  type ControllerProcess,
 } from '@steward/testing';
+import {
+  bindChartRbac,
+  defaultReleaseNamespace as releaseNamespace,
+  renderChart,
+  startControllerProcess,
+  type ControllerProcess,
+} from '@steward/testing-charts';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 

@@ -13,7 +13,7 @@ import {
   nodeTierBinaries,
   nodeTierLayout,
   stopNodeTier,
-} from '@steward/testing';
+} from '@steward/testing-node-tier';
 
 const [command] = process.argv.slice(2);
 const say = (line: string): void => void process.stdout.write(`${line}\n`);

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { nodeTierLayout } from '@steward/testing';
+import { nodeTierLayout } from '@steward/testing-node-tier';
 import { describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);

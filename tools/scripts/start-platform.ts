@@ -23,17 +23,14 @@ import {
 } from '@steward/kube';
 import { type ProviderProfile } from '@steward/provider-profile-api';
 import {
-  acquireNodeTier,
-  appImage,
-  localImages,
-  installControllerChart,
-  startCloudSqlApi,
   startKafka,
   startMoto,
   startOtelCollector,
   startPrometheus,
-  stopNodeTier,
-} from '@steward/testing';
+} from '@steward/testing-backends';
+import { installControllerChart } from '@steward/testing-charts';
+import { startCloudSqlApi } from '@steward/testing-cloudsql';
+import { acquireNodeTier, appImage, localImages, stopNodeTier } from '@steward/testing-node-tier';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -32,23 +32,22 @@ import {
 } from '@steward/kube';
 import { WorkloadAdmissionReasons } from '@steward/provider-profile';
 import { ProviderProfile } from '@steward/provider-profile-api';
+import { eventually, gitOpsReading, installCRDs, repoRoot } from '@steward/testing';
 import {
-  acquireNodeTier,
   bindChartRbac,
-  eventually,
-  gitOpsReading,
-  installCRDs,
   kubectlTable,
-  localImages,
   renderChart,
-  repoRoot,
   requestsByMethod,
   startControllerProcess,
   type ControllerProcess,
-  type LocalImage,
   type Manifest,
+} from '@steward/testing-charts';
+import {
+  acquireNodeTier,
+  localImages,
+  type LocalImage,
   type NodeTier,
-} from '@steward/testing';
+} from '@steward/testing-node-tier';
 import { Redis } from 'ioredis';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

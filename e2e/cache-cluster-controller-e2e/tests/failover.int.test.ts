@@ -25,20 +25,16 @@ import {
   type KubeObject,
   type ResourceType,
 } from '@steward/kube';
+import { eventually, installCRDs, repoRoot } from '@steward/testing';
 import {
-  acquireNodeTier,
   bindChartRbac,
   chartRbac,
-  eventually,
-  installCRDs,
-  localImages,
   renderChart,
-  repoRoot,
   startControllerProcess,
   type ControllerProcess,
   type Manifest,
-  type NodeTier,
-} from '@steward/testing';
+} from '@steward/testing-charts';
+import { acquireNodeTier, localImages, type NodeTier } from '@steward/testing-node-tier';
 import { Redis } from 'ioredis';
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';

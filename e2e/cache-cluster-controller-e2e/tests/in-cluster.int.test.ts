@@ -2,18 +2,19 @@ import { type V1Pod } from '@kubernetes/client-node';
 import { findCondition } from '@steward/conditions';
 import { CacheCluster } from '@steward/cache-cluster-api';
 import { KubeClient, Namespaces, Pods, Secrets, Services, type KubeObject } from '@steward/kube';
+import { installCRDs, repoRoot } from '@steward/testing';
+import {
+  installControllerChart,
+  itRunsAsInstalledController,
+  type InstalledControllerChart,
+} from '@steward/testing-charts';
 import {
   acquireNodeTier,
   appImage,
-  installCRDs,
-  installControllerChart,
-  itRunsAsInstalledController,
   localImages,
-  repoRoot,
-  type InstalledControllerChart,
   type LocalImage,
   type NodeTier,
-} from '@steward/testing';
+} from '@steward/testing-node-tier';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 

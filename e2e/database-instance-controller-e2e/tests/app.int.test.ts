@@ -1,6 +1,7 @@
 import { findCondition } from '@steward/conditions';
 import { KubeClient, Leases, Secrets, type KubeObject } from '@steward/kube';
-import { controllerEnv, eventually, ManagedProcess } from '@steward/testing';
+import { eventually, ManagedProcess } from '@steward/testing';
+import { controllerEnv } from '@steward/testing-charts';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';

@@ -1,6 +1,6 @@
 import { DatabaseInstance } from '@steward/database-instance-api';
 import { KubeClient } from '@steward/kube';
-import { describeControllerChart, type PolicyRule } from '@steward/testing';
+import { describeControllerChart, type PolicyRule } from '@steward/testing-charts';
 import { defaultReleaseNamespace as releaseNamespace } from './support/chart.js';
 
 const chart = 'database-instance-controller';

@@ -3,20 +3,20 @@ import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
 import { findCondition } from '@steward/conditions';
 import { CustomResourceDefinitions, KubeClient, Namespaces, Secrets } from '@steward/kube';
 import { ProviderProfile } from '@steward/provider-profile-api';
+import { startMoto, type Moto } from '@steward/testing-backends';
 import {
-  acquireNodeTier,
-  appImage,
   installControllerChart,
   awaitLeaderTakeover,
   itRunsAsInstalledController,
-  startCloudSqlApi,
-  startMoto,
-  type CloudSqlApi,
   type InstalledControllerChart,
+} from '@steward/testing-charts';
+import { startCloudSqlApi, type CloudSqlApi } from '@steward/testing-cloudsql';
+import {
+  acquireNodeTier,
+  appImage,
   type LocalImage,
-  type Moto,
   type NodeTier,
-} from '@steward/testing';
+} from '@steward/testing-node-tier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   databaseInstance,

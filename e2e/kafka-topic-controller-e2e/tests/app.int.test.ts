@@ -2,18 +2,14 @@ import { findCondition } from '@steward/conditions';
 import { KafkaTopic } from '@steward/kafka-topic-api';
 import { KubeClient, Namespaces } from '@steward/kube';
 import { ProviderProfile } from '@steward/provider-profile-api';
+import { eventually, repoRoot, startControlPlane, type ControlPlane } from '@steward/testing';
+import { startKafka, type Kafka } from '@steward/testing-backends';
 import {
   bindChartRbac,
-  eventually,
   renderChart,
-  repoRoot,
   startControllerProcess,
-  startControlPlane,
-  startKafka,
-  type ControlPlane,
   type ControllerProcess,
-  type Kafka,
-} from '@steward/testing';
+} from '@steward/testing-charts';
 import { type Admin } from 'kafkajs';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,15 +1,15 @@
 import { KafkaTopic } from '@steward/kafka-topic-api';
 import { KubeClient } from '@steward/kube';
+import { repoRoot } from '@steward/testing';
 import {
   chartRbac,
   defaultReleaseNamespace as releaseNamespace,
   describeControllerChart,
   renderChart,
-  repoRoot,
   type ChartGrants,
   type ChartVariation,
   type PolicyRule,
-} from '@steward/testing';
+} from '@steward/testing-charts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

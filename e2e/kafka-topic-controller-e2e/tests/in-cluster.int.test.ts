@@ -3,18 +3,19 @@ import { findCondition } from '@steward/conditions';
 import { KafkaTopic } from '@steward/kafka-topic-api';
 import { CustomResourceDefinitions, KubeClient, Namespaces } from '@steward/kube';
 import { ProviderProfile } from '@steward/provider-profile-api';
+import { startKafka, type Kafka } from '@steward/testing-backends';
 import {
-  acquireNodeTier,
-  appImage,
   installControllerChart,
   awaitLeaderTakeover,
   itRunsAsInstalledController,
-  startKafka,
   type InstalledControllerChart,
-  type Kafka,
+} from '@steward/testing-charts';
+import {
+  acquireNodeTier,
+  appImage,
   type LocalImage,
   type NodeTier,
-} from '@steward/testing';
+} from '@steward/testing-node-tier';
 import { type Admin } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 

@@ -7,24 +7,22 @@
  * providers' API calls and error ratio among them — must answer series.
  */
 import { KubeClient, Namespaces, Secrets, type KubeObject } from '@steward/kube';
+import { eventually, repoRoot, startControlPlane, type ControlPlane } from '@steward/testing';
 import {
-  bindChartRbac,
-  eventually,
-  renderChart,
-  repoRoot,
-  startCloudSqlApi,
-  startControllerProcess,
-  startControlPlane,
   startMoto,
   startOtelCollector,
   startPrometheus,
-  type CloudSqlApi,
-  type ControlPlane,
-  type ControllerProcess,
   type Moto,
   type OtelCollector,
   type Prometheus,
-} from '@steward/testing';
+} from '@steward/testing-backends';
+import {
+  bindChartRbac,
+  renderChart,
+  startControllerProcess,
+  type ControllerProcess,
+} from '@steward/testing-charts';
+import { startCloudSqlApi, type CloudSqlApi } from '@steward/testing-cloudsql';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectorJob, otlpEnv, panelsWithoutData, Profiles, stewardKind } from './support.js';

@@ -12,22 +12,21 @@
  *   kind, namespace, name and result, its API and Kafka calls as child spans.
  */
 import { KubeClient, Namespaces, type KubeObject, type ResourceType } from '@steward/kube';
+import { eventually, repoRoot, startControlPlane, type ControlPlane } from '@steward/testing';
 import {
-  bindChartRbac,
-  eventually,
-  renderChart,
-  repoRoot,
-  startControllerProcess,
-  startControlPlane,
   startKafka,
   startOtelCollector,
   startPrometheus,
-  type ControlPlane,
-  type ControllerProcess,
   type Kafka,
   type OtelCollector,
   type Prometheus,
-} from '@steward/testing';
+} from '@steward/testing-backends';
+import {
+  bindChartRbac,
+  renderChart,
+  startControllerProcess,
+  type ControllerProcess,
+} from '@steward/testing-charts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

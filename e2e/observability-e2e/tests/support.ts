@@ -1,11 +1,6 @@
 import { type ResourceType } from '@steward/kube';
-import {
-  eventually,
-  repoRoot,
-  type OtelCollector,
-  type Prometheus,
-  type ScrapeJob,
-} from '@steward/testing';
+import { eventually, repoRoot } from '@steward/testing';
+import { type OtelCollector, type Prometheus, type ScrapeJob } from '@steward/testing-backends';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 

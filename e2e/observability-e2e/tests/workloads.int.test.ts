@@ -8,18 +8,14 @@
  * answer series.
  */
 import { KubeClient, Namespaces, type KubeObject } from '@steward/kube';
+import { eventually, repoRoot, startControlPlane, type ControlPlane } from '@steward/testing';
 import {
-  eventually,
-  repoRoot,
-  startChartedController,
-  startControlPlane,
   startOtelCollector,
   startPrometheus,
-  type ChartedController,
-  type ControlPlane,
   type OtelCollector,
   type Prometheus,
-} from '@steward/testing';
+} from '@steward/testing-backends';
+import { startChartedController, type ChartedController } from '@steward/testing-charts';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectorJob, otlpEnv, panelsWithoutData, Profiles, stewardKind } from './support.js';

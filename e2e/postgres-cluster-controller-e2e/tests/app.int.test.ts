@@ -26,20 +26,19 @@ import {
 } from '@steward/kube';
 import { WorkloadAdmissionReasons } from '@steward/provider-profile';
 import { ProviderProfile } from '@steward/provider-profile-api';
+import { eventually, gitOpsReading, installCRDs, repoRoot } from '@steward/testing';
 import {
-  acquireNodeTier,
-  eventually,
-  gitOpsReading,
-  installCRDs,
   kubectlTable,
-  localImages,
-  repoRoot,
   requestsByMethod,
   startChartedController,
   type ChartedController,
+} from '@steward/testing-charts';
+import {
+  acquireNodeTier,
+  localImages,
   type LocalImage,
   type NodeTier,
-} from '@steward/testing';
+} from '@steward/testing-node-tier';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -45,17 +45,10 @@ import {
   StatefulSets,
   type KubeObject,
 } from '@steward/kube';
-import {
-  acquireNodeTier,
-  eventually,
-  installCRDs,
-  localImages,
-  repoRoot,
-  startChartedController,
-  type ChartedController,
-  type Moto,
-  type NodeTier,
-} from '@steward/testing';
+import { eventually, installCRDs, repoRoot } from '@steward/testing';
+import { type Moto } from '@steward/testing-backends';
+import { startChartedController, type ChartedController } from '@steward/testing-charts';
+import { acquireNodeTier, localImages, type NodeTier } from '@steward/testing-node-tier';
 import { ProviderProfile } from '@steward/provider-profile-api';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,6 +1,6 @@
 import { PostgresCluster } from '@steward/postgres-cluster-api';
 import { KubeClient } from '@steward/kube';
-import { describeWorkloadControllerChart } from '@steward/testing';
+import { describeWorkloadControllerChart } from '@steward/testing-charts';
 
 // What every Steward controller chart promises, with the truths of a controller that runs
 // workloads on pods (describeWorkloadControllerChart: exact rules in every mode, Secrets in the

@@ -18,16 +18,9 @@
 import { findCondition } from '@steward/conditions';
 import { type PostgresClusterSpec } from '@steward/postgres-cluster-api';
 import { KubeClient, Pods } from '@steward/kube';
-import {
-  acquireNodeTier,
-  eventually,
-  installCRDs,
-  localImages,
-  repoRoot,
-  startChartedController,
-  type ChartedController,
-  type NodeTier,
-} from '@steward/testing';
+import { eventually, installCRDs, repoRoot } from '@steward/testing';
+import { startChartedController, type ChartedController } from '@steward/testing-charts';
+import { acquireNodeTier, localImages, type NodeTier } from '@steward/testing-node-tier';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

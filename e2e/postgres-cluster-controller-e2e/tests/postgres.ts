@@ -18,7 +18,9 @@ import {
   type ResourceType,
 } from '@steward/kube';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { eventually, startMoto, type Moto, type NodeTier } from '@steward/testing';
+import { eventually } from '@steward/testing';
+import { startMoto, type Moto } from '@steward/testing-backends';
+import { type NodeTier } from '@steward/testing-node-tier';
 import { ProviderProfile } from '@steward/provider-profile-api';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';

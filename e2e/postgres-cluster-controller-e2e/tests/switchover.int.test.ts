@@ -23,16 +23,9 @@ import {
   StatefulSets,
   type KubeObject,
 } from '@steward/kube';
-import {
-  acquireNodeTier,
-  eventually,
-  installCRDs,
-  localImages,
-  repoRoot,
-  startChartedController,
-  type ChartedController,
-  type NodeTier,
-} from '@steward/testing';
+import { eventually, installCRDs, repoRoot } from '@steward/testing';
+import { startChartedController, type ChartedController } from '@steward/testing-charts';
+import { acquireNodeTier, localImages, type NodeTier } from '@steward/testing-node-tier';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kind, long, lsnBytes, postgresHelpers, query, type SuiteContext } from './postgres.js';

@@ -23,16 +23,9 @@ import {
   type KubeObject,
   type ResourceType,
 } from '@steward/kube';
-import {
-  acquireNodeTier,
-  eventually,
-  installCRDs,
-  localImages,
-  repoRoot,
-  startChartedController,
-  type ChartedController,
-  type NodeTier,
-} from '@steward/testing';
+import { eventually, installCRDs, repoRoot } from '@steward/testing';
+import { startChartedController, type ChartedController } from '@steward/testing-charts';
+import { acquireNodeTier, localImages, type NodeTier } from '@steward/testing-node-tier';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderProfile } from '@steward/provider-profile-api';

@@ -15,14 +15,8 @@ import { findCondition } from '@steward/conditions';
 import { Manager } from '@steward/controller';
 import { CacheCluster, type CacheClusterSpec } from '@steward/cache-cluster-api';
 import { KubeClient, Pods, Services, type KubeObject } from '@steward/kube';
-import {
-  acquireNodeTier,
-  eventually,
-  installCRDs,
-  localImages,
-  repoRoot,
-  type NodeTier,
-} from '@steward/testing';
+import { eventually, installCRDs, repoRoot } from '@steward/testing';
+import { acquireNodeTier, localImages, type NodeTier } from '@steward/testing-node-tier';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';

@@ -36,15 +36,8 @@ import { findCondition } from '@steward/conditions';
 import { Manager, type Fairness } from '@steward/controller';
 import { KubeEventRecorder } from '@steward/events';
 import { KubeClient, Namespaces, Pods, Secrets, Services, type KubeObject } from '@steward/kube';
-import {
-  boundedAll,
-  acquireNodeTier,
-  eventually,
-  installCRDs,
-  localImages,
-  repoRoot,
-  type NodeTier,
-} from '@steward/testing';
+import { boundedAll, eventually, installCRDs, repoRoot } from '@steward/testing';
+import { acquireNodeTier, localImages, type NodeTier } from '@steward/testing-node-tier';
 import { Redis } from 'ioredis';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';

@@ -29,15 +29,13 @@ import {
   type KubeObject,
   type ResourceType,
 } from '@steward/kube';
+import { eventually, startControlPlane, type ControlPlane } from '@steward/testing';
 import {
   acquireNodeTier,
-  eventually,
   localImages,
-  startControlPlane,
-  type ControlPlane,
   type LocalImage,
   type NodeTier,
-} from '@steward/testing';
+} from '@steward/testing-node-tier';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -8,15 +8,8 @@ import { findCondition } from '@steward/conditions';
 import { Manager } from '@steward/controller';
 import { CacheCluster, type CacheClusterSpec } from '@steward/cache-cluster-api';
 import { KubeClient, Pods, Secrets, Services, StatefulSets, type KubeObject } from '@steward/kube';
-import {
-  acquireNodeTier,
-  eventually,
-  gitOpsReading,
-  installCRDs,
-  localImages,
-  repoRoot,
-  type NodeTier,
-} from '@steward/testing';
+import { eventually, gitOpsReading, installCRDs, repoRoot } from '@steward/testing';
+import { acquireNodeTier, localImages, type NodeTier } from '@steward/testing-node-tier';
 import { Redis } from 'ioredis';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -16,14 +16,8 @@ import { findCondition } from '@steward/conditions';
 import { Manager, type EventRecorder } from '@steward/controller';
 import { CacheCluster } from '@steward/cache-cluster-api';
 import { KubeClient, Pods, Secrets, type KubeObject } from '@steward/kube';
-import {
-  acquireNodeTier,
-  eventually,
-  installCRDs,
-  localImages,
-  repoRoot,
-  type NodeTier,
-} from '@steward/testing';
+import { eventually, installCRDs, repoRoot } from '@steward/testing';
+import { acquireNodeTier, localImages, type NodeTier } from '@steward/testing-node-tier';
 import { Redis } from 'ioredis';
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';

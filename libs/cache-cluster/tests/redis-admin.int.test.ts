@@ -10,14 +10,13 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
+import { eventually, freePort } from '@steward/testing';
 import {
   acquireNodeTier,
-  eventually,
-  freePort,
   localImages,
   type LocalImage,
   type NodeTier,
-} from '@steward/testing';
+} from '@steward/testing-node-tier';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

@@ -15,10 +15,9 @@ import {
   repoRoot,
   gitOpsReading,
   startControlPlane,
-  startMoto,
   type ControlPlane,
-  type Moto,
 } from '@steward/testing';
+import { startMoto, type Moto } from '@steward/testing-backends';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';

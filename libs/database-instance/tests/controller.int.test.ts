@@ -9,13 +9,11 @@ import {
   eventually,
   repoRoot,
   gitOpsReading,
-  startCloudSqlApi,
   startControlPlane,
-  startMoto,
-  type CloudSqlApi,
   type ControlPlane,
-  type Moto,
 } from '@steward/testing';
+import { startMoto, type Moto } from '@steward/testing-backends';
+import { startCloudSqlApi, type CloudSqlApi } from '@steward/testing-cloudsql';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createCredentials, localCloudSqlAuth } from './support/providers.js';

@@ -1,16 +1,9 @@
 import { KubeClient, Namespaces, Secrets, type KubeObject } from '@steward/kube';
 import { type CredentialsCheckResult } from '@steward/provider-profile';
 import { ProviderProfile } from '@steward/provider-profile-api';
-import {
-  freePort,
-  repoRoot,
-  startCloudSqlApi,
-  startControlPlane,
-  startMoto,
-  type CloudSqlApi,
-  type ControlPlane,
-  type Moto,
-} from '@steward/testing';
+import { freePort, repoRoot, startControlPlane, type ControlPlane } from '@steward/testing';
+import { startMoto, type Moto } from '@steward/testing-backends';
+import { startCloudSqlApi, type CloudSqlApi } from '@steward/testing-cloudsql';
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 import { v1 } from '@google-cloud/sql';
 import { TerminalError } from '@steward/controller';
-import { startCloudSqlApi, type CloudSqlApi } from '@steward/testing';
+import { startCloudSqlApi, type CloudSqlApi } from '@steward/testing-cloudsql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callCloudSql, CloudSqlCallError, GrpcCode } from '../src/gcp/errors.js';
 

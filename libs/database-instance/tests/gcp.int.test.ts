@@ -5,14 +5,8 @@ import { DatabaseInstance } from '@steward/database-instance-api';
 import { KubeEventRecorder } from '@steward/events';
 import { externalChanges, ledgerState, managedReconciler } from '@steward/external';
 import { KubeClient, Namespaces, NotFoundError } from '@steward/kube';
-import {
-  eventually,
-  repoRoot,
-  startCloudSqlApi,
-  startControlPlane,
-  type CloudSqlApi,
-  type ControlPlane,
-} from '@steward/testing';
+import { eventually, repoRoot, startControlPlane, type ControlPlane } from '@steward/testing';
+import { startCloudSqlApi, type CloudSqlApi } from '@steward/testing-cloudsql';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';

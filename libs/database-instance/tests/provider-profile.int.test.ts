@@ -15,13 +15,11 @@ import {
   freePort,
   repoRoot,
   gitOpsReading,
-  startCloudSqlApi,
   startControlPlane,
-  startMoto,
-  type CloudSqlApi,
   type ControlPlane,
-  type Moto,
 } from '@steward/testing';
+import { startMoto, type Moto } from '@steward/testing-backends';
+import { startCloudSqlApi, type CloudSqlApi } from '@steward/testing-cloudsql';
 import { createTelemetry, type Telemetry } from '@steward/telemetry';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -43,14 +43,8 @@ import {
 } from '@steward/kube';
 import { ProviderProfile } from '@steward/provider-profile-api';
 // A benchmark runs on the test harness, as the integration tests do.
-import {
-  boundedAll,
-  repoRoot,
-  startControlPlane,
-  startKafka,
-  type ControlPlane,
-  type Kafka,
-} from '@steward/testing';
+import { boundedAll, repoRoot, startControlPlane, type ControlPlane } from '@steward/testing';
+import { startKafka, type Kafka } from '@steward/testing-backends';
 import kafkajs, { type Admin, type KafkaConfig } from 'kafkajs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';

@@ -9,10 +9,9 @@ import {
   gitOpsReading,
   repoRoot,
   startControlPlane,
-  startKafka,
   type ControlPlane,
-  type Kafka,
 } from '@steward/testing';
+import { startKafka, type Kafka } from '@steward/testing-backends';
 import kafkajs, { type Admin } from 'kafkajs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -9,10 +9,9 @@ import {
   freePort,
   repoRoot,
   startControlPlane,
-  startKafka,
   type ControlPlane,
-  type Kafka,
 } from '@steward/testing';
+import { startKafka, type Kafka } from '@steward/testing-backends';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { kafkaCredentialsCheck, kafkaTopicController, kafkaTopicUsers } from '../src/index.js';

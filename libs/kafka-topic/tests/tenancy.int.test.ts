@@ -4,14 +4,8 @@ import { ExternalAnnotations as A } from '@steward/external';
 import { KafkaTopic } from '@steward/kafka-topic-api';
 import { KubeClient, Namespaces, NotFoundError } from '@steward/kube';
 import { ProviderProfile } from '@steward/provider-profile-api';
-import {
-  eventually,
-  repoRoot,
-  startControlPlane,
-  startKafka,
-  type ControlPlane,
-  type Kafka,
-} from '@steward/testing';
+import { eventually, repoRoot, startControlPlane, type ControlPlane } from '@steward/testing';
+import { startKafka, type Kafka } from '@steward/testing-backends';
 import kafkajs, { type Admin } from 'kafkajs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';

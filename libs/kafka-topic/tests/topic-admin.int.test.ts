@@ -1,4 +1,5 @@
-import { eventually, startKafka, type Kafka } from '@steward/testing';
+import { eventually } from '@steward/testing';
+import { startKafka, type Kafka } from '@steward/testing-backends';
 import { type Admin, type ConfigEntries, type ITopicMetadata } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KafkaError, topicAdmin, type KafkaCallContext, type TopicAdmin } from '../src/index.js';

@@ -1,4 +1,4 @@
-import { startKafka, type Kafka } from '@steward/testing';
+import { startKafka, type Kafka } from '@steward/testing-backends';
 import kafkajs, { type Admin } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

@@ -23,15 +23,9 @@ import {
   type PostgresClusterSpec,
 } from '@steward/postgres-cluster-api';
 import { Jobs, KubeClient, Secrets, Services, type KubeObject } from '@steward/kube';
-import {
-  acquireNodeTier,
-  eventually,
-  installCRDs,
-  localImages,
-  repoRoot,
-  startMoto,
-  type NodeTier,
-} from '@steward/testing';
+import { eventually, installCRDs, repoRoot } from '@steward/testing';
+import { startMoto } from '@steward/testing-backends';
+import { acquireNodeTier, localImages, type NodeTier } from '@steward/testing-node-tier';
 import { ProviderProfile } from '@steward/provider-profile-api';
 import { join } from 'node:path';
 import pg from 'pg';

@@ -17,14 +17,8 @@ import { findCondition } from '@steward/conditions';
 import { Manager } from '@steward/controller';
 import { PostgresCluster, type PostgresClusterSpec } from '@steward/postgres-cluster-api';
 import { KubeClient, Pods, Secrets, Services, type KubeObject } from '@steward/kube';
-import {
-  acquireNodeTier,
-  eventually,
-  installCRDs,
-  localImages,
-  repoRoot,
-  type NodeTier,
-} from '@steward/testing';
+import { eventually, installCRDs, repoRoot } from '@steward/testing';
+import { acquireNodeTier, localImages, type NodeTier } from '@steward/testing-node-tier';
 import { join } from 'node:path';
 import pg from 'pg';
 import { postgresClusterController, type Pod } from '../src/index.js';

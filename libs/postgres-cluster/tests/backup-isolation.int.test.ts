@@ -32,14 +32,8 @@ import { Manager } from '@steward/controller';
 import { PostgresCluster, type PostgresClusterSpec } from '@steward/postgres-cluster-api';
 import { ProviderProfile } from '@steward/provider-profile-api';
 import { Namespaces, Secrets, StatefulSets, type KubeObject, KubeClient } from '@steward/kube';
-import {
-  eventually,
-  repoRoot,
-  startControlPlane,
-  startMoto,
-  type ControlPlane,
-  type Moto,
-} from '@steward/testing';
+import { eventually, repoRoot, startControlPlane, type ControlPlane } from '@steward/testing';
+import { startMoto, type Moto } from '@steward/testing-backends';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { join } from 'node:path';

@@ -16,15 +16,8 @@ import {
   StatefulSets,
   type KubeObject,
 } from '@steward/kube';
-import {
-  acquireNodeTier,
-  eventually,
-  gitOpsReading,
-  installCRDs,
-  localImages,
-  repoRoot,
-  type NodeTier,
-} from '@steward/testing';
+import { eventually, gitOpsReading, installCRDs, repoRoot } from '@steward/testing';
+import { acquireNodeTier, localImages, type NodeTier } from '@steward/testing-node-tier';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -13,13 +13,13 @@
  * /tmp, which -R writes into primary_conninfo) and then runs postgres on the copy.
  */
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
+import { eventually } from '@steward/testing';
 import {
   acquireNodeTier,
-  eventually,
   localImages,
   type LocalImage,
   type NodeTier,
-} from '@steward/testing';
+} from '@steward/testing-node-tier';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';

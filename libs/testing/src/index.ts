@@ -1,5 +1,5 @@
 /**
- * @steward/testing — real components for Steward's tests.
+ * @steward/testing — the testing core: a real control plane and what every suite needs around it.
  *
  * `startControlPlane()` runs a real etcd + kube-apiserver (+ kube-controller-manager for garbage
  * collection) as plain processes on free loopback ports, with freshly minted certificates and RBAC
@@ -7,7 +7,15 @@
  * modules by tools/control-plane/build.sh and cached outside the repository. Nothing outlives
  * `stop()`, the test process, or a SIGINT: each process has a watchdog that ends it when its parent
  * is gone. `installCRDs()` returns once the CRDs are Established and served. `eventually()` polls
- * for an outcome; tests assert outcomes, never elapsed time.
+ * for an outcome; tests assert outcomes, never elapsed time. `kstatus()` reads an object as GitOps
+ * tools do.
+ *
+ * The heavier components are projects of their own, so that changing one reruns only the tests
+ * that use it: @steward/testing-backends (Kafka, moto, the OTel collector, Prometheus),
+ * @steward/testing-cloudsql (the local Cloud SQL Admin API), @steward/testing-charts (helm, the chart
+ * suites, controller processes, charts installed in the node tier) and @steward/testing-node-tier.
+ * This core depends on none of them: it is the only testing lib a runtime lib's tests may use (Nx
+ * tag `testing:core`, eslint.config.js).
  *
  * Tests and tools only (Nx tag `type:testing`).
  */
@@ -15,62 +23,24 @@ export { controlPlaneBinaries, type ControlPlaneBinaries } from './binaries.js';
 export { startControlPlane, type ControlPlane, type ControlPlaneOptions } from './control-plane.js';
 export { installCRDs, type InstalledCRD } from './crds.js';
 export { freePort } from './free-port.js';
+export { defaultListenHost, type ListenHostOption } from './listen-host.js';
 export { ManagedProcess } from './managed-process.js';
 export { repoRoot } from './repo-root.js';
 export { eventually, type EventuallyOptions } from './wait.js';
 export { boundedAll } from './bounded-all.js';
-// Helm charts and controller processes, as the e2e suites see them.
+// The install scripts' `--print-env` contract, the certificates and the HTTP probe the control
+// plane is built with: the backends and the node tier start their processes the same way.
+export { installedEnv, parsePrintEnv, runPrintEnv } from './print-env.js';
 export {
-  applyAsAdmin,
-  applyNamespace,
-  bindChartRbac,
-  chartRbac,
-  defaultReleaseNamespace,
-  dryRunCreate,
-  HelmError,
-  manifestOf,
-  manifestsOf,
-  readChartMetadata,
-  renderChart,
-  resourcePath,
-  resourceTypeFor,
-  runHelm,
-  runHelmWithValues,
-  type AccessRequest,
-  type ApiRequest,
-  type ApiRequester,
-  type BindingManifest,
-  type ChartMetadata,
-  type ChartRbac,
-  type ChartValues,
-  type HelmResult,
-  type Manifest,
-  type ManifestMetadata,
-  type ObjectManifest,
-  type PolicyRule,
-  type RenderOptions,
-  type RoleManifest,
-  type ScopedRule,
-  type ServedResource,
-} from './helm.js';
-export {
-  controllerEnv,
-  describeControllerChart,
-  type ChartAccess,
-  type ChartEnvironment,
-  type ChartGrants,
-  type ChartRejection,
-  type ChartTestClient,
-  type ChartVariation,
-  type ControllerChartSpec,
-} from './controller-chart-suite.js';
-export { describeWorkloadControllerChart, type WorkloadChartSpec } from './workload-chart-suite.js';
-export {
-  controllerBundle,
-  startControllerProcess,
-  type ControllerProcess,
-  type StartControllerProcessOptions,
-} from './controller-process.js';
+  mintCertificate,
+  mintCertificateAuthority,
+  mintServiceAccountKey,
+  readPem,
+  type CertificateAuthority,
+  type CertificatePair,
+  type LeafOptions,
+} from './certificates.js';
+export { probe as probeHttp, type TlsMaterial } from './https-probe.js';
 // kstatus (sigs.k8s.io/cli-utils), run for real over objects: is a custom resource reconciled?
 export {
   gitOpsReading,
@@ -83,65 +53,8 @@ export {
   type KstatusResult,
   type KstatusStatus,
 } from './kstatus.js';
+// Faults and addresses: a proxy that cuts connections, a kubeconfig pointed through it, a probe of
+// which addresses a backend listens on.
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 export { kubeConfigWithServer } from './kubeconfig-with-server.js';
-export { startMoto, type Moto } from './moto.js';
-export { startCloudSqlApi, type CloudSqlApi } from './cloudsql/index.js';
-export {
-  startOtelCollector,
-  otelCollectorBinary,
-  type CollectedSpan,
-  type OtelCollector,
-} from './otel-collector.js';
-export {
-  startPrometheus,
-  prometheusBinaries,
-  type Prometheus,
-  type PromSeries,
-  type ScrapeJob,
-  type ScrapeTarget,
-} from './prometheus.js';
-export {
-  startKafka,
-  kafkaLibDir,
-  type Kafka,
-  type KafkaListener,
-  type KafkaOptions,
-  type KafkaSaslUser,
-} from './kafka.js';
-// The node tier: a real single-node cluster shared by every test process on the machine.
-export {
-  acquireNodeTier,
-  stopNodeTier,
-  type NodeTier,
-  type NodeTierOptions,
-} from './node-tier/node-tier.js';
-export {
-  appImage,
-  localImages,
-  nodeTierBinaries,
-  type LocalImage,
-  type NodeTierBinaries,
-} from './node-tier/binaries.js';
-export { nodeTierLayout, type NodeTierLayout } from './node-tier/layout.js';
-export { leftovers, missingPrivileges, NodeTierUnavailableError } from './node-tier/host.js';
-// A controller chart installed for real in the node tier, its pods and what to look at them with.
-export {
-  ControllerChartError,
-  imageValues,
-  installControllerChart,
-  type InstallControllerChartOptions,
-  type InstalledControllerChart,
-} from './in-cluster-chart.js';
-export {
-  awaitLeaderTakeover,
-  controllerNodeVersion,
-  itRunsAsInstalledController,
-  type InstalledControllerContext,
-} from './in-cluster-chart-suite.js';
-export { kubectlTable, requestsByMethod } from './kubectl-table.js';
-export {
-  startChartedController,
-  type ChartedController,
-  type ChartedControllerOptions,
-} from './charted-controller.js';
+export { tcpConnect } from './tcp-connect.js';

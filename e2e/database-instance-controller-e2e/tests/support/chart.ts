@@ -3,15 +3,15 @@
  * @steward/testing (`renderChart`, `chartRbac`, `bindChartRbac`, `dryRunCreate`, …) bound to this
  * chart's directory.
  */
+import { repoRoot } from '@steward/testing';
 import {
   renderChart as renderChartAt,
-  repoRoot,
   runHelmWithValues as runHelmWithValuesAt,
   type ChartValues,
   type HelmResult,
   type Manifest,
   type RenderOptions,
-} from '@steward/testing';
+} from '@steward/testing-charts';
 import { join } from 'node:path';
 
 export {
@@ -24,7 +24,7 @@ export {
   manifestsOf,
   type ChartValues,
   type Manifest,
-} from '@steward/testing';
+} from '@steward/testing-charts';
 
 /** The chart's directory in the repository. */
 export const chartDir = join(repoRoot(), 'charts', 'database-instance-controller');

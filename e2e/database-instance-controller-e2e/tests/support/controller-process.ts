@@ -7,7 +7,7 @@ import {
   startControllerProcess,
   type ControllerProcess,
   type StartControllerProcessOptions,
-} from '@steward/testing';
+} from '@steward/testing-charts';
 
 export type { ControllerProcess };
 

@@ -1,15 +1,9 @@
 import { DatabaseInstance } from '@steward/database-instance-api';
 import { KubeClient, Namespaces, Secrets, type KubeObject } from '@steward/kube';
 import { ProviderProfile } from '@steward/provider-profile-api';
-import {
-  repoRoot,
-  startCloudSqlApi,
-  startControlPlane,
-  startMoto,
-  type CloudSqlApi,
-  type ControlPlane,
-  type Moto,
-} from '@steward/testing';
+import { repoRoot, startControlPlane, type ControlPlane } from '@steward/testing';
+import { startMoto, type Moto } from '@steward/testing-backends';
+import { startCloudSqlApi, type CloudSqlApi } from '@steward/testing-cloudsql';
 import { join } from 'node:path';
 
 export type DB = DatabaseInstance;

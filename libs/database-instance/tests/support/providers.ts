@@ -1,5 +1,6 @@
 import { Namespaces, Secrets, type KubeClient, type KubeObject } from '@steward/kube';
-import { type CloudSqlApi, type Moto } from '@steward/testing';
+import { type Moto } from '@steward/testing-backends';
+import { type CloudSqlApi } from '@steward/testing-cloudsql';
 
 interface Secret extends KubeObject {
   stringData?: Record<string, string>;
