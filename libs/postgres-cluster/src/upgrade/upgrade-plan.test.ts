@@ -154,7 +154,6 @@ function facts(
     jobs: [],
     claims: ['data-orders-0', 'data-orders-1', 'data-orders-v17-0'],
     now,
-    wallClockMs: now.getTime(),
     ...over,
   };
 }
@@ -962,6 +961,13 @@ describe('Upgrades.step carries the plan out', () => {
       `patch orders-1 {"metadata":{"labels":{"${Labels.role}":null}}}`,
       'write Completing over Switching',
     ]);
+  });
+
+  it('times provisioning out by its own clock (deps.now), not the wall clock', async () => {
+    // Two minutes by the injected clock; days by the wall clock (the test's now is fixed).
+    const { log, step } = harness(record('Provisioning', { writesStoppedAt: minutesAgo(2) }));
+    expect(await step()).toMatchObject({ condition: { reason: 'Restoring' } });
+    expect(log).toEqual(['observe 10.0.1.1', 'write Restoring over Provisioning']);
   });
 
   it('a write conflict (a newer status.upgrade) ends the step: no event, no outcome', async () => {

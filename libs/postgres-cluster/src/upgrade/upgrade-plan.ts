@@ -193,11 +193,6 @@ export interface UpgradeFacts {
   claims: string[];
   /** The time of this reconcile. */
   now: Date;
-  /**
-   * `Date.now()` when the facts were gathered: the provisioning timeout reads the wall clock, not
-   * `now` (as the code did before the plan was split out of it).
-   */
-  wallClockMs: number;
   answers?: UpgradeAnswers;
 }
 
@@ -381,7 +376,7 @@ function planProvisioning(facts: UpgradeFacts, u: UpgradeStatus): UpgradePlan {
   if ('lost' in old) return rollingBack(u, old.lost);
   const target = podName(u.toSet, 0);
   const targetPod = facts.pods.find((p) => p.metadata.name === target);
-  if (facts.wallClockMs - Date.parse(u.writesStoppedAt ?? u.startedAt) > PROVISION_TIMEOUT_MS)
+  if (facts.now.getTime() - Date.parse(u.writesStoppedAt ?? u.startedAt) > PROVISION_TIMEOUT_MS)
     return rollingBack(
       u,
       `${target} did not initialise PostgreSQL ${u.to} within ${PROVISION_TIMEOUT_MS / 60_000} minutes${lastMessage(targetPod)}`,

@@ -164,7 +164,6 @@ export class Upgrades {
             .map((c) => c.metadata.name ?? '')
         : [],
       now: this.deps.now(),
-      wallClockMs: Date.now(),
     };
   }
 
