@@ -49,6 +49,11 @@ updated but the finalizers subresource; nothing is deleted but children and volu
 - apiGroups: ['']
   resources: [persistentvolumeclaims]
   verbs: [get, list, watch, patch, delete]
+# The Events of a pod or volume stuck for a while (listed by involvedObject, only then): how the
+# CacheCluster names a volume not provisioned or a Secret a volume cannot mount.
+- apiGroups: ['']
+  resources: [events]
+  verbs: [list]
 {{- end }}
 
 {{/* The chart's selector labels as `k=v,k=v`, sorted by key: STEWARD_CONTROLLER_POD_LABELS. */}}

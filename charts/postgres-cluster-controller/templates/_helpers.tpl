@@ -54,6 +54,11 @@ the controller restarts one at a time (its StatefulSet rolls OnDelete).
 - apiGroups: ['']
   resources: [persistentvolumeclaims]
   verbs: [get, list, watch, patch, delete]
+# The Events of a pod or volume stuck for a while (listed by involvedObject, only then): how the
+# PostgresCluster names a volume not provisioned or a Secret a volume cannot mount.
+- apiGroups: ['']
+  resources: [events]
+  verbs: [list]
 # Base backups (spec.backup, PostgresBackups, the final backup of a deletion) and restore rehearsals:
 # one Job each, created by the controller (never updated), cached by label, deleted only by their TTL
 # or with the PostgresCluster (owner reference).

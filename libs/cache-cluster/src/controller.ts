@@ -31,6 +31,7 @@ import {
   deleteOwnVolumes,
   nextLook,
   ordinalOf,
+  readFailures,
   retainVolumes,
   scalingEvent,
   stateStatus,
@@ -233,6 +234,15 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
     const pods = deps.pods(namespace, name);
     const { plan, failed } = await rolesPhase(rolesEnv, ctx, obj, pods, password, memories);
     for (const f of failed) problems.push({ reason: 'ActionFailed', message: f });
+    // Why pods do not come up (unschedulable, a volume not provisioned, an image, a crash loop).
+    const failures = await readFailures(
+      client,
+      namespace,
+      pods,
+      deps.claims(namespace, name),
+      now().getTime(),
+      ctx.signal,
+    );
     const sts = synced.get(`StatefulSet/${names.statefulSet}`);
     const secret = passwordSecretOf(obj);
     const replicas = desiredReplicas(obj);
@@ -253,6 +263,7 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
         },
         durable: Boolean(resolved.storage),
         problems,
+        failures,
       }),
     );
     const scaled = scalingEvent(

@@ -15,6 +15,7 @@
  * gone is PodsMissing (Degraded).
  */
 import { type CacheCluster, type CachePhase } from '@steward/cache-cluster-api';
+import { workloadConditions } from '@steward/workload';
 import { type Health } from './roles/plan.js';
 
 export const CacheReasons = {
@@ -65,6 +66,8 @@ export interface StatusInput {
   durable: boolean;
   /** Something the controller could not do this time (e.g. a PVC that cannot grow). */
   problems: { reason: string; message: string }[];
+  /** Why pods or volumes do not come up (`workloadFailures`): Ready=False names them. */
+  failures?: { reason: string; message: string }[];
 }
 
 export interface CacheStatusChange {
@@ -159,30 +162,15 @@ export function cacheStatus(input: StatusInput): CacheStatusChange {
     });
   degradations.push(...input.problems);
 
-  const conditions: CacheStatusChange['conditions'] = [
-    { type: 'Ready', status: ready ? 'True' : 'False', reason, message },
-    progressing
-      ? { type: 'Progressing', status: 'True', reason, message }
-      : {
-          type: 'Progressing',
-          status: 'False',
-          reason: CacheReasons.Converged,
-          message: 'nothing to change',
-        },
-    degradations.length
-      ? {
-          type: 'Degraded',
-          status: 'True',
-          reason: degradations[0]!.reason,
-          message: degradations.map((d) => d.message).join('; '),
-        }
-      : {
-          type: 'Degraded',
-          status: 'False',
-          reason: CacheReasons.Healthy,
-          message: 'every pod is in its role',
-        },
-  ];
+  const conditions = workloadConditions({
+    ready,
+    reason,
+    message,
+    progressing,
+    degradations,
+    ...(input.failures ? { failures: input.failures } : {}),
+    healthyMessage: 'every pod is in its role',
+  });
   return {
     phase,
     conditions,

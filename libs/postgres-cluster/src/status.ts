@@ -13,6 +13,7 @@
  * instances desired change (`status.replicas`, the count last stated).
  */
 import { type PostgresCluster, type PostgresPhase } from '@steward/postgres-cluster-api';
+import { workloadConditions } from '@steward/workload';
 import { type PlanHealth } from './plan/plan.js';
 
 export const PostgresReasons = {
@@ -77,6 +78,8 @@ export interface StatusInput {
   problems: { reason: string; message: string }[];
   /** Under way and worth saying (e.g. volumes growing). */
   notes: { reason: string; message: string }[];
+  /** Why pods or volumes do not come up (`workloadFailures`): Ready=False names them. */
+  failures?: { reason: string; message: string }[];
 }
 
 export interface PostgresStatusChange {
@@ -155,36 +158,16 @@ export function postgresStatus(input: StatusInput): PostgresStatusChange {
     degradations.push({ reason, message });
   degradations.push(...input.problems);
 
-  const notes = input.notes.map((n) => n.message);
-  const conditions: PostgresStatusChange['conditions'] = [
-    { type: 'Ready', status: ready ? 'True' : 'False', reason, message },
-    progressing || input.notes.length
-      ? {
-          type: 'Progressing',
-          status: 'True',
-          reason: progressing ? reason : input.notes[0]!.reason,
-          message: [progressing ? message : '', ...notes].filter(Boolean).join('; '),
-        }
-      : {
-          type: 'Progressing',
-          status: 'False',
-          reason: PostgresReasons.Converged,
-          message: 'nothing to change',
-        },
-    degradations.length
-      ? {
-          type: 'Degraded',
-          status: 'True',
-          reason: degradations[0]!.reason,
-          message: degradations.map((d) => d.message).join('; '),
-        }
-      : {
-          type: 'Degraded',
-          status: 'False',
-          reason: PostgresReasons.Healthy,
-          message: 'every instance is in its role',
-        },
-  ];
+  const conditions = workloadConditions({
+    ready,
+    reason,
+    message,
+    progressing,
+    notes: input.notes,
+    degradations,
+    ...(input.failures ? { failures: input.failures } : {}),
+    healthyMessage: 'every instance is in its role',
+  });
   const port = input.endpoints.port;
   return {
     phase,

@@ -110,6 +110,27 @@ export {
 } from './volumes.js';
 export { recordDecision, StaleDecisionError, type Decision } from './decision.js';
 export { indexByLabel } from './by-label.js';
+export {
+  workloadConditions,
+  type ConditionsInput,
+  type StatedCondition,
+} from './workload-conditions.js';
+export {
+  eventsOf,
+  FailureReasons,
+  lastLine,
+  newestWarning,
+  podFailure,
+  readFailures,
+  STUCK_AFTER_MS,
+  stuckObjects,
+  workloadFailures,
+  type ClaimLike,
+  type ContainerStatusLike,
+  type EventLike,
+  type Failure,
+  type PodLike,
+} from './pod-problems.js';
 export { ChildConflictReason, childSecretValue, syncOwnChildren } from './sync.js';
 export { abortable } from './abortable.js';
 export { EndpointPool, type EndpointEntry, type EndpointPoolOptions } from './endpoint-pool.js';

@@ -12,7 +12,7 @@ import { type WorkloadChildren } from './workload-children.js';
 
 /** A PersistentVolumeClaim as the volume pieces read it. */
 export type ClaimObject = KubeObject & {
-  spec?: { resources?: { requests?: { storage?: string } } };
+  spec?: { resources?: { requests?: { storage?: string } }; storageClassName?: string };
   status?: { capacity?: { storage?: string }; phase?: string };
 };
 

@@ -2,6 +2,7 @@ import { TerminalError, type Result } from '@steward/controller';
 import {
   nextLook,
   ordinalOf,
+  readFailures,
   scalingEvent,
   stateStatus,
   templateStorageOf,
@@ -146,8 +147,18 @@ export async function convergeCluster(
     return { requeueAfter: 100 };
   }
   if (upgrade.problem) outcome.problems.push(upgrade.problem);
+  // Why instances do not come up (unschedulable, a volume not provisioned, an image, a crash loop).
+  const failures = await readFailures(
+    env.client,
+    namespace,
+    topology.pods,
+    env.claims(namespace, name),
+    now().getTime(),
+    ctx.signal,
+  );
 
   const gathered = {
+    failures,
     desired: topology.desired,
     podCount: topology.pods.filter((p) => !p.metadata.deletionTimestamp).length,
     health: plan.health,

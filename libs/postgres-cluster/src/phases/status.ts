@@ -20,6 +20,8 @@ export interface StatusFacts {
   version: string;
   problems: Problem[];
   notes: Problem[];
+  /** Why pods or volumes do not come up (`readFailures`). */
+  failures?: Problem[];
   upgrade: Pick<UpgradeOutcome, 'condition' | 'writesStopped' | 'active'>;
   /** status.backup to state, if the backups phase ran. */
   backup?: BackupStatus;
@@ -56,6 +58,7 @@ export function clusterStatus(cluster: Cluster, facts: StatusFacts): PostgresSta
     },
     problems: facts.problems,
     notes: facts.notes,
+    ...(facts.failures ? { failures: facts.failures } : {}),
   });
   const { upgrade, restore } = facts;
   const says = upgrade.condition;

@@ -1,0 +1,71 @@
+/** A condition as a workload kind's status function states it (the writer stamps the rest). */
+export interface StatedCondition {
+  type: string;
+  status: 'True' | 'False';
+  reason: string;
+  message: string;
+}
+
+export interface Problem {
+  reason: string;
+  message: string;
+}
+
+export interface ConditionsInput {
+  /** Every instance desired is ready in its role: the workload serves as asked. */
+  ready: boolean;
+  /** The phase's reason and message (Available, Provisioning, Scaling, FailingOver, …). */
+  reason: string;
+  message: string;
+  /** The controller is moving the workload. */
+  progressing: boolean;
+  /** Under way and worth saying, though nothing else moves (e.g. volumes growing). */
+  notes?: Problem[];
+  /** What is wrong with what exists. */
+  degradations: Problem[];
+  /**
+   * Why pods or volumes do not come up (`workloadFailures`): while not ready, `Ready=False` names
+   * the first — never "initialising" for a pod that cannot be scheduled — and all are Degraded.
+   */
+  failures?: Problem[];
+  /** `Degraded=False`'s message. */
+  healthyMessage: string;
+}
+
+const joined = (ps: Problem[]) => ps.map((p) => p.message).join('; ');
+
+/**
+ * `Ready`, `Progressing` and `Degraded` of a workload (pure), the same rules for every kind:
+ * `Ready=True` only when it serves as asked (kstatus reads Current only then); `Progressing=True`
+ * while it moves or notes say something is under way (reason `Converged` otherwise); `Degraded=True`
+ * with the first degradation's reason and every message.
+ */
+export function workloadConditions(input: ConditionsInput): StatedCondition[] {
+  const failures = input.ready ? [] : (input.failures ?? []);
+  const notes = input.notes ?? [];
+  const degradations = [...failures, ...input.degradations];
+  const [reason, message] = failures.length
+    ? [failures[0]!.reason, joined(failures)]
+    : [input.reason, input.message];
+  return [
+    { type: 'Ready', status: input.ready ? 'True' : 'False', reason, message },
+    input.progressing || notes.length
+      ? {
+          type: 'Progressing',
+          status: 'True',
+          reason: input.progressing ? input.reason : notes[0]!.reason,
+          message: [input.progressing ? input.message : '', ...notes.map((n) => n.message)]
+            .filter(Boolean)
+            .join('; '),
+        }
+      : { type: 'Progressing', status: 'False', reason: 'Converged', message: 'nothing to change' },
+    degradations.length
+      ? {
+          type: 'Degraded',
+          status: 'True',
+          reason: degradations[0]!.reason,
+          message: joined(degradations),
+        }
+      : { type: 'Degraded', status: 'False', reason: 'Healthy', message: input.healthyMessage },
+  ];
+}
