@@ -1,7 +1,7 @@
 import { type PostgresCluster } from '@steward/postgres-cluster-api';
 import { type ProviderProfile, type ProviderProfileSpec } from '@steward/provider-profile-api';
 import { describe, expect, it } from 'vitest';
-import { resolveBackup, resolvePostgres } from './resolve.js';
+import { refusedParameter, resolveBackup, resolvePostgres } from './resolve.js';
 
 type Kubernetes = NonNullable<ProviderProfileSpec['kubernetes']>;
 
@@ -331,5 +331,29 @@ describe('resolveBackup', () => {
   it('leaves a cluster without backups as it is', () => {
     const plain = cluster({});
     expect(resolveBackup(plain, profile())).toEqual({ allowed: true, cluster: plain });
+  });
+});
+
+describe('refusedParameter', () => {
+  it.each([
+    [{ work_mem: '64MB' }, undefined],
+    [undefined, undefined],
+    [{ shared_preload_libraries: 'pg_stat_statements' }, undefined],
+    [
+      { include: '/etc/x.conf' },
+      'spec.parameters.include may not be set: it reads another file into postgresql.conf. Remove it',
+    ],
+    [
+      { archive_command: 'x' },
+      'spec.parameters.archive_command may not be set: the operator owns it. Remove it',
+    ],
+    [
+      { shared_preload_libraries: '/tmp/evil' },
+      'spec.parameters.shared_preload_libraries may name libraries of the image only, not paths (/tmp/evil)',
+    ],
+  ])('%j', (parameters, message) => {
+    const r = refusedParameter(parameters as Record<string, string> | undefined);
+    expect(r?.message).toBe(message);
+    if (r) expect(r.reason).toBe('InvalidParameters');
   });
 });

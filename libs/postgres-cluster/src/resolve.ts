@@ -2,6 +2,7 @@ import {
   DEFAULT_MAX_LAG_BYTES,
   DEFAULT_RETENTION_DAYS,
   DefaultCredentialKeys,
+  RefusedParameters,
   type PostgresCluster,
 } from '@steward/postgres-cluster-api';
 import { admitWorkload, type NamespaceFacts } from '@steward/provider-profile';
@@ -28,6 +29,33 @@ export type Resolution =
 export const DEFAULT_STORAGE = '1Gi';
 
 /**
+ * The first of `parameters` a cluster may not set (`RefusedParameters`), as a refusal (pure).
+ * Admission refuses them already; this holds for an object stored before the rule, whose
+ * parameters the API server does not check again until they change.
+ */
+export function refusedParameter(
+  parameters: Record<string, string> | undefined,
+): { allowed: false; reason: string; message: string } | undefined {
+  for (const key of Object.keys(parameters ?? {}).sort()) {
+    const why = RefusedParameters[key];
+    if (why)
+      return {
+        allowed: false,
+        reason: PostgresReasons.InvalidParameters,
+        message: `spec.parameters.${key} may not be set: ${why}. Remove it`,
+      };
+  }
+  const preload = parameters?.['shared_preload_libraries'];
+  if (preload?.includes('/'))
+    return {
+      allowed: false,
+      reason: PostgresReasons.InvalidParameters,
+      message: `spec.parameters.shared_preload_libraries may name libraries of the image only, not paths (${preload})`,
+    };
+  return undefined;
+}
+
+/**
  * The image, resources and volume of a PostgresCluster running major `version` (pure): through
  * its kubernetes ProviderProfile's guardrails, size classes and image catalogue when it has one,
  * else the built-in catalogue (a `spec.size` then has nothing to name: `SizeNeedsProfile`).
@@ -40,6 +68,8 @@ export function resolvePostgres(
   namespace: NamespaceFacts = { name: obj.metadata.namespace ?? '' },
 ): Resolution {
   const spec = obj.spec;
+  const refused = refusedParameter(spec.parameters);
+  if (refused) return refused;
   let image: string;
   let resources = spec.resources;
   let storageSize = spec.storage?.size;
