@@ -28,6 +28,7 @@ import {
 } from '@steward/provider-profile';
 import { ProviderProfile } from '@steward/provider-profile-api';
 import {
+  DecisionMarks,
   deleteOwnVolumes,
   nextLook,
   ordinalOf,
@@ -180,6 +181,7 @@ interface ReconcilerDeps {
 export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<Cluster> {
   const { client, children, options } = deps;
   const memories = new Map<string, PrimaryMemory>();
+  const marks = new DecisionMarks();
   const volumes = new VolumeGrowth(client);
   const profiles = new WorkloadProfiles<Cluster>(deps.profile, options.defaultProfile);
   const now = options.now ?? (() => new Date());
@@ -232,7 +234,7 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
       problems.push(...grown.problems);
     }
     const pods = deps.pods(namespace, name);
-    const { plan, failed } = await rolesPhase(rolesEnv, ctx, obj, pods, password, memories);
+    const { plan, failed } = await rolesPhase(rolesEnv, ctx, obj, pods, password, memories, marks);
     for (const f of failed) problems.push({ reason: 'ActionFailed', message: f });
     // Why pods do not come up (unschedulable, a volume not provisioned, an image, a crash loop).
     const failures = await readFailures(
@@ -334,7 +336,10 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
     converge,
     retain: (_ctx, obj) => retain(obj),
     remove: (_ctx, obj) => remove(obj),
-    forget: (obj) => memories.delete(obj.metadata.uid ?? ''),
+    forget: (obj) => {
+      memories.delete(obj.metadata.uid ?? '');
+      marks.forget(obj.metadata.uid ?? '');
+    },
   });
 }
 

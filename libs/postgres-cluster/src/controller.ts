@@ -32,6 +32,7 @@ import {
 } from '@steward/provider-profile';
 import { ProviderProfile } from '@steward/provider-profile-api';
 import {
+  DecisionMarks,
   VolumeGrowth,
   wireWorkload,
   workloadChanges,
@@ -257,8 +258,10 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
     );
   }
 
+  const marks = new DecisionMarks();
   const state: ConvergeState = {
     memories,
+    marks,
     plannedRestarts,
     poll,
     ...(options.controllerIdentity ? { controllerIdentity: options.controllerIdentity } : {}),
@@ -287,6 +290,7 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
       memories.delete(obj.metadata.uid ?? '');
       env.backups.forget(obj.metadata.uid ?? '');
       plannedRestarts.delete(obj.metadata.uid ?? '');
+      marks.forget(obj.metadata.uid ?? '');
     },
   });
 }

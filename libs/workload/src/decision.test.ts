@@ -3,7 +3,7 @@ import { Store } from '@steward/informer';
 import { ConflictError, type KubeObject, type ResourceType } from '@steward/kube';
 import { describe, expect, it } from 'vitest';
 import { indexByLabel } from './by-label.js';
-import { recordDecision, StaleDecisionError } from './decision.js';
+import { compareMarks, DecisionMarks, recordDecision, StaleDecisionError } from './decision.js';
 
 const Things: ResourceType = {
   group: 'x.steward.dev',
@@ -97,5 +97,28 @@ describe('indexByLabel', () => {
     ).toEqual(['c-0', 'c-1', 'c-2']);
     expect(again('b', 'c').map((p) => p.metadata.name)).toEqual(['c-0']);
     expect(lookup('a', 'x')).toEqual([]);
+  });
+});
+
+describe('DecisionMarks', () => {
+  it('refuses a status older than the decision remembered, accepts it once the cache caught up', () => {
+    const marks = new DecisionMarks();
+    marks.check('u', [1, 2], 'a/c');
+    marks.remember('u', [2, 1]);
+    expect(() => marks.check('u', [1, 3], 'a/c')).toThrow(StaleDecisionError);
+    expect(() => marks.check('u', [2, 0], 'a/c')).toThrow(
+      'the status of a/c read (2/0) is older than the decision this controller recorded (2/1): waiting for the cache',
+    );
+    marks.check('u', [2, 1], 'a/c');
+    marks.check('u', [3], 'a/c');
+    marks.remember('u', [1]);
+    expect(() => marks.check('u', [2, 0], 'a/c')).toThrow(StaleDecisionError);
+    marks.forget('u');
+    marks.check('u', [0], 'a/c');
+  });
+  it('compares marks in order, a missing one as 0', () => {
+    expect(compareMarks([1, 2], [1, 2, 0])).toBe(0);
+    expect(compareMarks([1, 3], [2])).toBe(-1);
+    expect(compareMarks([2], [1, 9])).toBe(1);
   });
 });

@@ -32,3 +32,46 @@ export async function recordDecision<T extends ObjectWithStatus>(
     return { fields: decision.fields(latest) };
   });
 }
+
+/**
+ * What a controller last recorded per object, as marks that only grow (counters, the phase of the
+ * record in progress), so that a reconcile never acts on a status older than its own last decision:
+ * an informer cache may still show the status before the controller's write, and a plan run over
+ * it would undo the decision (fence the new primary, re-instruct the old one) with actions that no
+ * conditional write guards. Per controller process; lost on a restart, when the first read is fresh.
+ */
+export class DecisionMarks {
+  private readonly marks = new Map<string, readonly number[]>();
+
+  /** Remembers the marks of a decision just recorded for `uid`. */
+  remember(uid: string, marks: readonly number[]): void {
+    const known = this.marks.get(uid);
+    if (!known || compareMarks(marks, known) > 0) this.marks.set(uid, marks);
+  }
+
+  /**
+   * Throws `StaleDecisionError` when `marks` (read from the object this reconcile was given) are
+   * older than the last decision remembered for `uid`: the reconcile is retried once the cache
+   * caught up.
+   */
+  check(uid: string, marks: readonly number[], key: string): void {
+    const known = this.marks.get(uid);
+    if (known && compareMarks(marks, known) < 0)
+      throw new StaleDecisionError(
+        `the status of ${key} read (${marks.join('/')}) is older than the decision this controller recorded (${known.join('/')}): waiting for the cache`,
+      );
+  }
+
+  forget(uid: string): void {
+    this.marks.delete(uid);
+  }
+}
+
+/** Lexicographic order of two mark tuples (a missing mark counts as 0). */
+export function compareMarks(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const d = (a[i] ?? 0) - (b[i] ?? 0);
+    if (d !== 0) return Math.sign(d);
+  }
+  return 0;
+}

@@ -108,7 +108,13 @@ export {
   type VolumeGrowthPlan,
   type VolumesOfObject,
 } from './volumes.js';
-export { recordDecision, StaleDecisionError, type Decision } from './decision.js';
+export {
+  compareMarks,
+  DecisionMarks,
+  recordDecision,
+  StaleDecisionError,
+  type Decision,
+} from './decision.js';
 export { indexByLabel } from './by-label.js';
 export {
   workloadConditions,

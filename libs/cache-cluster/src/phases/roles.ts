@@ -1,7 +1,7 @@
 import { CACHE_PORT, type CacheCluster } from '@steward/cache-cluster-api';
 import { type ObjectReconcileContext } from '@steward/controller';
 import { isNotFound, Pods, type KubeClient } from '@steward/kube';
-import { durationMs, recordDecision } from '@steward/workload';
+import { durationMs, recordDecision, type DecisionMarks } from '@steward/workload';
 import { Labels } from '../children/index.js';
 import { podFacts, type Pod } from '../pods.js';
 import { type RedisAdmin, type RedisEndpoint } from '../redis/index.js';
@@ -71,6 +71,13 @@ export function roleDecisionStale(
     : undefined;
 }
 
+const failoverPhases = ['Promoting', 'Repointing', 'Completed'];
+
+/** The marks of the failover record (pure), which only grow: its count and phase (`DecisionMarks`). */
+export function roleMarksOf(status: Cluster['status'] | RolePlan['status']): number[] {
+  return [status?.failoverCount ?? 0, failoverPhases.indexOf(status?.failover?.phase ?? '') + 1];
+}
+
 export interface RolesOutcome {
   plan: RolePlan;
   /** Actions that failed (their messages). */
@@ -89,9 +96,12 @@ export async function rolesPhase(
   pods: Pod[],
   password: string,
   memories: Map<string, PrimaryMemory>,
+  marks: DecisionMarks,
 ): Promise<RolesOutcome> {
   const name = cluster.metadata.name!;
   const uid = cluster.metadata.uid ?? name;
+  // Never act on a status older than this controller's own last decision (a lagging cache).
+  marks.check(uid, roleMarksOf(cluster.status), `${cluster.metadata.namespace}/${name}`);
   const endpoint = (ip: string): RedisEndpoint => ({ host: ip, port: CACHE_PORT, password });
   const observedAt = env.now().toISOString();
   const facts = await podFacts(pods, name, (ip) =>
@@ -115,6 +125,7 @@ export async function rolesPhase(
         lastFailover: decided.lastFailover,
       }),
     });
+    marks.remember(uid, roleMarksOf(decided));
   }
   for (const event of plan.events) env.emit(cluster, event.type, event.reason, event.message);
   const failed = await carryOut(env, cluster, plan.actions, facts, endpoint);

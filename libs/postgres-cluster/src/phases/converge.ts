@@ -6,6 +6,7 @@ import {
   scalingEvent,
   stateStatus,
   templateStorageOf,
+  type DecisionMarks,
 } from '@steward/workload';
 import { type BackupRequest } from '../backup/reconcile.js';
 import { DataVolumeName } from '../children/index.js';
@@ -31,6 +32,8 @@ import { upgradePhase } from './upgrade.js';
 export interface ConvergeState {
   /** The failover plan's memory, per cluster uid (lost on a restart, by design). */
   memories: Map<string, PlanMemory>;
+  /** The failover and switchover records this controller wrote last, per cluster uid. */
+  marks: DecisionMarks;
   /** Primaries restarted on purpose by the roll, per cluster uid. */
   plannedRestarts: Map<string, { pod: string; until: number }>;
   poll: { pollMs: number; busyMs: number };
@@ -107,6 +110,7 @@ export async function convergeCluster(
     synced,
     memories,
     failoverHeld(plannedRestarts, obj, now().getTime()),
+    state.marks,
   );
   outcome.problems.push(...instances.problems);
   const { plan, facts } = instances;

@@ -5,7 +5,7 @@ import {
   SwitchoverAnnotation,
 } from '@steward/postgres-cluster-api';
 import { isInvalid, isNotFound, Pods } from '@steward/kube';
-import { durationMs, recordDecision } from '@steward/workload';
+import { durationMs, recordDecision, type DecisionMarks } from '@steward/workload';
 import {
   bootstrapOf,
   childNames,
@@ -124,6 +124,22 @@ export function decisionStale(
     : `status of ${key} changed since it was read (primary ${was.currentPrimary ?? '-'} → ${now.currentPrimary ?? '-'}): deciding again`;
 }
 
+const failoverPhases = ['Promoting', 'Repointing', 'Completed'];
+const switchoverPhases = ['Demoting', 'Promoting', 'Repointing', 'Completed', 'Failed'];
+
+/**
+ * The marks of the failover and switchover records (pure), which only grow: the failover count and
+ * its record's phase, the switchover count and its record's phase (`DecisionMarks`).
+ */
+export function decisionMarksOf(status: PlanStatus | Cluster['status']): number[] {
+  return [
+    status?.failoverCount ?? 0,
+    failoverPhases.indexOf(status?.failover?.phase ?? '') + 1,
+    status?.switchoverCount ?? 0,
+    switchoverPhases.indexOf(status?.switchover?.phase ?? '') + 1,
+  ];
+}
+
 /** Problems the instances report themselves (pure): settings PostgreSQL refuses. */
 export function instanceProblems(facts: InstanceFacts[]): Problem[] {
   return facts
@@ -156,8 +172,15 @@ export async function instancesPhase(
   synced: SyncedChildren,
   memories: Map<string, PlanMemory>,
   holdFailover: boolean,
+  marks: DecisionMarks,
 ): Promise<InstancesOutcome> {
   const uid = cluster.metadata.uid ?? cluster.metadata.name!;
+  // Never act on a status older than this controller's own last decision (a lagging cache).
+  marks.check(
+    uid,
+    decisionMarksOf(cluster.status),
+    `${cluster.metadata.namespace}/${cluster.metadata.name}`,
+  );
   const endpoint = endpointWith(synced.superuserPassword);
   // Before any instance is observed: the primary's LSN covers every commit acknowledged by then.
   const observedAt = env.now().toISOString();
@@ -177,7 +200,10 @@ export async function instancesPhase(
   );
   memories.set(uid, plan.memory);
   const decided = plan.status;
-  if (decided) await recordInstanceDecision(ctx, cluster, decided);
+  if (decided) {
+    await recordInstanceDecision(ctx, cluster, decided);
+    marks.remember(uid, decisionMarksOf(decided));
+  }
   for (const event of plan.events) env.emit(cluster, event.type, event.reason, event.message);
   if (plan.switchoverHandled && topology.requested)
     await clearSwitchoverRequest(env, cluster, topology.requested);

@@ -1,10 +1,11 @@
 import { SwitchoverAnnotation, type PostgresCluster } from '@steward/postgres-cluster-api';
 import { StatefulSets, type ResourceType } from '@steward/kube';
+import { compareMarks } from '@steward/workload';
 import { describe, expect, it } from 'vitest';
 import { type PlanHealth } from '../plan/plan.js';
 import { type Pod } from '../pods.js';
 import { desiredChildren } from './children.js';
-import { decisionStale, instanceProblems, planInputOf } from './instances.js';
+import { decisionMarksOf, decisionStale, instanceProblems, planInputOf } from './instances.js';
 import { restoreToChoose } from './restore.js';
 import { planRoll } from './roll.js';
 import { clusterStatus, type StatusFacts } from './status.js';
@@ -430,5 +431,35 @@ describe('desiredChildren', () => {
       ['db', 3],
       ['db-v17', 1],
     ]);
+  });
+});
+
+describe('decisionMarksOf', () => {
+  it('grows with every record this controller writes, in order', () => {
+    const seq = [
+      {},
+      { failoverCount: 1, failover: { phase: 'Promoting' } },
+      { failoverCount: 1, failover: { phase: 'Repointing' } },
+      { failoverCount: 1, failover: { phase: 'Completed' } },
+      {
+        failoverCount: 1,
+        failover: { phase: 'Completed' },
+        switchoverCount: 1,
+        switchover: { phase: 'Demoting' },
+      },
+      {
+        failoverCount: 1,
+        failover: { phase: 'Completed' },
+        switchoverCount: 1,
+        switchover: { phase: 'Failed' },
+      },
+      {
+        failoverCount: 2,
+        failover: { phase: 'Promoting' },
+        switchoverCount: 1,
+        switchover: { phase: 'Failed' },
+      },
+    ].map((s) => decisionMarksOf(s as never));
+    for (let i = 1; i < seq.length; i++) expect(compareMarks(seq[i]!, seq[i - 1]!)).toBe(1);
   });
 });
