@@ -58,7 +58,7 @@ import { redisAdmin, type RedisAdmin } from './redis/index.js';
 import { resolveWorkload, type Resolution } from './resolve.js';
 import { type PrimaryMemory } from './roles/plan.js';
 import { cacheClusterGauges } from './metrics.js';
-import { cacheStatus } from './status.js';
+import { cacheStatus, CacheReasons } from './status.js';
 
 type Cluster = CacheCluster;
 type Profile = ProviderProfile;
@@ -235,7 +235,7 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
     }
     const pods = deps.pods(namespace, name);
     const { plan, failed } = await rolesPhase(rolesEnv, ctx, obj, pods, password, memories, marks);
-    for (const f of failed) problems.push({ reason: 'ActionFailed', message: f });
+    for (const f of failed) problems.push({ reason: CacheReasons.InstanceFailing, message: f });
     // Why pods do not come up (unschedulable, a volume not provisioned, an image, a crash loop).
     const failures = await readFailures(
       client,

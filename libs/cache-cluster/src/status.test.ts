@@ -83,15 +83,18 @@ describe('cacheStatus', () => {
     expect(condition(done, 'Ready')).toMatchObject({ status: 'True', reason: 'Available' });
   });
 
-  it('calls a pod that is gone while the pods desired did not change PodsMissing (Degraded), not Scaling', () => {
+  it('calls a pod that is gone while the pods desired did not change InstancesMissing (Degraded), not Scaling', () => {
     const change = cacheStatus(input({ podCount: 2, health: health(2) }));
     expect(change.phase).toBe('Degraded');
     expect(condition(change, 'Ready')).toMatchObject({
       status: 'False',
-      reason: 'PodsMissing',
+      reason: 'InstancesMissing',
       message: '2 of 3 pods exist; the StatefulSet re-creates the missing ones',
     });
-    expect(condition(change, 'Degraded')).toMatchObject({ status: 'True', reason: 'PodsMissing' });
+    expect(condition(change, 'Degraded')).toMatchObject({
+      status: 'True',
+      reason: 'InstancesMissing',
+    });
   });
 
   it('keeps a new cluster Provisioning while its replicas take their first sync', () => {
@@ -114,16 +117,16 @@ describe('cacheStatus', () => {
     }
   });
 
-  it('calls a replica of a Ready cluster that falls out of sync ReplicasNotInSync (Degraded)', () => {
+  it('calls a replica of a Ready cluster that falls out of sync InstancesNotReady (Degraded)', () => {
     const lagging = cacheStatus(input({ health: health(2, ['pair-2: syncing from pair-0']) }));
     expect(lagging.phase).toBe('Degraded');
     expect(condition(lagging, 'Ready')).toMatchObject({
       status: 'False',
-      reason: 'ReplicasNotInSync',
+      reason: 'InstancesNotReady',
     });
     expect(condition(lagging, 'Degraded')).toMatchObject({
       status: 'True',
-      reason: 'ReplicasNotInSync',
+      reason: 'InstancesNotReady',
     });
   });
 

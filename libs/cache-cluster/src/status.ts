@@ -6,41 +6,26 @@
  * `Ready=True` (`Available`) only when every desired pod is ready and in its role and the
  * StatefulSet's rollout is complete, so kstatus reads Current only for a converged cluster; while
  * it is not, `Ready=False` names what it waits for (Provisioning, Scaling, Updating, FailingOver,
- * PrimaryLost, PodsMissing, ReplicasNotInSync), `Progressing=True` says the controller is moving
+ * PrimaryLost, InstancesMissing, InstancesNotReady), `Progressing=True` says the controller is moving
  * it, and `Degraded=True` says what is wrong with what exists.
  *
  * Provisioning and Scaling last until the cluster is Ready (the phase last stated is read back for
  * it): the new pods' first sync is part of the change, not a degradation. Scaling begins only
  * when the pods desired change (`status.replicas`, the count last stated): a pod that is merely
- * gone is PodsMissing (Degraded).
+ * gone is InstancesMissing (Degraded).
  */
 import { type CacheCluster, type CachePhase } from '@steward/cache-cluster-api';
-import { workloadConditions } from '@steward/workload';
+import { workloadConditions, WorkloadReasons } from '@steward/workload';
 import { type Health } from './roles/plan.js';
 
 export const CacheReasons = {
-  Available: 'Available',
-  Provisioning: 'Provisioning',
-  Scaling: 'Scaling',
-  Updating: 'Updating',
-  FailingOver: 'FailingOver',
-  PrimaryLost: 'PrimaryLost',
-  ReplicasNotInSync: 'ReplicasNotInSync',
-  PodsMissing: 'PodsMissing',
-  Converged: 'Converged',
-  Healthy: 'Healthy',
+  ...WorkloadReasons,
   NoReplicaToPromote: 'NoReplicaToPromote',
   FailoverDisabled: 'FailoverDisabled',
-  VolumeExpansionFailed: 'VolumeExpansionFailed',
-  // Terminal (Stalled) reasons, besides the profile guardrails':
-  ProviderProfileNotFound: 'ProviderProfileNotFound',
-  ImageNotInCatalogue: 'ImageNotInCatalogue',
-  SizeNeedsProfile: 'SizeNeedsProfile',
+  // Terminal (Stalled), besides the shared and the profile guardrails':
   AuthSecretNotFound: 'AuthSecretNotFound',
   InvalidPassword: 'InvalidPassword',
-  ChildConflict: 'ChildConflict',
   MaxMemoryExceedsLimit: 'MaxMemoryExceedsLimit',
-  DeletionPolicyNotAllowed: 'DeletionPolicyNotAllowed',
 } as const;
 
 export interface Rollout {
@@ -134,7 +119,7 @@ export function cacheStatus(input: StatusInput): CacheStatusChange {
   } else if (input.podCount !== replicas) {
     // The pods desired did not change: one is gone (deleted, evicted) until the StatefulSet
     // re-creates it.
-    reason = CacheReasons.PodsMissing;
+    reason = CacheReasons.InstancesMissing;
     phase = 'Degraded';
     message = `${input.podCount} of ${replicas} pods exist; the StatefulSet re-creates the missing ones`;
   } else if (rolling) {
@@ -142,7 +127,7 @@ export function cacheStatus(input: StatusInput): CacheStatusChange {
     phase = 'Updating';
     message = rolling;
   } else {
-    reason = CacheReasons.ReplicasNotInSync;
+    reason = CacheReasons.InstancesNotReady;
     phase = 'Degraded';
     message = health.lagging.length ? health.lagging.join('; ') : inRole;
   }
@@ -153,11 +138,11 @@ export function cacheStatus(input: StatusInput): CacheStatusChange {
   if (health.stuck) degradations.push(health.stuck);
   else if (health.lost)
     degradations.push({ reason: CacheReasons.PrimaryLost, message: health.lost.message });
-  else if (reason === CacheReasons.PodsMissing)
-    degradations.push({ reason: CacheReasons.PodsMissing, message });
+  else if (reason === CacheReasons.InstancesMissing)
+    degradations.push({ reason: CacheReasons.InstancesMissing, message });
   else if (established && !health.failingOver && health.lagging.length && !changing)
     degradations.push({
-      reason: CacheReasons.ReplicasNotInSync,
+      reason: CacheReasons.InstancesNotReady,
       message: health.lagging.join('; '),
     });
   degradations.push(...input.problems);

@@ -13,34 +13,17 @@
  * instances desired change (`status.replicas`, the count last stated).
  */
 import { type PostgresCluster, type PostgresPhase } from '@steward/postgres-cluster-api';
-import { workloadConditions } from '@steward/workload';
+import { workloadConditions, WorkloadReasons } from '@steward/workload';
 import { type PlanHealth } from './plan/plan.js';
 
 export const PostgresReasons = {
-  Available: 'Available',
-  Provisioning: 'Provisioning',
+  ...WorkloadReasons,
   Initialising: 'Initialising',
-  Scaling: 'Scaling',
-  Updating: 'Updating',
-  FailingOver: 'FailingOver',
   SwitchingOver: 'SwitchingOver',
-  PrimaryLost: 'PrimaryLost',
-  InstancesNotReady: 'InstancesNotReady',
-  InstancesMissing: 'InstancesMissing',
-  Converged: 'Converged',
-  Healthy: 'Healthy',
-  VolumeExpansionFailed: 'VolumeExpansionFailed',
-  VolumeExpanding: 'VolumeExpanding',
   InvalidParameters: 'InvalidParameters',
-  InstanceFailing: 'InstanceFailing',
   /** Being deleted with deletionPolicy Delete: the final backup is taken first. */
   FinalBackup: 'FinalBackup',
-  // Terminal (Stalled) reasons, besides the profile guardrails':
-  ProviderProfileNotFound: 'ProviderProfileNotFound',
-  ImageNotInCatalogue: 'ImageNotInCatalogue',
-  SizeNeedsProfile: 'SizeNeedsProfile',
-  ChildConflict: 'ChildConflict',
-  DeletionPolicyNotAllowed: 'DeletionPolicyNotAllowed',
+  // Terminal (Stalled) reasons, besides the shared and the profile guardrails':
   SyncReplicationRequired: 'SyncReplicationRequired',
   MaxLagBytesNotAllowed: 'MaxLagBytesNotAllowed',
   BackupDestinationMissing: 'BackupDestinationMissing',

@@ -116,6 +116,7 @@ export {
   type Decision,
 } from './decision.js';
 export { indexByLabel } from './by-label.js';
+export { WorkloadReasons } from './reasons.js';
 export {
   workloadConditions,
   type ConditionsInput,
