@@ -1,3 +1,5 @@
+import { parseQuantity as parseExactQuantity } from '@steward/workload';
+
 /**
  * Kubernetes resource quantities (`500m`, `1.5Gi`, `10G`, `1e3`), read exactly: a quantity is held
  * as a fraction of two BigInts, so `1Gi` and `1073741824` are equal and `1000Mi` is below `1Gi`,
@@ -23,45 +25,15 @@ export class InvalidQuantityError extends Error {
   }
 }
 
-const QUANTITY = /^([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:([KMGTPE]i)|([numkMGTPE])|[eE]([-+]?[0-9]+))?$/;
-
-const BINARY: Record<string, bigint> = { Ki: 10n, Mi: 20n, Gi: 30n, Ti: 40n, Pi: 50n, Ei: 60n };
-const DECIMAL: Record<string, number> = {
-  n: -9,
-  u: -6,
-  m: -3,
-  k: 3,
-  M: 6,
-  G: 9,
-  T: 12,
-  P: 15,
-  E: 18,
-};
-
 /**
- * The largest decimal exponent read (`1e1000`). Kubernetes itself keeps quantities far below it;
- * the bound only keeps a 32-character `1e99999999` from costing a huge BigInt.
+ * Reads `text` as a quantity; throws `InvalidQuantityError` when it is none. The grammar and the
+ * arithmetic are `@steward/workload`'s (one parser for every Steward lib); a profile's and a
+ * workload's quantities are unsigned, so a sign is refused here.
  */
-const MaxExponent = 1_000;
-
-/** Reads `text` as a quantity; throws `InvalidQuantityError` when it is none. */
 export function parseQuantity(text: string): Quantity {
-  const match = QUANTITY.exec(text);
-  if (!match) throw new InvalidQuantityError(text);
-  const [, number, binary, decimal, exponent] = match;
-  const [whole, fraction = ''] = number!.split('.');
-  let digits = BigInt(`${whole || '0'}${fraction}`);
-  let power10 = -fraction.length;
-  if (decimal) power10 += DECIMAL[decimal]!;
-  if (exponent !== undefined) {
-    const e = Number(exponent);
-    if (Math.abs(e) > MaxExponent) throw new InvalidQuantityError(text);
-    power10 += e;
-  }
-  if (binary) digits <<= BINARY[binary]!;
-  return power10 >= 0
-    ? { text, numerator: digits * 10n ** BigInt(power10), denominator: 1n }
-    : { text, numerator: digits, denominator: 10n ** BigInt(-power10) };
+  const value = /^[+-]/.test(text) ? undefined : parseExactQuantity(text);
+  if (!value) throw new InvalidQuantityError(text);
+  return { text, numerator: value.numerator, denominator: value.denominator };
 }
 
 /** Whether `text` is a quantity `parseQuantity` reads. */
