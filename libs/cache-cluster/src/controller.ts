@@ -2,24 +2,13 @@ import { CACHE_PORT, CacheCluster } from '@steward/cache-cluster-api';
 import {
   TerminalError,
   type Controller,
-  type EventRecorder,
-  type Fairness,
   type Manager,
   type ObjectReconcileContext,
   type ObjectReconciler,
   type Result,
 } from '@steward/controller';
-import { type Selection } from '@steward/informer';
-import {
-  ConfigMaps,
-  NetworkPolicies,
-  PodDisruptionBudgets,
-  Secrets,
-  Services,
-  StatefulSets,
-  type KubeClient,
-  type ResourceType,
-} from '@steward/kube';
+
+import { StatefulSets, type KubeClient } from '@steward/kube';
 import {
   namespaceDirectory,
   WorkloadProfiles,
@@ -42,6 +31,8 @@ import {
   VolumeGrowth,
   volumesOf,
   wireWorkload,
+  WorkloadChildKinds,
+  type WorkloadControllerOptions,
   workloadChanges,
   workloadReconciler,
   type ClaimObject,
@@ -66,38 +57,13 @@ type Profile = ProviderProfile;
 /** The finalizer every CacheCluster carries while the controller may still have to clean up. */
 export const CacheClusterFinalizer = 'cache.steward.dev/cleanup';
 
-export interface CacheClusterControllerOptions {
-  /** Which CacheClusters to follow (e.g. one namespace). Default: all. */
-  selection?: Selection;
-  /** CacheClusters reconciled at once. Default 4 (each waits on Redis, not on CPU). */
-  maxConcurrentReconciles?: number;
-  /** The work queue's order: `fair` (the default: namespaces take turns) or client-go's `fifo` (benchmarks compare the two). */
-  fairness?: Fairness;
-  /** The field manager of its server-side applies (the app's name). Default cache-cluster-controller. */
-  fieldManager?: string;
-  /** The kubernetes ProviderProfile of CacheClusters that name none. */
-  defaultProfile?: string;
-  /** Who else the NetworkPolicy admits: the controller's own pods. */
-  controllerIdentity?: { namespace: string; podLabels: Record<string, string> };
-  /** How often a converged cluster's servers are looked at. Default 5 s. */
-  pollIntervalMs?: number;
-  /** How often while something is moving. Default 1 s. */
-  busyPollIntervalMs?: number;
-  events?: EventRecorder;
+/** The controller's options: the shared workload ones (`WorkloadControllerOptions`) and its own. */
+export interface CacheClusterControllerOptions extends WorkloadControllerOptions {
   /** The Redis admin client (tests may pass one with other timeouts). */
   redis?: RedisAdmin;
-  now?: () => Date;
 }
 
 const ByProfile = 'cache.steward.dev/profile';
-const childKinds: ResourceType[] = [
-  StatefulSets,
-  Services,
-  ConfigMaps,
-  Secrets,
-  PodDisruptionBudgets,
-  NetworkPolicies,
-];
 
 /**
  * The CacheCluster controller: every CacheCluster of `options.selection` kept as a StatefulSet of
@@ -112,7 +78,8 @@ const childKinds: ResourceType[] = [
  * RBAC: cacheclusters get/list/watch/patch, cacheclusters/status patch, cacheclusters/finalizers
  * update; statefulsets, services, configmaps, secrets, poddisruptionbudgets, networkpolicies
  * get/list/watch/create/patch/delete; pods get/list/watch/patch; persistentvolumeclaims
- * get/list/watch/patch/delete; providerprofiles get/list/watch; events create/patch.
+ * get/list/watch/patch/delete; core events list (why a pod or volume is stuck); providerprofiles
+ * get/list/watch; events.k8s.io events create/patch.
  */
 export function cacheClusterController(
   manager: Manager,
@@ -126,7 +93,7 @@ export function cacheClusterController(
     name: 'cachecluster',
     ...(options.selection ? { selection: options.selection } : {}),
     clusterLabel: Labels.cluster,
-    childKinds,
+    childKinds: WorkloadChildKinds,
     fieldManager: options.fieldManager ?? 'cache-cluster-controller',
     predicates: [workloadChanges],
     references: {

@@ -7,23 +7,12 @@ import {
 import {
   or,
   type Controller,
-  type EventRecorder,
   type Manager,
   type ObjectReconciler,
   type Predicate,
 } from '@steward/controller';
-import { type Selection } from '@steward/informer';
-import {
-  ConfigMaps,
-  Jobs,
-  NetworkPolicies,
-  PodDisruptionBudgets,
-  Secrets,
-  Services,
-  StatefulSets,
-  type KubeClient,
-  type ResourceType,
-} from '@steward/kube';
+
+import { Jobs, type KubeClient } from '@steward/kube';
 import {
   namespaceDirectory,
   WorkloadProfiles,
@@ -35,6 +24,8 @@ import {
   DecisionMarks,
   VolumeGrowth,
   wireWorkload,
+  WorkloadChildKinds,
+  type WorkloadControllerOptions,
   workloadChanges,
   workloadReconciler,
   type ClaimObject,
@@ -61,38 +52,15 @@ type Profile = ProviderProfile;
 /** The finalizer every PostgresCluster carries while the controller may still have to clean up. */
 export const PostgresClusterFinalizer = 'postgres.steward.dev/cleanup';
 
-export interface PostgresClusterControllerOptions {
-  /** Which PostgresClusters to follow (e.g. one namespace). Default: all. */
-  selection?: Selection;
-  /** PostgresClusters reconciled at once. Default 4 (each waits on PostgreSQL, not on CPU). */
-  maxConcurrentReconciles?: number;
-  /** The field manager of its server-side applies (the app's name). Default postgres-cluster-controller. */
-  fieldManager?: string;
-  /** The kubernetes ProviderProfile of PostgresClusters that name none. */
-  defaultProfile?: string;
-  /** Who else the NetworkPolicy admits: the controller's own pods. */
-  controllerIdentity?: { namespace: string; podLabels: Record<string, string> };
-  /** How often a converged cluster's instances are looked at. Default 5 s. */
-  pollIntervalMs?: number;
-  /** How often while something is moving. Default 1 s. */
-  busyPollIntervalMs?: number;
-  events?: EventRecorder;
+/** The controller's options: the shared workload ones (`WorkloadControllerOptions`) and its own. */
+export interface PostgresClusterControllerOptions extends WorkloadControllerOptions {
   /** The PostgreSQL admin client (tests may pass one with other timeouts). */
   pg?: PgAdmin;
   /** The bucket client of spec.backup (default: the S3 API, @aws-sdk/client-s3). */
   backupStore?: (destination: BackupDestination, credentials: Credentials) => BackupStore;
-  now?: () => Date;
 }
 
 const ByProfile = 'postgres.steward.dev/profile';
-const childKinds: ResourceType[] = [
-  StatefulSets,
-  Services,
-  ConfigMaps,
-  Secrets,
-  PodDisruptionBudgets,
-  NetworkPolicies,
-];
 
 /**
  * The PostgresCluster controller: every PostgresCluster of `options.selection` kept as a
@@ -122,7 +90,7 @@ export function postgresClusterController(
     name: 'postgrescluster',
     selection,
     clusterLabel: Labels.cluster,
-    childKinds,
+    childKinds: WorkloadChildKinds,
     alsoOwns: [Jobs],
     fieldManager: options.fieldManager ?? 'postgres-cluster-controller',
     // A switchover request is an annotation: it changes no generation.
@@ -142,6 +110,7 @@ export function postgresClusterController(
       },
     ],
     maxConcurrentReconciles: options.maxConcurrentReconciles ?? 4,
+    ...(options.fairness ? { fairness: options.fairness } : {}),
   });
   const jobs = manager.informers.informerFor<JobObject>(Jobs, wiring.childSelection);
   const requests = manager.informers.informerFor<PostgresBackup>(

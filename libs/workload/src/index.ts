@@ -145,6 +145,8 @@ export { nextLook, scalingEvent, stateStatus, type WorkloadStatusChange } from '
 export {
   durationMs,
   wireWorkload,
+  WorkloadChildKinds,
+  type WorkloadControllerOptions,
   type WorkloadWatch,
   type WorkloadWiring,
   type WorkloadWiringSpec,

@@ -1,16 +1,61 @@
 import {
   controllerFor,
   type ControllerBuilder,
+  type EventRecorder,
   type Fairness,
   type Manager,
   type MapFunc,
   type Predicate,
 } from '@steward/controller';
 import { objectKey, type Informer, type Selection } from '@steward/informer';
-import { PersistentVolumeClaims, Pods, type KubeObject, type ResourceType } from '@steward/kube';
+import {
+  ConfigMaps,
+  NetworkPolicies,
+  PersistentVolumeClaims,
+  PodDisruptionBudgets,
+  Pods,
+  Secrets,
+  Services,
+  StatefulSets,
+  type KubeObject,
+  type ResourceType,
+} from '@steward/kube';
 import { indexByLabel } from './by-label.js';
 import { type ClaimObject } from './volumes.js';
 import { WorkloadChildren } from './workload-children.js';
+
+/** The children every workload kind keeps: its StatefulSet, Services, ConfigMaps, Secrets, PDB, NetworkPolicy. */
+export const WorkloadChildKinds: readonly ResourceType[] = [
+  StatefulSets,
+  Services,
+  ConfigMaps,
+  Secrets,
+  PodDisruptionBudgets,
+  NetworkPolicies,
+];
+
+/** The options every workload kind's controller takes (a kind adds its own clients). */
+export interface WorkloadControllerOptions {
+  /** Which objects to follow (e.g. one namespace). Default: all. */
+  selection?: Selection;
+  /** Objects reconciled at once. Default 4 (each waits on its servers, not on CPU). */
+  maxConcurrentReconciles?: number;
+  /** The work queue's order: `fair` (the default: namespaces take turns) or client-go's `fifo`. */
+  fairness?: Fairness;
+  /** The field manager of its server-side applies (the app's name). */
+  fieldManager?: string;
+  /** The kubernetes ProviderProfile of objects that name none. */
+  defaultProfile?: string;
+  /** Who else the NetworkPolicy admits: the controller's own pods. */
+  controllerIdentity?: { namespace: string; podLabels: Record<string, string> };
+  /** How often a converged object's servers are looked at. Default 5 s. */
+  pollIntervalMs?: number;
+  /** How often while something is moving. Default 1 s. */
+  busyPollIntervalMs?: number;
+  events?: EventRecorder;
+  /** The reconciles' clock (tests pass their own). */
+  now?: () => Date;
+}
 
 /** A watch of another kind whose objects map to keys of the workload kind. */
 export interface WorkloadWatch {
@@ -30,7 +75,7 @@ export interface WorkloadWiringSpec<T extends KubeObject> {
   /** The label every child and pod carries, whose value is the object's name. */
   clusterLabel: string;
   /** The kinds of the children `WorkloadChildren` keeps converged (and the controller owns). */
-  childKinds: ResourceType[];
+  childKinds: readonly ResourceType[];
   /** Other kinds the object controls (e.g. Jobs), watched as owned but not synced as children. */
   alsoOwns?: ResourceType[];
   /** The field manager of the children's server-side applies. */
@@ -86,7 +131,7 @@ export function wireWorkload<T extends KubeObject, P extends KubeObject = KubeOb
     client: manager.client,
     informers: manager.informers,
     fieldManager: spec.fieldManager,
-    kinds: spec.childKinds,
+    kinds: [...spec.childKinds],
     selection: childSelection,
   });
   const byClusterLabel: MapFunc = (obj) => {
