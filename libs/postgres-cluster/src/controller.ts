@@ -73,9 +73,9 @@ const ByProfile = 'postgres.steward.dev/profile';
  * RBAC: postgresclusters get/list/watch/patch, postgresclusters/status patch,
  * postgresclusters/finalizers update; statefulsets, services, configmaps, secrets,
  * poddisruptionbudgets, networkpolicies get/list/watch/create/patch/delete; pods
- * get/list/watch/patch/delete; persistentvolumeclaims get/list/watch/patch/delete; jobs
- * get/list/watch/create (base backups);
- * providerprofiles get/list/watch; events create/patch.
+ * get/list/watch/patch/delete; persistentvolumeclaims get/list/watch/patch/delete; core events
+ * list (why a pod or volume is stuck); jobs get/list/watch/create (base backups); providerprofiles
+ * get/list/watch; events.k8s.io events create/patch.
  */
 export function postgresClusterController(
   manager: Manager,
