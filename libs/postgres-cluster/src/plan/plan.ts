@@ -217,7 +217,10 @@ export const SWITCHOVER_MAX_LAG_BYTES = 16n * 1024n * 1024n;
 /** How long the old primary may take to stop before the switchover is given up. */
 export const SWITCHOVER_DEMOTE_TIMEOUT_MS = 60_000;
 
-const reachable = (f: InstanceFacts) =>
+/** An instance's view when it answers. */
+type ReachableView = Extract<InstanceView, { reachable: true }>;
+
+const reachable = (f: InstanceFacts): ReachableView | undefined =>
   f.view?.reachable === true && !f.deleting ? f.view : undefined;
 
 /** `ANY 1 ("a", "b")` for sync replication over these standbys; '' for none. */
@@ -233,597 +236,870 @@ function namedIn(value: string): string[] {
 
 const ms = (iso: string) => Date.parse(iso);
 
-/** The plan of one reconcile (pure). */
+/**
+ * What one reconcile has decided so far, threaded through the steps of {@link planInstances}.
+ * Each step appends to `actions` and `events` in the order they are to be carried out and
+ * reported (that order is part of the plan), and records what must be durable first in
+ * `decided`: the status written, under a precondition, before any action runs.
+ */
+interface PlanContext {
+  readonly input: PlanInput;
+  /** ISO time taken before any instance was observed. */
+  readonly observedAt: string;
+  readonly byName: ReadonlyMap<string, InstanceFacts>;
+  /** The instances whose pods are not being deleted. */
+  readonly live: InstanceFacts[];
+  /** The controller's memory as this reconcile leaves it (a copy, changed in place). */
+  readonly memory: PlanMemory;
+  readonly actions: PlanAction[];
+  readonly events: PlanEvent[];
+  /** The status to write before any action; undefined while nothing durable changes. */
+  decided: PlanStatus | undefined;
+  /** The switchover record as this reconcile leaves it (`status.switchover` until a step moves it). */
+  switchover: SwitchoverRecord | undefined;
+  requeueAfterMs: number | undefined;
+  degraded: PlanHealth['degraded'];
+  progressing: PlanHealth['progressing'];
+  switchoverHandled: boolean | undefined;
+}
+
+/**
+ * The recorded primary as this reconcile observed it, once the cluster is initialised. It stays
+ * as observed for the whole reconcile: what a step decides goes to `PlanContext.decided`.
+ */
+interface PrimaryObservation {
+  /** `status.currentPrimary` (or the first instance, recorded by this reconcile). */
+  name: string;
+  facts: InstanceFacts | undefined;
+  /** Its view when it answers and its pod is not being deleted (of whichever cluster). */
+  view: ReachableView | undefined;
+  /** Its view when it serves: answers, out of recovery, with this cluster's identifier. */
+  serving: ReachableView | undefined;
+  systemIdentifier: string;
+  /** The failover record as the reconcile began. */
+  failover: FailoverRecord | undefined;
+}
+
+/** The standby chosen to replace a lost primary, with the WAL position it has. */
+interface Candidate {
+  facts: InstanceFacts;
+  timeline: number;
+  lsn: bigint;
+}
+
+/** Why the primary is lost, and since when (this process's memory). */
+interface Loss {
+  reason: LossReason;
+  since: string;
+}
+
+/**
+ * The plan of one reconcile (pure). Its steps, in order — the actions and events of each come
+ * before those of the next: {@link initialise}; a switchover asked for
+ * ({@link requestSwitchover}), and one stopping its old primary ({@link demote}, which ends the
+ * plan); then the primary serves ({@link primaryServes}), or a decided promotion is carried out
+ * ({@link resumePromotion}), or it is lost ({@link primaryLost}, which may fail over); every other
+ * instance follows ({@link follow}); a failover or switchover whose target serves completes.
+ */
 export function planInstances(input: PlanInput): Plan {
-  const { status, now } = input;
-  const observedAt = input.observedAt ?? now;
-  const memory: PlanMemory = { ...input.memory };
-  const actions: PlanAction[] = [];
-  const events: PlanEvent[] = [];
-  const byName = new Map(input.instances.map((f) => [f.name, f]));
-  const live = input.instances.filter((f) => !f.deleting);
-  let decided: PlanStatus | undefined;
-  let requeueAfterMs: number | undefined;
-  let degraded: PlanHealth['degraded'];
-  let progressing: PlanHealth['progressing'];
-  let switchoverHandled: boolean | undefined;
-
-  const instruct = (f: InstanceFacts | undefined, instruction: string) => {
-    if (f && !f.deleting && f.instruction !== instruction)
-      actions.push({ type: 'instruct', pod: f.name, instruction });
+  const ctx: PlanContext = {
+    input,
+    observedAt: input.observedAt ?? input.now,
+    byName: new Map(input.instances.map((f) => [f.name, f])),
+    live: input.instances.filter((f) => !f.deleting),
+    memory: { ...input.memory },
+    actions: [],
+    events: [],
+    decided: undefined,
+    switchover: input.status.switchover,
+    requeueAfterMs: undefined,
+    degraded: undefined,
+    progressing: undefined,
+    switchoverHandled: undefined,
   };
-  const label = (f: InstanceFacts | undefined, role: 'primary' | 'standby' | null) => {
-    if (!f || f.deleting) return;
-    if ((f.roleLabel ?? null) !== role) actions.push({ type: 'label', pod: f.name, role });
-  };
+  const p = initialise(ctx);
+  if (!p) return finish(ctx);
 
-  // ---- Initialisation: the first instance is recorded as primary, then told initdb.
+  // ---- The primary: serving, being promoted, or lost.
+  const transitionActive =
+    (p.failover !== undefined && p.failover.phase !== 'Completed') ||
+    (ctx.switchover !== undefined &&
+      ctx.switchover.phase !== 'Completed' &&
+      ctx.switchover.phase !== 'Failed');
+  if (input.switchover && p.serving && !transitionActive)
+    requestSwitchover(ctx, p, p.serving, input.switchover);
+  const switchover = ctx.switchover;
+  if (switchover?.phase === 'Demoting' && switchover.from === p.name) {
+    demote(ctx, p, switchover);
+    return finish(ctx);
+  }
+  const promoting =
+    (p.failover?.phase === 'Promoting' && p.failover.to === p.name) ||
+    (switchover?.phase === 'Promoting' && switchover.to === p.name);
+  if (p.serving) primaryServes(ctx, p, p.serving, promoting);
+  else if (promoting && p.facts && p.view && p.view.systemIdentifier === p.systemIdentifier)
+    resumePromotion(ctx, p, p.facts);
+  else primaryLost(ctx, p);
+
+  // ---- Everyone else follows the serving primary.
+  const primaryIp = p.serving ? p.facts?.ip : undefined;
+  for (const f of ctx.live) if (f.name !== p.name) follow(ctx, p, f, primaryIp);
+
+  if (p.serving) {
+    completeFailover(ctx, p, p.serving);
+    completeSwitchover(ctx, p, p.serving);
+  }
+  return finish(ctx);
+}
+
+/** Tells an instance what to do, unless it is being deleted or already told so. */
+function instruct(ctx: PlanContext, f: InstanceFacts | undefined, instruction: string) {
+  if (f && !f.deleting && f.instruction !== instruction)
+    ctx.actions.push({ type: 'instruct', pod: f.name, instruction });
+}
+
+/** Gives an instance its role label (null: none), unless it is being deleted or has it. */
+function label(ctx: PlanContext, f: InstanceFacts | undefined, role: 'primary' | 'standby' | null) {
+  if (!f || f.deleting) return;
+  if ((f.roleLabel ?? null) !== role) ctx.actions.push({ type: 'label', pod: f.name, role });
+}
+
+/** Raises the status this reconcile writes before it acts (decide before act). */
+function decide(ctx: PlanContext, change: Partial<PlanStatus>) {
+  ctx.decided = { ...(ctx.decided ?? ctx.input.status), ...change };
+}
+
+/** The instance's view when it answers as an instance of this cluster. */
+function ours(p: PrimaryObservation, f: InstanceFacts): ReachableView | undefined {
+  const v = reachable(f);
+  return v && v.systemIdentifier === p.systemIdentifier ? v : undefined;
+}
+
+/**
+ * Initialisation, and the primary observed. `status.currentPrimary` is the authority: a cluster
+ * without one records its first instance as primary before anything acts on it. Until
+ * `systemIdentifier` is recorded that instance is told `initdb` (or `restore`), the identifier is
+ * recorded once it serves as primary, and the plan ends here (undefined). Once recorded, nothing
+ * here tells any instance `initdb` again.
+ */
+function initialise(ctx: PlanContext): PrimaryObservation | undefined {
+  const { input } = ctx;
+  const { status } = input;
   let primaryName = status.currentPrimary;
   if (!primaryName) {
     primaryName = podName(input.cluster, 0);
-    decided = { ...status, currentPrimary: primaryName };
+    ctx.decided = { ...status, currentPrimary: primaryName };
   }
-  const primary = byName.get(primaryName);
+  const primary = ctx.byName.get(primaryName);
   const pView = primary ? reachable(primary) : undefined;
   if (!status.systemIdentifier) {
     const how = input.bootstrap ?? 'initdb';
-    instruct(primary, how);
+    instruct(ctx, primary, how);
     if (pView && !pView.inRecovery) {
-      decided = { ...(decided ?? status), systemIdentifier: pView.systemIdentifier };
-      events.push({
+      decide(ctx, { systemIdentifier: pView.systemIdentifier });
+      ctx.events.push({
         type: 'Normal',
         reason: 'Initialised',
         message: `${primaryName} initialised the cluster (system identifier ${pView.systemIdentifier})`,
       });
     } else {
-      progressing = {
+      ctx.progressing = {
         reason: PlanReasons.Initialising,
         message:
           how === 'restore'
             ? `${primaryName} is restoring the cluster from a backup (fetching it, replaying WAL, then promoted)`
             : `${primaryName} is initialising the cluster (initdb)`,
       };
-      return finish();
+      return undefined;
     }
   }
-  const systemIdentifier = decided?.systemIdentifier ?? status.systemIdentifier!;
-  const ours = (f: InstanceFacts) => {
-    const v = reachable(f);
-    return v && v.systemIdentifier === systemIdentifier ? v : undefined;
+  const systemIdentifier = ctx.decided?.systemIdentifier ?? status.systemIdentifier!;
+  return {
+    name: primaryName,
+    facts: primary,
+    view: pView,
+    serving:
+      pView && pView.systemIdentifier === systemIdentifier && !pView.inRecovery ? pView : undefined,
+    systemIdentifier,
+    failover: ctx.decided?.failover ?? status.failover,
   };
+}
 
-  // ---- The primary: serving, being promoted, or lost.
-  const failover = decided?.failover ?? status.failover;
-  const serving =
-    primary && pView && pView.systemIdentifier === systemIdentifier && !pView.inRecovery;
-  let switchover = status.switchover;
-  const transitionActive =
-    (failover !== undefined && failover.phase !== 'Completed') ||
-    (switchover !== undefined && switchover.phase !== 'Completed' && switchover.phase !== 'Failed');
-  if (input.switchover && serving && !transitionActive) requestSwitchover(input.switchover);
-  if (switchover?.phase === 'Demoting' && switchover.from === primaryName) {
-    demote(switchover);
-    return finish();
+/**
+ * The primary serves: the loss timer and refusal are forgotten, its WAL position and every
+ * standby that may have confirmed a commit remembered (the lag bound of a later failover is
+ * measured from here); it is kept told `primary`, labelled, bootstrapped, with the
+ * `synchronous_standby_names` of the replication mode. A promotion it carried out moves on to
+ * Repointing (the others follow from here on).
+ */
+function primaryServes(
+  ctx: PlanContext,
+  p: PrimaryObservation,
+  view: ReachableView,
+  promoting: boolean,
+) {
+  const { input, memory } = ctx;
+  memory.lostSince = undefined;
+  memory.lostReason = undefined;
+  memory.refusalReported = undefined;
+  const standbys = desiredNames(input).filter((n) => n !== p.name);
+  const names = synchronousStandbyNames(input.replication, standbys);
+  memory.lastSeen = {
+    pod: p.name,
+    lsn: view.currentLsn ?? memory.lastSeen?.lsn ?? 0n,
+    at: ctx.observedAt,
+    timeline: view.timeline,
+    syncStandbys: [
+      ...new Set([
+        ...view.replication
+          .filter((r) => r.syncState === 'sync' || r.syncState === 'quorum')
+          .map((r) => r.applicationName),
+        ...namedIn(view.synchronousStandbyNames),
+        ...namedIn(names),
+      ]),
+    ].sort(),
+  };
+  instruct(ctx, p.facts, 'primary');
+  label(ctx, p.facts, Roles.primary);
+  const key = `${p.name}/${p.systemIdentifier}`;
+  if (memory.bootstrapped !== key) ctx.actions.push({ type: 'bootstrap', pod: p.name, key });
+  if (view.synchronousStandbyNames !== names)
+    ctx.actions.push({ type: 'synchronousStandbyNames', pod: p.name, value: names });
+  const { failover } = p;
+  if (promoting && failover?.phase === 'Promoting' && failover.to === p.name) {
+    // Promoted: the others follow from here on.
+    decide(ctx, { failover: { ...failover, phase: 'Repointing', newTimeline: view.timeline } });
+  } else if (promoting && ctx.switchover) {
+    ctx.switchover = { ...ctx.switchover, phase: 'Repointing', newTimeline: view.timeline };
+    decide(ctx, { switchover: ctx.switchover });
   }
-  const promoting =
-    (failover?.phase === 'Promoting' && failover.to === primaryName) ||
-    (switchover?.phase === 'Promoting' && switchover.to === primaryName);
-  const demoted = (name: string) =>
-    (failover?.phase === 'Promoting' && failover.from === name) ||
-    (switchover?.phase === 'Promoting' && switchover.from === name);
-  const lossReason = (): LossReason => {
-    if (!primary) return 'PrimaryPodMissing';
-    if (primary.deleting) return 'PrimaryPodDeleted';
-    if (!primary.view) return 'PrimaryNotRunning';
-    if (!primary.view.reachable) return 'PrimaryUnreachable';
-    if (primary.view.systemIdentifier !== systemIdentifier) return 'PrimaryForeign';
-    return 'PrimaryInRecovery';
-  };
+}
 
-  if (serving) {
-    memory.lostSince = undefined;
-    memory.lostReason = undefined;
-    memory.refusalReported = undefined;
-    const standbys = desiredNames(input).filter((n) => n !== primaryName);
-    const names = synchronousStandbyNames(input.replication, standbys);
-    memory.lastSeen = {
-      pod: primaryName,
-      lsn: pView.currentLsn ?? memory.lastSeen?.lsn ?? 0n,
-      at: observedAt,
-      timeline: pView.timeline,
-      syncStandbys: [
-        ...new Set([
-          ...pView.replication
-            .filter((r) => r.syncState === 'sync' || r.syncState === 'quorum')
-            .map((r) => r.applicationName),
-          ...namedIn(pView.synchronousStandbyNames),
-          ...namedIn(names),
-        ]),
-      ].sort(),
+/**
+ * A promotion decided and not yet carried out (or this reconcile follows a crash): carry it out.
+ * A recorded decision is never re-chosen; promoting an instance that already left recovery is a
+ * no-op. Never two primaries: if the old primary serves again — it returned before its fence was
+ * carried out (a controller that stopped between recording the decision and acting) — promoting
+ * now would make two. It is fenced by {@link follow} (out of the read-write Service, told to
+ * stop; its fast shutdown hands the streaming standbys its WAL) and the promotion waits until it
+ * stopped.
+ */
+function resumePromotion(ctx: PlanContext, p: PrimaryObservation, primary: InstanceFacts) {
+  const switchover = ctx.switchover;
+  const switching = switchover?.phase === 'Promoting' && switchover.to === p.name;
+  const from = switching ? switchover!.from : p.failover!.from;
+  const old = ctx.byName.get(from);
+  const oldView = old ? ours(p, old) : undefined;
+  if (oldView && !oldView.inRecovery) {
+    ctx.requeueAfterMs = 500;
+    ctx.progressing = {
+      reason: switching ? PlanReasons.SwitchingOver : PlanReasons.FailingOver,
+      message: `${from} serves as a primary again: it is told to stop before ${p.name} is promoted`,
     };
-    instruct(primary, 'primary');
-    label(primary, Roles.primary);
-    const key = `${primaryName}/${systemIdentifier}`;
-    if (memory.bootstrapped !== key) actions.push({ type: 'bootstrap', pod: primaryName, key });
-    if (pView.synchronousStandbyNames !== names)
-      actions.push({ type: 'synchronousStandbyNames', pod: primaryName, value: names });
-    if (promoting && failover?.phase === 'Promoting' && failover.to === primaryName) {
-      // Promoted: the others follow from here on.
-      decided = {
-        ...(decided ?? status),
-        failover: { ...failover, phase: 'Repointing', newTimeline: pView.timeline },
-      };
-    } else if (promoting && switchover) {
-      switchover = { ...switchover, phase: 'Repointing', newTimeline: pView.timeline };
-      decided = { ...(decided ?? status), switchover };
-    }
-  } else if (promoting && primary && pView && pView.systemIdentifier === systemIdentifier) {
-    // Decided and not yet carried out (or this reconcile follows a crash): carry it out. Never
-    // choose again; promoting an instance that already left recovery is a no-op. Unless the old
-    // primary serves again — it returned before its fence was carried out (a controller that
-    // stopped between recording the decision and acting): promoting now would make two
-    // primaries. It is fenced below (out of the read-write Service, told to stop; its fast
-    // shutdown hands the streaming standbys its WAL) and the promotion waits until it stopped.
-    const switching = switchover?.phase === 'Promoting' && switchover.to === primaryName;
-    const from = switching ? switchover!.from : failover!.from;
-    const old = byName.get(from);
-    const oldView = old ? ours(old) : undefined;
-    if (oldView && !oldView.inRecovery) {
-      requeueAfterMs = 500;
-      progressing = {
-        reason: switching ? PlanReasons.SwitchingOver : PlanReasons.FailingOver,
-        message: `${from} serves as a primary again: it is told to stop before ${primaryName} is promoted`,
-      };
-    } else {
-      instruct(primary, 'primary');
-      actions.push({ type: 'promote', pod: primaryName });
-      progressing = {
-        reason: switching ? PlanReasons.SwitchingOver : PlanReasons.FailingOver,
-        message: `promoting ${primaryName} (${switching ? 'switchover' : 'failover'} from ${from})`,
-      };
-    }
   } else {
-    lost();
+    instruct(ctx, primary, 'primary');
+    ctx.actions.push({ type: 'promote', pod: p.name });
+    ctx.progressing = {
+      reason: switching ? PlanReasons.SwitchingOver : PlanReasons.FailingOver,
+      message: `promoting ${p.name} (${switching ? 'switchover' : 'failover'} from ${from})`,
+    };
   }
+}
 
-  // ---- Everyone else follows the serving primary.
-  const primaryIp = serving ? primary.ip : undefined;
-  for (const f of live) {
-    if (f.name === primaryName) continue;
-    const view = reachable(f);
-    if (view && view.systemIdentifier !== systemIdentifier) {
-      degraded ??= {
-        reason: PlanReasons.ForeignInstance,
-        message: `${f.name} holds another cluster (system identifier ${view.systemIdentifier}, expected ${systemIdentifier}): it is kept out of the Services; move its volume away (or delete its PersistentVolumeClaim) to have it cloned afresh`,
-      };
-      label(f, null);
-      continue;
-    }
-    if (view && !view.inRecovery) {
-      // A second primary: fence it (the agent stops it, rewinds it and starts it as a standby).
-      label(f, null);
-      if (primaryIp) instruct(f, `standby ${primaryIp}`);
-      else instruct(f, 'wait');
-      events.push({
-        type: 'Warning',
-        reason: PlanReasons.SplitBrainFenced,
-        message: `${f.name} serves as a primary but ${primaryName} is the primary: fenced (out of the read-write Service, stopped, rewound as a standby)`,
-      });
-      continue;
-    }
-    if (demoted(f.name)) {
-      // The old primary stays fenced until the new primary serves.
-      label(f, null);
-      instruct(f, 'wait');
-      continue;
-    }
-    if (!primaryIp) continue;
-    // An instance pg_rewind could not bring onto the primary's timeline (the WAL it needs is
-    // gone) is re-cloned: its old data directory is moved aside, a fresh copy streams. Once it
-    // serves as a standby it is told `standby` again (no restart), so a later restart never
-    // re-clones.
-    const rewindFailed = !view && /pg_rewind against \S+ failed/.test(f.lastMessage ?? '');
-    const recloning = f.instruction?.startsWith('reclone ') && !view;
-    if (rewindFailed || recloning) {
-      if (!recloning || f.instruction !== `reclone ${primaryIp}`) {
-        instruct(f, `reclone ${primaryIp}`);
-        if (rewindFailed && !f.instruction?.startsWith('reclone '))
-          events.push({
-            type: 'Warning',
-            reason: PlanReasons.Recloned,
-            message: `${f.name} could not be rewound onto ${primaryName}'s timeline (${f.lastMessage}): re-cloning it from ${primaryName}; its old data directory is kept beside the new one until the next re-clone`,
-          });
-      }
-      continue;
-    }
-    instruct(f, `standby ${primaryIp}`);
-    if (view) {
-      label(f, Roles.standby);
-      if (view.conninfoHost !== primaryIp)
-        actions.push({ type: 'repoint', pod: f.name, host: primaryIp });
-    }
+/** Why the recorded primary does not serve. */
+function lossReason(p: PrimaryObservation): LossReason {
+  const primary = p.facts;
+  if (!primary) return 'PrimaryPodMissing';
+  if (primary.deleting) return 'PrimaryPodDeleted';
+  if (!primary.view) return 'PrimaryNotRunning';
+  if (!primary.view.reachable) return 'PrimaryUnreachable';
+  if (primary.view.systemIdentifier !== p.systemIdentifier) return 'PrimaryForeign';
+  return 'PrimaryInRecovery';
+}
+
+/**
+ * Where no failover will happen (none is possible, allowed or wanted), a new pod of the primary
+ * (a deleted pod comes back without an instruction) is told to be the primary again: PostgreSQL
+ * recovers from its volume. Before failover.after it is not: a replaced primary pod is a lost
+ * primary, and the failover decides.
+ */
+function letPrimaryReturn(ctx: PlanContext, p: PrimaryObservation) {
+  const primary = p.facts;
+  if (primary && !primary.deleting && primary.instruction !== 'primary')
+    instruct(ctx, primary, 'primary');
+}
+
+/**
+ * The primary is lost: the loss is remembered (since when, and why), and nothing is decided
+ * until a failover is possible (enabled, a standby to promote), not held (the controller's own
+ * roll) and `failover.after` has passed — then {@link failOver} decides.
+ */
+function primaryLost(ctx: PlanContext, p: PrimaryObservation) {
+  const { input, memory } = ctx;
+  const reason = lossReason(p);
+  const since = memory.lostSince ?? input.now;
+  memory.lostSince = since;
+  memory.lostReason = reason;
+  const gone = ms(input.now) - ms(since);
+  const others = input.instances.filter((f) => f.name !== p.name);
+  if (!input.failover.enabled || input.replicas < 2 || others.length === 0) {
+    letPrimaryReturn(ctx, p);
+    ctx.degraded = {
+      reason: input.failover.enabled ? PlanReasons.PrimaryLost : PlanReasons.FailoverDisabled,
+      message: `primary ${p.name} is lost (${reason}) since ${since}; ${input.failover.enabled ? 'there is no standby to promote' : 'spec.failover.enabled is false'}: waiting for it to return`,
+    };
+    return;
   }
-
-  // ---- A failover whose new primary serves is complete once the others were told to follow.
-  const current = decided?.failover ?? status.failover;
-  if (serving && current?.phase === 'Repointing' && current.to === primaryName) {
-    decided = {
-      ...(decided ?? status),
-      failover: { ...current, phase: 'Completed', completedAt: now },
-      lastFailover: now,
+  if (input.holdFailover) {
+    letPrimaryReturn(ctx, p);
+    ctx.requeueAfterMs = 1000;
+    ctx.progressing = {
+      reason: PlanReasons.PrimaryLost,
+      message: `primary ${p.name} is restarting with the new pod template`,
     };
-    events.push({
-      type: current.dataLossRisk === 'None' ? 'Normal' : 'Warning',
-      reason: 'FailoverCompleted',
-      message: `${primaryName} is the primary (timeline ${current.newTimeline ?? pView.timeline}); ${current.message}`,
-    });
+    return;
   }
-  if (serving && switchover?.phase === 'Repointing' && switchover.to === primaryName) {
-    switchover = {
-      ...switchover,
-      phase: 'Completed',
-      completedAt: now,
-      message: `switchover from ${switchover.from} to ${primaryName} (${switchover.reason}): ${switchover.from} stopped cleanly at or after ${switchover.primaryLastLsn ?? 'its last position'} and ${primaryName} had received all of it (${switchover.promotedLsn ?? '?'}) before its promotion to timeline ${switchover.newTimeline ?? pView.timeline}: nothing committed is lost`,
+  if (gone < input.failover.afterMs) {
+    const left = input.failover.afterMs - gone;
+    ctx.requeueAfterMs = Math.max(100, left);
+    ctx.progressing = {
+      reason: PlanReasons.PrimaryLost,
+      message: `primary ${p.name} is lost (${reason}) since ${since}; failover in ${Math.ceil(left / 1000)}s unless it returns`,
     };
-    decided = { ...(decided ?? status), switchover };
-    switchoverHandled = true;
-    events.push({
-      type: 'Normal',
-      reason: PlanReasons.SwitchoverCompleted,
-      message: switchover.message,
-    });
+    return;
   }
+  failOver(ctx, p, { reason, since }, others);
+}
 
-  return finish();
-
-  /**
-   * A switchover asked for while the primary serves and nothing else is under way: to a standby
-   * of this cluster that stays (ordinal below spec.replicas), streaming and nearly caught up.
-   * A request that cannot be met is refused once (Failed, Event); one that must wait says why.
-   */
-  function requestSwitchover(request: NonNullable<PlanInput['switchover']>) {
-    const stays = new Set(desiredNames(input));
-    const standbyOk = (f: InstanceFacts) => {
-      const v = ours(f);
-      return v !== undefined && v.inRecovery && v.streaming && f.ready && stays.has(f.name);
-    };
-    const lagOf = (f: InstanceFacts) => {
-      const v = ours(f)!;
-      const got = maxLsn(v.receiveLsn, v.replayLsn) ?? 0n;
-      const has = pView!.currentLsn ?? got;
-      return has > got ? has - got : 0n;
-    };
-    let target: InstanceFacts | undefined;
-    if (request.to !== undefined) {
-      if (request.to === primaryName) {
-        switchoverHandled = true;
-        if (request.reason === 'Requested')
-          events.push({
-            type: 'Normal',
-            reason: PlanReasons.SwitchoverCompleted,
-            message: `switchover to ${request.to} asked for: it is the primary already`,
-          });
-        return;
-      }
-      if (!stays.has(request.to)) {
-        switchover = {
-          phase: 'Failed',
-          from: primaryName!,
-          to: request.to,
-          reason: request.reason,
-          startedAt: now,
-          completedAt: now,
-          message: `switchover to ${request.to} refused: it is not an instance of this cluster (the instances are ${[...stays].join(', ')}); ${primaryName} stays primary`,
-        };
-        decided = { ...(decided ?? status), switchover };
-        switchoverHandled = true;
-        events.push({
-          type: 'Warning',
-          reason: PlanReasons.SwitchoverFailed,
-          message: switchover.message,
-        });
-        return;
-      }
-      target = byName.get(request.to);
-      if (!target || !standbyOk(target)) {
-        progressing = {
-          reason: PlanReasons.SwitchoverWaiting,
-          message: `switchover to ${request.to} waits until it is a ready standby streaming from ${primaryName}`,
-        };
-        return;
-      }
-    } else {
-      target = live
-        .filter((f) => f.name !== primaryName && standbyOk(f))
-        .sort((a, b) => {
-          const la = lagOf(a);
-          const lb = lagOf(b);
-          return la === lb ? a.ordinal - b.ordinal : la < lb ? -1 : 1;
-        })[0];
-      if (!target) {
-        progressing = {
-          reason: PlanReasons.SwitchoverWaiting,
-          message: `${primaryName} is beyond spec.replicas ${input.replicas}: it is kept until a switchover to a ready standby can move the primary, and none is ready`,
-        };
-        return;
-      }
-    }
-    const lag = lagOf(target);
-    if (lag > SWITCHOVER_MAX_LAG_BYTES) {
-      progressing = {
-        reason: PlanReasons.SwitchoverWaiting,
-        message: `switchover to ${target.name} waits for it to catch up: ${lag} bytes behind ${primaryName}`,
-      };
-      return;
-    }
-    switchover = {
-      phase: 'Demoting',
-      from: primaryName!,
-      to: target.name,
-      reason: request.reason,
-      startedAt: now,
-      ...(pView!.currentLsn !== undefined ? { primaryLastLsn: formatLsn(pView!.currentLsn) } : {}),
-      message: `switchover from ${primaryName} to ${target.name} (${request.reason}): stopping ${primaryName}`,
-    };
-    decided = {
-      ...(decided ?? status),
-      switchover,
-      switchoverCount: (status.switchoverCount ?? 0) + 1,
-    };
-    events.push({ type: 'Normal', reason: PlanReasons.SwitchingOver, message: switchover.message });
-  }
-
-  /**
-   * The old primary is taken out of the read-write Service and stopped with a fast shutdown,
-   * which ends only once every streaming standby has flushed all of its WAL (the shutdown
-   * checkpoint included). Once PostgreSQL no longer runs there (the port refuses connections),
-   * the target — still in recovery, having received at least the newest position seen on the
-   * old primary — is promoted. A target that is lost meanwhile, or a shutdown that does not
-   * end in time, gives the switchover up: the old primary is told to run as primary again.
-   */
-  function demote(record: SwitchoverRecord) {
-    const target = byName.get(record.to);
-    const tView = target ? ours(target) : undefined;
-    if (serving) {
-      memory.lastSeen = {
-        pod: primaryName!,
-        lsn: pView.currentLsn ?? memory.lastSeen?.lsn ?? 0n,
-        at: observedAt,
-        timeline: pView.timeline,
-        syncStandbys: memory.lastSeen?.syncStandbys ?? [],
-      };
-    }
-    const giveUp = (why: string) => {
-      instruct(primary, 'primary');
-      if (serving) label(primary, Roles.primary);
-      switchover = {
-        ...record,
-        phase: 'Failed',
-        completedAt: now,
-        message: `switchover from ${record.from} to ${record.to} given up: ${why}; ${record.from} is told to run as primary again`,
-      };
-      decided = { ...(decided ?? status), switchover };
-      switchoverHandled = true;
-      events.push({
-        type: 'Warning',
-        reason: PlanReasons.SwitchoverFailed,
-        message: switchover.message,
-      });
-    };
-    if (!target || target.deleting || !tView || !tView.inRecovery) {
-      giveUp(`${record.to} is no longer a standby of this cluster that answers`);
-      return;
-    }
-    if (!primary || primary.deleting || !primary.view) {
-      // Not a clean stop the controller asked for: what it may have lost is for the failover
-      // rules to bound and publish.
-      giveUp(
-        `${record.from} was lost while it stopped (its pod or container is gone); if it does not return, the failover rules apply`,
-      );
-      return;
-    }
-    // The agent stopped PostgreSQL as told: nothing listens on the port any more.
-    const stopped =
-      primary.instruction === 'wait' &&
-      !primary.view.reachable &&
-      /ECONNREFUSED/.test(primary.view.error);
-    const lastSeen = memory.lastSeen;
-    const seen = lastSeen && lastSeen.pod === primaryName ? lastSeen.lsn : undefined;
-    const recorded = record.primaryLastLsn ? parseLsn(record.primaryLastLsn) : undefined;
-    const last = maxLsn(seen, recorded);
-    const received = maxLsn(tView.receiveLsn, tView.replayLsn) ?? 0n;
-    const elapsed = ms(now) - ms(record.startedAt);
-    if (!stopped || (last !== undefined && received < last)) {
-      if (elapsed > SWITCHOVER_DEMOTE_TIMEOUT_MS) {
-        giveUp(
-          !stopped
-            ? `${record.from} did not stop within ${SWITCHOVER_DEMOTE_TIMEOUT_MS / 1000}s`
-            : `${record.to} received WAL up to ${formatLsn(received)} only, short of ${formatLsn(last!)} seen on ${record.from}`,
-        );
-        return;
-      }
-      label(primary, null);
-      instruct(primary, 'wait');
-      requeueAfterMs = 500;
-      progressing = {
-        reason: PlanReasons.SwitchingOver,
-        message: !stopped
-          ? `switchover to ${record.to}: ${record.from} is out of the read-write Service and stopping`
-          : `switchover to ${record.to}: waiting for it to receive ${formatLsn(last!)} (has ${formatLsn(received)})`,
-      };
-      return;
-    }
-    // Stopped, and the target has it all: promote.
-    switchover = {
-      ...record,
-      phase: 'Promoting',
-      ...(last !== undefined ? { primaryLastLsn: formatLsn(last) } : {}),
-      promotedLsn: formatLsn(received),
-      message: `switchover from ${record.from} to ${record.to} (${record.reason}): promoting ${record.to} at ${formatLsn(received)}`,
-    };
-    decided = { ...(decided ?? status), currentPrimary: record.to, switchover };
-    label(primary, null);
-    instruct(primary, 'wait');
-    instruct(target, 'primary');
-    actions.push({ type: 'promote', pod: record.to });
-    progressing = { reason: PlanReasons.SwitchingOver, message: switchover.message };
-  }
-
-  function lost() {
-    const reason = lossReason();
-    const since = memory.lostSince ?? now;
-    memory.lostSince = since;
-    memory.lostReason = reason;
-    const gone = ms(now) - ms(since);
-    const others = input.instances.filter((f) => f.name !== primaryName);
-    // Where no failover will happen (none is possible, allowed or wanted), a new pod of the
-    // primary (a deleted pod comes back without an instruction) is told to be the primary again:
-    // PostgreSQL recovers from its volume. Before failover.after it is not: a replaced primary pod
-    // is a lost primary, and the failover decides.
-    const letPrimaryReturn = () => {
-      if (primary && !primary.deleting && primary.instruction !== 'primary')
-        instruct(primary, 'primary');
-    };
-    if (!input.failover.enabled || input.replicas < 2 || others.length === 0) {
-      letPrimaryReturn();
-      degraded = {
-        reason: input.failover.enabled ? PlanReasons.PrimaryLost : PlanReasons.FailoverDisabled,
-        message: `primary ${primaryName} is lost (${reason}) since ${since}; ${input.failover.enabled ? 'there is no standby to promote' : 'spec.failover.enabled is false'}: waiting for it to return`,
-      };
-      return;
-    }
-    if (input.holdFailover) {
-      letPrimaryReturn();
-      requeueAfterMs = 1000;
-      progressing = {
-        reason: PlanReasons.PrimaryLost,
-        message: `primary ${primaryName} is restarting with the new pod template`,
-      };
-      return;
-    }
-    if (gone < input.failover.afterMs) {
-      const left = input.failover.afterMs - gone;
-      requeueAfterMs = Math.max(100, left);
-      progressing = {
-        reason: PlanReasons.PrimaryLost,
-        message: `primary ${primaryName} is lost (${reason}) since ${since}; failover in ${Math.ceil(left / 1000)}s unless it returns`,
-      };
-      return;
-    }
-    // A standby on a timeline older than the primary's did not follow its promotion: its WAL
-    // positions are not the primary's (it may hold WAL of the timeline the primary forked off),
-    // so they say nothing of what it lacks. It is no candidate; the newest timeline comes first.
-    const timelineFloor = Math.max(
-      (memory.lastSeen?.pod === primaryName ? memory.lastSeen?.timeline : undefined) ?? 0,
-      (failover?.to === primaryName ? failover?.newTimeline : undefined) ?? 0,
+/**
+ * The standbys a failover may promote, best first: reachable, of this cluster, in recovery, on
+ * the newest timeline, then by the highest received LSN (ties: the lowest ordinal). A standby on
+ * a timeline older than the primary's did not follow its promotion: its WAL positions are not the
+ * primary's (it may hold WAL of the timeline the primary forked off), so they say nothing of what
+ * it lacks. It is no candidate.
+ */
+function failoverCandidates(
+  ctx: PlanContext,
+  p: PrimaryObservation,
+  others: InstanceFacts[],
+): Candidate[] {
+  const { memory } = ctx;
+  const timelineFloor = Math.max(
+    (memory.lastSeen?.pod === p.name ? memory.lastSeen?.timeline : undefined) ?? 0,
+    (p.failover?.to === p.name ? p.failover?.newTimeline : undefined) ?? 0,
+  );
+  return others
+    .filter((f) => {
+      const v = ours(p, f);
+      return v?.inRecovery === true && v.timeline >= timelineFloor;
+    })
+    .map((f) => {
+      const v = ours(p, f)!;
+      // The receive position restarts at a segment boundary when a standby restarts: the
+      // replayed one may be ahead of it.
+      return { facts: f, timeline: v.timeline, lsn: maxLsn(v.receiveLsn, v.replayLsn) ?? 0n };
+    })
+    .sort((a, b) =>
+      a.timeline !== b.timeline
+        ? b.timeline - a.timeline
+        : a.lsn === b.lsn
+          ? a.facts.ordinal - b.facts.ordinal
+          : a.lsn > b.lsn
+            ? -1
+            : 1,
     );
-    const candidates = others
-      .filter((f) => {
-        const v = ours(f);
-        return v?.inRecovery === true && v.timeline >= timelineFloor;
-      })
-      .map((f) => {
-        const v = ours(f)!;
-        // The receive position restarts at a segment boundary when a standby restarts: the
-        // replayed one may be ahead of it.
-        return { facts: f, timeline: v.timeline, lsn: maxLsn(v.receiveLsn, v.replayLsn) ?? 0n };
-      })
-      .sort((a, b) =>
-        a.timeline !== b.timeline
-          ? b.timeline - a.timeline
-          : a.lsn === b.lsn
-            ? a.facts.ordinal - b.facts.ordinal
-            : a.lsn > b.lsn
-              ? -1
-              : 1,
-      );
-    const best = candidates[0];
-    if (!best) {
-      letPrimaryReturn();
-      degraded = {
-        reason: PlanReasons.NoStandbyToPromote,
-        message: `primary ${primaryName} is lost (${reason}) since ${since} and no standby of this cluster answers: waiting for the primary or a standby to return`,
-      };
-      return;
-    }
-    const seen = memory.lastSeen?.pod === primaryName ? memory.lastSeen : undefined;
-    const lag = seen ? (seen.lsn > best.lsn ? seen.lsn - best.lsn : 0n) : undefined;
-    const names = new Set(candidates.map((c) => c.facts.name));
-    const confirmed =
-      input.replication === 'sync' &&
-      seen !== undefined &&
-      seen.syncStandbys.length > 0 &&
-      seen.syncStandbys.every((s) => names.has(s));
-    const risk: DataLossRisk = confirmed ? 'None' : seen ? 'Bounded' : 'Unknown';
-    if (risk === 'Bounded' && lag! > input.failover.maxLagBytes) {
-      const message = `failover refused: the most advanced standby ${best.facts.name} has received WAL up to ${formatLsn(best.lsn)}, the primary ${primaryName} was last seen at ${formatLsn(seen!.lsn)} (${seen!.at}): promoting it could lose ${lag} bytes of WAL, more than spec.failover.maxLagBytes ${input.failover.maxLagBytes}. Waiting for ${primaryName} to return; to accept the loss, raise spec.failover.maxLagBytes`;
-      degraded = { reason: PlanReasons.FailoverRefusedLagExceedsBound, message };
-      letPrimaryReturn();
-      const key = `${primaryName}/${since}/${best.facts.name}/${best.lsn}`;
-      if (memory.refusalReported !== key) {
-        memory.refusalReported = key;
-        events.push({
-          type: 'Warning',
-          reason: PlanReasons.FailoverRefusedLagExceedsBound,
-          message,
-        });
-      }
-      return;
-    }
-    const to = best.facts.name;
-    const riskWords =
-      risk === 'None'
-        ? `sync replication had confirmed every commit on ${seen!.syncStandbys.join(', ')}: nothing committed is lost`
-        : risk === 'Bounded'
-          ? `at most ${lag} bytes of WAL written by ${seen!.at} may be lost (the bound is ${input.failover.maxLagBytes})`
-          : `the old primary's last WAL position was never seen by this controller: what was lost is unknown`;
-    const record: FailoverRecord = {
-      phase: 'Promoting',
-      from: primaryName!,
-      to,
-      reason,
-      startedAt: now,
-      primaryLostAt: since,
-      ...(seen ? { primaryLastLsn: formatLsn(seen.lsn), primaryLastSeenAt: seen.at } : {}),
-      promotedLsn: formatLsn(best.lsn),
-      ...(lag !== undefined ? { lagBytes: Number(lag) } : {}),
-      dataLossRisk: risk,
-      maxLagBytes: Number(input.failover.maxLagBytes),
-      message: `failover from ${primaryName} (${reason}) to ${to} at ${formatLsn(best.lsn)}: ${riskWords}`,
-    };
-    decided = {
-      ...(decided ?? status),
-      currentPrimary: to,
-      failover: record,
-      failoverCount: (status.failoverCount ?? 0) + 1,
-    };
-    // Fence first: out of the read-write Service, told to stop; then promote.
-    label(primary, null);
-    instruct(primary, 'wait');
-    instruct(best.facts, 'primary');
-    actions.push({ type: 'promote', pod: to });
-    events.push({
-      type: risk === 'Unknown' ? 'Warning' : 'Normal',
-      reason: 'FailingOver',
-      message: record.message,
-    });
-    memory.lostSince = undefined;
-    memory.lostReason = undefined;
-    progressing = { reason: PlanReasons.FailingOver, message: record.message };
-  }
+}
 
-  function finish(): Plan {
-    const health = healthOf(input, decided ?? status, memory, degraded, progressing);
-    return {
-      ...(decided ? { status: decided } : {}),
-      actions,
-      memory,
-      events,
-      health,
-      ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}),
-      ...(switchoverHandled ? { switchoverHandled } : {}),
+/**
+ * `failover.after` has passed without the primary: choose the best candidate and bound what
+ * promoting it loses (the lag bound). `None` when sync replication had confirmed every commit on
+ * standbys that are all candidates; `Bounded` by the primary's last seen WAL position; `Unknown`
+ * when this process never saw it. A `Bounded` lag over `failover.maxLagBytes` refuses the
+ * failover ({@link refuseFailover}); otherwise {@link decideFailover} decides it.
+ */
+function failOver(ctx: PlanContext, p: PrimaryObservation, loss: Loss, others: InstanceFacts[]) {
+  const { input, memory } = ctx;
+  const candidates = failoverCandidates(ctx, p, others);
+  const best = candidates[0];
+  if (!best) {
+    letPrimaryReturn(ctx, p);
+    ctx.degraded = {
+      reason: PlanReasons.NoStandbyToPromote,
+      message: `primary ${p.name} is lost (${loss.reason}) since ${loss.since} and no standby of this cluster answers: waiting for the primary or a standby to return`,
+    };
+    return;
+  }
+  const seen = memory.lastSeen?.pod === p.name ? memory.lastSeen : undefined;
+  const lag = seen ? (seen.lsn > best.lsn ? seen.lsn - best.lsn : 0n) : undefined;
+  const names = new Set(candidates.map((c) => c.facts.name));
+  const confirmed =
+    input.replication === 'sync' &&
+    seen !== undefined &&
+    seen.syncStandbys.length > 0 &&
+    seen.syncStandbys.every((s) => names.has(s));
+  const risk: DataLossRisk = confirmed ? 'None' : seen ? 'Bounded' : 'Unknown';
+  if (risk === 'Bounded' && lag! > input.failover.maxLagBytes) {
+    refuseFailover(ctx, p, loss, best, seen!, lag!);
+    return;
+  }
+  decideFailover(ctx, p, loss, best, { seen, lag, risk });
+}
+
+/**
+ * The failover would lose more than `failover.maxLagBytes`: nothing is decided or recorded; the
+ * primary may return, and the refusal is reported once (one Event per refusal, not per poll).
+ */
+function refuseFailover(
+  ctx: PlanContext,
+  p: PrimaryObservation,
+  loss: Loss,
+  best: Candidate,
+  seen: NonNullable<PlanMemory['lastSeen']>,
+  lag: bigint,
+) {
+  const { input, memory } = ctx;
+  const message = `failover refused: the most advanced standby ${best.facts.name} has received WAL up to ${formatLsn(best.lsn)}, the primary ${p.name} was last seen at ${formatLsn(seen.lsn)} (${seen.at}): promoting it could lose ${lag} bytes of WAL, more than spec.failover.maxLagBytes ${input.failover.maxLagBytes}. Waiting for ${p.name} to return; to accept the loss, raise spec.failover.maxLagBytes`;
+  ctx.degraded = { reason: PlanReasons.FailoverRefusedLagExceedsBound, message };
+  letPrimaryReturn(ctx, p);
+  const key = `${p.name}/${loss.since}/${best.facts.name}/${best.lsn}`;
+  if (memory.refusalReported !== key) {
+    memory.refusalReported = key;
+    ctx.events.push({
+      type: 'Warning',
+      reason: PlanReasons.FailoverRefusedLagExceedsBound,
+      message,
+    });
+  }
+}
+
+/**
+ * The failover decided: durable before it is carried out (phase Promoting, the new
+ * `currentPrimary`, `failoverCount + 1` — counted once, in the same write as the record a later
+ * reconcile resumes and never re-chooses). Fence first: the old primary out of the read-write
+ * Service and told to stop, then the chosen standby told `primary` and promoted.
+ */
+function decideFailover(
+  ctx: PlanContext,
+  p: PrimaryObservation,
+  loss: Loss,
+  best: Candidate,
+  assessed: { seen: PlanMemory['lastSeen']; lag: bigint | undefined; risk: DataLossRisk },
+) {
+  const { input, memory } = ctx;
+  const { seen, lag, risk } = assessed;
+  const to = best.facts.name;
+  const riskWords =
+    risk === 'None'
+      ? `sync replication had confirmed every commit on ${seen!.syncStandbys.join(', ')}: nothing committed is lost`
+      : risk === 'Bounded'
+        ? `at most ${lag} bytes of WAL written by ${seen!.at} may be lost (the bound is ${input.failover.maxLagBytes})`
+        : `the old primary's last WAL position was never seen by this controller: what was lost is unknown`;
+  const record: FailoverRecord = {
+    phase: 'Promoting',
+    from: p.name,
+    to,
+    reason: loss.reason,
+    startedAt: input.now,
+    primaryLostAt: loss.since,
+    ...(seen ? { primaryLastLsn: formatLsn(seen.lsn), primaryLastSeenAt: seen.at } : {}),
+    promotedLsn: formatLsn(best.lsn),
+    ...(lag !== undefined ? { lagBytes: Number(lag) } : {}),
+    dataLossRisk: risk,
+    maxLagBytes: Number(input.failover.maxLagBytes),
+    message: `failover from ${p.name} (${loss.reason}) to ${to} at ${formatLsn(best.lsn)}: ${riskWords}`,
+  };
+  decide(ctx, {
+    currentPrimary: to,
+    failover: record,
+    failoverCount: (input.status.failoverCount ?? 0) + 1,
+  });
+  // Fence first: out of the read-write Service, told to stop; then promote.
+  label(ctx, p.facts, null);
+  instruct(ctx, p.facts, 'wait');
+  instruct(ctx, best.facts, 'primary');
+  ctx.actions.push({ type: 'promote', pod: to });
+  ctx.events.push({
+    type: risk === 'Unknown' ? 'Warning' : 'Normal',
+    reason: 'FailingOver',
+    message: record.message,
+  });
+  memory.lostSince = undefined;
+  memory.lostReason = undefined;
+  ctx.progressing = { reason: PlanReasons.FailingOver, message: record.message };
+}
+
+/** The old primary of a promotion under way (it stays fenced until the new primary serves). */
+function demotedBy(ctx: PlanContext, p: PrimaryObservation, name: string): boolean {
+  const switchover = ctx.switchover;
+  return (
+    (p.failover?.phase === 'Promoting' && p.failover.from === name) ||
+    (switchover?.phase === 'Promoting' && switchover.from === name)
+  );
+}
+
+/**
+ * One instance other than the primary follows it. Never two primaries: one holding another
+ * cluster is kept out of the Services; one serving as a primary is fenced (out of the read-write
+ * Service, told to follow — the agent stops it, rewinds it, starts it as a standby — or to wait
+ * while no primary serves); the old primary of a promotion under way stays fenced. Once the
+ * primary serves (`primaryIp`), every other instance is told `standby`, labelled and repointed,
+ * or re-cloned when pg_rewind could not bring it onto the primary's timeline.
+ */
+function follow(
+  ctx: PlanContext,
+  p: PrimaryObservation,
+  f: InstanceFacts,
+  primaryIp: string | undefined,
+) {
+  const view = reachable(f);
+  if (view && view.systemIdentifier !== p.systemIdentifier) {
+    ctx.degraded ??= {
+      reason: PlanReasons.ForeignInstance,
+      message: `${f.name} holds another cluster (system identifier ${view.systemIdentifier}, expected ${p.systemIdentifier}): it is kept out of the Services; move its volume away (or delete its PersistentVolumeClaim) to have it cloned afresh`,
+    };
+    label(ctx, f, null);
+    return;
+  }
+  if (view && !view.inRecovery) {
+    // A second primary: fence it (the agent stops it, rewinds it and starts it as a standby).
+    label(ctx, f, null);
+    if (primaryIp) instruct(ctx, f, `standby ${primaryIp}`);
+    else instruct(ctx, f, 'wait');
+    ctx.events.push({
+      type: 'Warning',
+      reason: PlanReasons.SplitBrainFenced,
+      message: `${f.name} serves as a primary but ${p.name} is the primary: fenced (out of the read-write Service, stopped, rewound as a standby)`,
+    });
+    return;
+  }
+  if (demotedBy(ctx, p, f.name)) {
+    // The old primary stays fenced until the new primary serves.
+    label(ctx, f, null);
+    instruct(ctx, f, 'wait');
+    return;
+  }
+  if (!primaryIp) return;
+  // An instance pg_rewind could not bring onto the primary's timeline (the WAL it needs is
+  // gone) is re-cloned: its old data directory is moved aside, a fresh copy streams. Once it
+  // serves as a standby it is told `standby` again (no restart), so a later restart never
+  // re-clones.
+  const rewindFailed = !view && /pg_rewind against \S+ failed/.test(f.lastMessage ?? '');
+  const recloning = f.instruction?.startsWith('reclone ') && !view;
+  if (rewindFailed || recloning) {
+    if (!recloning || f.instruction !== `reclone ${primaryIp}`) {
+      instruct(ctx, f, `reclone ${primaryIp}`);
+      if (rewindFailed && !f.instruction?.startsWith('reclone '))
+        ctx.events.push({
+          type: 'Warning',
+          reason: PlanReasons.Recloned,
+          message: `${f.name} could not be rewound onto ${p.name}'s timeline (${f.lastMessage}): re-cloning it from ${p.name}; its old data directory is kept beside the new one until the next re-clone`,
+        });
+    }
+    return;
+  }
+  instruct(ctx, f, `standby ${primaryIp}`);
+  if (view) {
+    label(ctx, f, Roles.standby);
+    if (view.conninfoHost !== primaryIp)
+      ctx.actions.push({ type: 'repoint', pod: f.name, host: primaryIp });
+  }
+}
+
+/**
+ * A failover whose new primary serves is complete once the others were told to follow
+ * (Repointing → Completed, `lastFailover`): a failover is `Completed` only once its target serves.
+ */
+function completeFailover(ctx: PlanContext, p: PrimaryObservation, view: ReachableView) {
+  const { input } = ctx;
+  const current = ctx.decided?.failover ?? input.status.failover;
+  if (current?.phase !== 'Repointing' || current.to !== p.name) return;
+  decide(ctx, {
+    failover: { ...current, phase: 'Completed', completedAt: input.now },
+    lastFailover: input.now,
+  });
+  ctx.events.push({
+    type: current.dataLossRisk === 'None' ? 'Normal' : 'Warning',
+    reason: 'FailoverCompleted',
+    message: `${p.name} is the primary (timeline ${current.newTimeline ?? view.timeline}); ${current.message}`,
+  });
+}
+
+/** Likewise a switchover whose target serves: Completed, and the request removed. */
+function completeSwitchover(ctx: PlanContext, p: PrimaryObservation, view: ReachableView) {
+  const { input } = ctx;
+  const current = ctx.switchover;
+  if (current?.phase !== 'Repointing' || current.to !== p.name) return;
+  ctx.switchover = {
+    ...current,
+    phase: 'Completed',
+    completedAt: input.now,
+    message: `switchover from ${current.from} to ${p.name} (${current.reason}): ${current.from} stopped cleanly at or after ${current.primaryLastLsn ?? 'its last position'} and ${p.name} had received all of it (${current.promotedLsn ?? '?'}) before its promotion to timeline ${current.newTimeline ?? view.timeline}: nothing committed is lost`,
+  };
+  decide(ctx, { switchover: ctx.switchover });
+  ctx.switchoverHandled = true;
+  ctx.events.push({
+    type: 'Normal',
+    reason: PlanReasons.SwitchoverCompleted,
+    message: ctx.switchover.message,
+  });
+}
+
+/** A standby a switchover may go to: of this cluster, streaming, ready, and staying. */
+function switchoverReady(p: PrimaryObservation, stays: Set<string>, f: InstanceFacts): boolean {
+  const v = ours(p, f);
+  return v !== undefined && v.inRecovery && v.streaming && f.ready && stays.has(f.name);
+}
+
+/** How far a standby of this cluster is behind the serving primary's current WAL position. */
+function switchoverLag(p: PrimaryObservation, view: ReachableView, f: InstanceFacts): bigint {
+  const v = ours(p, f)!;
+  const got = maxLsn(v.receiveLsn, v.replayLsn) ?? 0n;
+  const has = view.currentLsn ?? got;
+  return has > got ? has - got : 0n;
+}
+
+/**
+ * A switchover asked for while the primary serves and nothing else is under way: to a standby
+ * of this cluster that stays (ordinal below spec.replicas), streaming and nearly caught up.
+ * A request that cannot be met is refused once (Failed, Event); one that must wait says why.
+ * Decided before acted on: the Demoting record and `switchoverCount + 1` are written first.
+ */
+function requestSwitchover(
+  ctx: PlanContext,
+  p: PrimaryObservation,
+  view: ReachableView,
+  request: NonNullable<PlanInput['switchover']>,
+) {
+  const { input } = ctx;
+  const target = switchoverTarget(ctx, p, view, request);
+  if (!target) return;
+  const lag = switchoverLag(p, view, target);
+  if (lag > SWITCHOVER_MAX_LAG_BYTES) {
+    ctx.progressing = {
+      reason: PlanReasons.SwitchoverWaiting,
+      message: `switchover to ${target.name} waits for it to catch up: ${lag} bytes behind ${p.name}`,
+    };
+    return;
+  }
+  ctx.switchover = {
+    phase: 'Demoting',
+    from: p.name,
+    to: target.name,
+    reason: request.reason,
+    startedAt: input.now,
+    ...(view.currentLsn !== undefined ? { primaryLastLsn: formatLsn(view.currentLsn) } : {}),
+    message: `switchover from ${p.name} to ${target.name} (${request.reason}): stopping ${p.name}`,
+  };
+  decide(ctx, {
+    switchover: ctx.switchover,
+    switchoverCount: (input.status.switchoverCount ?? 0) + 1,
+  });
+  ctx.events.push({
+    type: 'Normal',
+    reason: PlanReasons.SwitchingOver,
+    message: ctx.switchover.message,
+  });
+}
+
+/**
+ * The instance a switchover request goes to: the one named (refused when it is the primary
+ * already or no instance of this cluster, waited for until it is a ready standby), or the most
+ * advanced ready standby that stays. Undefined when the request was dealt with or must wait.
+ */
+function switchoverTarget(
+  ctx: PlanContext,
+  p: PrimaryObservation,
+  view: ReachableView,
+  request: NonNullable<PlanInput['switchover']>,
+): InstanceFacts | undefined {
+  const { input } = ctx;
+  const stays = new Set(desiredNames(input));
+  if (request.to === undefined) {
+    const target = ctx.live
+      .filter((f) => f.name !== p.name && switchoverReady(p, stays, f))
+      .sort((a, b) => {
+        const la = switchoverLag(p, view, a);
+        const lb = switchoverLag(p, view, b);
+        return la === lb ? a.ordinal - b.ordinal : la < lb ? -1 : 1;
+      })[0];
+    if (!target)
+      ctx.progressing = {
+        reason: PlanReasons.SwitchoverWaiting,
+        message: `${p.name} is beyond spec.replicas ${input.replicas}: it is kept until a switchover to a ready standby can move the primary, and none is ready`,
+      };
+    return target;
+  }
+  if (request.to === p.name) {
+    ctx.switchoverHandled = true;
+    if (request.reason === 'Requested')
+      ctx.events.push({
+        type: 'Normal',
+        reason: PlanReasons.SwitchoverCompleted,
+        message: `switchover to ${request.to} asked for: it is the primary already`,
+      });
+    return undefined;
+  }
+  if (!stays.has(request.to)) {
+    ctx.switchover = {
+      phase: 'Failed',
+      from: p.name,
+      to: request.to,
+      reason: request.reason,
+      startedAt: input.now,
+      completedAt: input.now,
+      message: `switchover to ${request.to} refused: it is not an instance of this cluster (the instances are ${[...stays].join(', ')}); ${p.name} stays primary`,
+    };
+    decide(ctx, { switchover: ctx.switchover });
+    ctx.switchoverHandled = true;
+    ctx.events.push({
+      type: 'Warning',
+      reason: PlanReasons.SwitchoverFailed,
+      message: ctx.switchover.message,
+    });
+    return undefined;
+  }
+  const target = ctx.byName.get(request.to);
+  if (!target || !switchoverReady(p, stays, target)) {
+    ctx.progressing = {
+      reason: PlanReasons.SwitchoverWaiting,
+      message: `switchover to ${request.to} waits until it is a ready standby streaming from ${p.name}`,
+    };
+    return undefined;
+  }
+  return target;
+}
+
+/**
+ * The old primary is taken out of the read-write Service and stopped with a fast shutdown,
+ * which ends only once every streaming standby has flushed all of its WAL (the shutdown
+ * checkpoint included). Once PostgreSQL no longer runs there (the port refuses connections),
+ * the target — still in recovery, having received at least the newest position seen on the
+ * old primary — is promoted. A target that is lost meanwhile, or a shutdown that does not
+ * end in time, gives the switchover up: the old primary is told to run as primary again.
+ * Never two primaries, decided before acted on: the new `currentPrimary` is written with the
+ * Promoting record, the old primary kept fenced, and only then the target promoted.
+ */
+function demote(ctx: PlanContext, p: PrimaryObservation, record: SwitchoverRecord) {
+  const { input, memory } = ctx;
+  const primary = p.facts;
+  const target = ctx.byName.get(record.to);
+  const tView = target ? ours(p, target) : undefined;
+  if (p.serving) {
+    memory.lastSeen = {
+      pod: p.name,
+      lsn: p.serving.currentLsn ?? memory.lastSeen?.lsn ?? 0n,
+      at: ctx.observedAt,
+      timeline: p.serving.timeline,
+      syncStandbys: memory.lastSeen?.syncStandbys ?? [],
     };
   }
+  if (!target || target.deleting || !tView || !tView.inRecovery) {
+    giveUpSwitchover(
+      ctx,
+      p,
+      record,
+      `${record.to} is no longer a standby of this cluster that answers`,
+    );
+    return;
+  }
+  if (!primary || primary.deleting || !primary.view) {
+    // Not a clean stop the controller asked for: what it may have lost is for the failover
+    // rules to bound and publish.
+    giveUpSwitchover(
+      ctx,
+      p,
+      record,
+      `${record.from} was lost while it stopped (its pod or container is gone); if it does not return, the failover rules apply`,
+    );
+    return;
+  }
+  // The agent stopped PostgreSQL as told: nothing listens on the port any more.
+  const stopped =
+    primary.instruction === 'wait' &&
+    !primary.view.reachable &&
+    /ECONNREFUSED/.test(primary.view.error);
+  const lastSeen = memory.lastSeen;
+  const seen = lastSeen && lastSeen.pod === p.name ? lastSeen.lsn : undefined;
+  const recorded = record.primaryLastLsn ? parseLsn(record.primaryLastLsn) : undefined;
+  const last = maxLsn(seen, recorded);
+  const received = maxLsn(tView.receiveLsn, tView.replayLsn) ?? 0n;
+  const elapsed = ms(input.now) - ms(record.startedAt);
+  if (!stopped || (last !== undefined && received < last)) {
+    if (elapsed > SWITCHOVER_DEMOTE_TIMEOUT_MS) {
+      giveUpSwitchover(
+        ctx,
+        p,
+        record,
+        !stopped
+          ? `${record.from} did not stop within ${SWITCHOVER_DEMOTE_TIMEOUT_MS / 1000}s`
+          : `${record.to} received WAL up to ${formatLsn(received)} only, short of ${formatLsn(last!)} seen on ${record.from}`,
+      );
+      return;
+    }
+    label(ctx, primary, null);
+    instruct(ctx, primary, 'wait');
+    ctx.requeueAfterMs = 500;
+    ctx.progressing = {
+      reason: PlanReasons.SwitchingOver,
+      message: !stopped
+        ? `switchover to ${record.to}: ${record.from} is out of the read-write Service and stopping`
+        : `switchover to ${record.to}: waiting for it to receive ${formatLsn(last!)} (has ${formatLsn(received)})`,
+    };
+    return;
+  }
+  // Stopped, and the target has it all: promote.
+  ctx.switchover = {
+    ...record,
+    phase: 'Promoting',
+    ...(last !== undefined ? { primaryLastLsn: formatLsn(last) } : {}),
+    promotedLsn: formatLsn(received),
+    message: `switchover from ${record.from} to ${record.to} (${record.reason}): promoting ${record.to} at ${formatLsn(received)}`,
+  };
+  decide(ctx, { currentPrimary: record.to, switchover: ctx.switchover });
+  label(ctx, primary, null);
+  instruct(ctx, primary, 'wait');
+  instruct(ctx, target, 'primary');
+  ctx.actions.push({ type: 'promote', pod: record.to });
+  ctx.progressing = { reason: PlanReasons.SwitchingOver, message: ctx.switchover.message };
+}
+
+/** The switchover given up (Failed, Event, the request removed): the old primary runs as primary again. */
+function giveUpSwitchover(
+  ctx: PlanContext,
+  p: PrimaryObservation,
+  record: SwitchoverRecord,
+  why: string,
+) {
+  instruct(ctx, p.facts, 'primary');
+  if (p.serving) label(ctx, p.facts, Roles.primary);
+  ctx.switchover = {
+    ...record,
+    phase: 'Failed',
+    completedAt: ctx.input.now,
+    message: `switchover from ${record.from} to ${record.to} given up: ${why}; ${record.from} is told to run as primary again`,
+  };
+  decide(ctx, { switchover: ctx.switchover });
+  ctx.switchoverHandled = true;
+  ctx.events.push({
+    type: 'Warning',
+    reason: PlanReasons.SwitchoverFailed,
+    message: ctx.switchover.message,
+  });
+}
+
+/** The plan as the steps left it, with the health of the status it decides. */
+function finish(ctx: PlanContext): Plan {
+  const { input, memory, actions, events, decided, requeueAfterMs, switchoverHandled } = ctx;
+  const health = healthOf(input, decided ?? input.status, memory, ctx.degraded, ctx.progressing);
+  return {
+    ...(decided ? { status: decided } : {}),
+    actions,
+    memory,
+    events,
+    health,
+    ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}),
+    ...(switchoverHandled ? { switchoverHandled } : {}),
+  };
 }
 
 /** The instances the spec wants: ordinals 0 … replicas − 1 (the primary's kept beyond them). */
