@@ -262,226 +262,71 @@ function planStandalone(input: RolePlanInput): RolePlan {
   };
 }
 
+/**
+ * What one Replicated reconcile has decided so far, threaded through the steps of
+ * {@link planReplicated}. Each step appends to `actions` and `events` in the order they are
+ * carried out and reported, and changes `next`, the status as decided; `durable` says it must be
+ * written (under a precondition) before any action runs.
+ */
+interface RoleContext {
+  readonly input: RolePlanInput;
+  readonly actions: RoleAction[];
+  readonly events: RoleEvent[];
+  /** The controller's memory as this reconcile leaves it. */
+  memory: PrimaryMemory;
+  /** The status as decided so far (`input.status` until a step changes it). */
+  next: RoleStatus;
+  /** `next` holds a decision to write before acting. */
+  durable: boolean;
+  requeueAfterMs: number | undefined;
+  stuck: Health['stuck'];
+  lost: Health['lost'];
+}
+
+/** A loss of the primary, as {@link lossOf} gives it. */
+type Loss = Exclude<ReturnType<typeof lossOf>, 'pending' | undefined>;
+
+/**
+ * Roles in Replicated mode. Its steps, in order — the actions and events of each come before
+ * those of the next: a first election ({@link electFirst}); the primary resolved: serving, a
+ * decided promotion carried out, or lost ({@link resolvePrimary}, which may fail over); the
+ * serving primary recorded ({@link recordServing}); every other pod follows it
+ * ({@link followPrimary}); a failover completes ({@link completeFailover}); labels; and the fence
+ * actions moved first ({@link fencesFirst}).
+ */
 function planReplicated(input: RolePlanInput): RolePlan {
-  const { status, pods, now } = input;
-  const events: RoleEvent[] = [];
-  const actions: RoleAction[] = [];
-  let memory: PrimaryMemory = { ...input.memory };
-  let next: RoleStatus = { ...status };
-  let durable = false;
-  let requeueAfterMs: number | undefined;
-  let stuck: Health['stuck'];
-  let lost: Health['lost'];
-
-  // 1. No primary recorded: elect one (a first election, not a failover) — the decision is
-  //    written before the promotion, so a restart carries it out instead of choosing again.
-  if (!status.primary) {
-    const primaries = pods.filter((p) => serving(p)?.role === 'primary' && !p.deleting);
-    const candidates = (
-      primaries.length ? primaries : pods.filter((p) => serving(p) && !p.deleting)
-    ).sort(byPromotionOrder);
-    // A first election waits for every desired pod (a fresh cluster: all at offset 0, so the
-    // lowest ordinal wins), unless one already serves as primary.
-    const all = Array.from({ length: input.replicas }, (_, i) => pods.find((p) => p.ordinal === i));
-    const everyoneUp = all.every((p) => p && serving(p) && !p.deleting);
-    const chosen = primaries.length || everyoneUp ? candidates[0] : undefined;
-    if (!chosen) {
-      return {
-        actions: [],
-        memory,
-        events,
-        health: { primaryServing: false, readyReplicas: 0, lagging: [], failingOver: false },
-        requeueAfterMs: 2000,
-      };
-    }
-    next = { ...next, primary: chosen.name };
-    delete next.primaryRunId;
-    durable = true;
-    events.push({
-      type: 'Normal',
-      reason: 'PrimaryElected',
-      message: `${chosen.name} is the first primary (replication offset ${serving(chosen)!.offset})`,
-    });
-  }
-
-  let primaryPod = pods.find((p) => p.name === next.primary);
-  let loss = lossOf(primaryPod, next);
-
-  if (loss === 'pending') {
-    actions.push({ type: 'promote', pod: primaryPod!.name });
-    requeueAfterMs = 500;
-    loss = undefined;
-  } else if (loss) {
-    // 2. The primary is lost.
-    const since = memory.lostSince && memory.lostReason ? memory.lostSince : now;
-    memory = { ...memory, lostSince: since, lostReason: loss.reason };
-    const waited = elapsedMs(since, now);
-    const message = `primary ${next.primary} is lost: ${loss.detail}`;
-    const candidates = pods
-      .filter((p) => p.name !== next.primary && !p.deleting && serving(p)?.role === 'replica')
-      .filter((p) => !serving(p)!.loading)
-      .sort(byPromotionOrder);
-    if (!input.failover.enabled) {
-      stuck = {
-        reason: 'FailoverDisabled',
-        message: `${message}; spec.failover.enabled is false, so no replica is promoted`,
-      };
-      lost = { reason: loss.reason, since, message };
-    } else if (waited < input.failover.afterMs) {
-      const waitingMs = input.failover.afterMs - waited;
-      lost = {
-        reason: loss.reason,
-        since,
-        message: `${message}; a replica is promoted if it is still lost in ${Math.ceil(waitingMs / 1000)}s`,
-        waitingMs,
-      };
-      requeueAfterMs = Math.max(100, Math.min(waitingMs, 1000));
-    } else if (!candidates.length) {
-      stuck = {
-        reason: 'NoReplicaToPromote',
-        message: `${message}; no reachable replica to promote`,
-      };
-      lost = { reason: loss.reason, since, message };
-      requeueAfterMs = 1000;
-    } else {
-      const to = candidates[0]!;
-      const promotedOffset = serving(to)!.offset;
-      const seen =
-        memory.lastSeen &&
-        memory.lastSeen.pod === next.primary &&
-        memory.lastSeen.runId === next.primaryRunId
-          ? memory.lastSeen
-          : undefined;
-      const bytesPossiblyLost = seen ? Math.max(0, seen.offset - promotedOffset) : undefined;
-      const record: FailoverRecord = {
-        phase: 'Promoting',
-        from: next.primary!,
-        to: to.name,
-        reason: loss.reason,
-        startedAt: now,
-        primaryLostAt: since,
-        promotedOffset,
-        ...(seen
-          ? { primaryLastOffset: seen.offset, primaryLastSeenAt: seen.at, bytesPossiblyLost }
-          : {}),
-        lossBound: seen ? 'Bounded' : 'Unknown',
-        message: seen
-          ? `${to.name} (offset ${promotedOffset}) replaces ${next.primary} (${loss.detail}; last seen at offset ${seen.offset} at ${seen.at}): at most ${bytesPossiblyLost} bytes of the replication stream seen on the old primary were not on the new one; writes after ${seen.at} are not covered by this bound`
-          : `${to.name} (offset ${promotedOffset}) replaces ${next.primary} (${loss.detail}); this controller never saw the old primary serve, so what was lost is unknown`,
-      };
-      next = {
-        ...next,
-        primary: to.name,
-        failover: record,
-        failoverCount: (next.failoverCount ?? 0) + 1,
-      };
-      delete next.primaryRunId;
-      durable = true;
-      memory = {};
-      events.push({ type: 'Warning', reason: 'FailoverStarted', message: record.message });
-      actions.push({ type: 'promote', pod: to.name });
-      primaryPod = to;
-      requeueAfterMs = 500;
-      loss = undefined;
-    }
-  }
-
-  // 3. The primary serves: record its run id once, remember its offset, everyone follows it.
-  const primaryNode = loss ? undefined : serving(primaryPod);
-  const primaryServing = Boolean(
-    primaryPod && primaryNode && primaryNode.role === 'primary' && !primaryPod.deleting,
-  );
-  const lagging: string[] = [];
-  let readyReplicas = 0;
-  if (primaryServing && primaryPod && primaryNode) {
-    if (next.primaryRunId !== primaryNode.runId) {
-      next = { ...next, primaryRunId: primaryNode.runId };
-      durable = true;
-    }
-    memory = {
-      lastSeen: {
-        pod: primaryPod.name,
-        runId: primaryNode.runId,
-        offset: primaryNode.offset,
-        at: input.observedAt ?? now,
-      },
+  const ctx: RoleContext = {
+    input,
+    actions: [],
+    events: [],
+    memory: { ...input.memory },
+    next: { ...input.status },
+    durable: false,
+    requeueAfterMs: undefined,
+    stuck: undefined,
+    lost: undefined,
+  };
+  if (!input.status.primary && !electFirst(ctx)) {
+    return {
+      actions: [],
+      memory: ctx.memory,
+      events: ctx.events,
+      health: { primaryServing: false, readyReplicas: 0, lagging: [], failingOver: false },
+      requeueAfterMs: 2000,
     };
-    if (primaryPod.ready) readyReplicas++;
   }
-  const primaryIp = primaryPod?.ip;
-  if (!loss && primaryPod && primaryIp) {
-    for (const pod of pods) {
-      if (pod.name === primaryPod.name || pod.deleting) continue;
-      const node = serving(pod);
-      if (!node) {
-        if (pod.node) lagging.push(`${pod.name}: ${(pod.node as { error: string }).error}`);
-        continue;
-      }
-      const follows =
-        node.role === 'replica' &&
-        node.primary?.host === primaryIp &&
-        node.primary.port === input.port;
-      if (!follows) {
-        const fence = node.role === 'primary';
-        actions.push({
-          type: 'replicaOf',
-          pod: pod.name,
-          primary: primaryPod.name,
-          host: primaryIp,
-          port: input.port,
-          fence,
-        });
-        if (fence)
-          events.push({
-            type: 'Warning',
-            reason: 'PrimaryFenced',
-            message: `${pod.name} claimed primary while ${primaryPod.name} is primary: made a replica of ${primaryPod.name}`,
-          });
-        lagging.push(`${pod.name}: not yet a replica of ${primaryPod.name}`);
-      } else if (!node.primary!.linkUp || node.syncInProgress || node.loading) {
-        lagging.push(`${pod.name}: syncing from ${primaryPod.name}`);
-      } else if (pod.ready && primaryServing) {
-        readyReplicas++;
-      }
-    }
-  }
-
-  // 4. A decided failover completes once the new primary serves and every reachable pod follows it.
-  if (next.failover && next.failover.phase !== 'Completed' && primaryServing) {
-    const others = pods.filter((p) => p.name !== next.primary && !p.deleting && serving(p));
-    const repointing = actions.some((a) => a.type === 'replicaOf');
-    if (
-      !repointing &&
-      others.length > 0 &&
-      lagging.filter((l) => l.includes('not yet a replica')).length === 0
-    ) {
-      next = {
-        ...next,
-        failover: { ...next.failover, phase: 'Completed', completedAt: now },
-        lastFailover: now,
-      };
-      durable = true;
-      events.push({
-        type: 'Normal',
-        reason: 'FailoverCompleted',
-        message: `${next.failover!.to} is primary; ${others.map((p) => p.name).join(', ')} follow it`,
-      });
-    } else if (next.failover.phase === 'Promoting') {
-      next = { ...next, failover: { ...next.failover, phase: 'Repointing' } };
-      durable = true;
-    }
-    requeueAfterMs = requeueAfterMs ?? 500;
-  }
-
-  actions.push(...labelActions(pods, primaryServing ? next.primary : undefined));
-  // A second server claiming primary is fenced before anything is promoted: a promotion resumed
-  // after a crash may find the old primary back (its partition healed before its fence).
-  const fences = actions.filter((a) => a.type === 'replicaOf' && a.fence);
-  const ordered = [...fences, ...actions.filter((a) => !fences.includes(a))];
+  const primaryPod = resolvePrimary(ctx);
+  const primaryServing = recordServing(ctx, primaryPod);
+  const followers = followPrimary(ctx, primaryPod, primaryServing);
+  const { lagging } = followers;
+  const readyReplicas = (primaryServing && primaryPod!.ready ? 1 : 0) + followers.readyReplicas;
+  completeFailover(ctx, primaryServing, lagging);
+  ctx.actions.push(...labelActions(input.pods, primaryServing ? ctx.next.primary : undefined));
+  const { next, durable, memory, events, lost, stuck, requeueAfterMs } = ctx;
   const failingOver = Boolean(next.failover && next.failover.phase !== 'Completed');
   return {
     ...(durable ? { status: next } : {}),
-    actions: ordered,
+    actions: fencesFirst(ctx.actions),
     memory,
     events,
     health: {
@@ -494,4 +339,261 @@ function planReplicated(input: RolePlanInput): RolePlan {
     },
     ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}),
   };
+}
+
+/**
+ * No primary recorded: elect one (a first election, not a failover) — the decision is written
+ * before the promotion, so a restart carries it out instead of choosing again. A server already
+ * serving as primary is kept; otherwise the election waits for every desired pod (a fresh
+ * cluster: all at offset 0, so the lowest ordinal wins). False while it waits.
+ */
+function electFirst(ctx: RoleContext): boolean {
+  const { pods, replicas } = ctx.input;
+  const primaries = pods.filter((p) => serving(p)?.role === 'primary' && !p.deleting);
+  const candidates = (
+    primaries.length ? primaries : pods.filter((p) => serving(p) && !p.deleting)
+  ).sort(byPromotionOrder);
+  const all = Array.from({ length: replicas }, (_, i) => pods.find((p) => p.ordinal === i));
+  const everyoneUp = all.every((p) => p && serving(p) && !p.deleting);
+  const chosen = primaries.length || everyoneUp ? candidates[0] : undefined;
+  if (!chosen) return false;
+  ctx.next = { ...ctx.next, primary: chosen.name };
+  delete ctx.next.primaryRunId;
+  ctx.durable = true;
+  ctx.events.push({
+    type: 'Normal',
+    reason: 'PrimaryElected',
+    message: `${chosen.name} is the first primary (replication offset ${serving(chosen)!.offset})`,
+  });
+  return true;
+}
+
+/**
+ * The pod the others follow: the recorded primary when it serves, or when its promotion was
+ * decided and not carried out (promoted now: a recorded decision is never re-chosen), or the
+ * replica a failover promotes; undefined while the primary is lost ({@link primaryLost}).
+ */
+function resolvePrimary(ctx: RoleContext): PodFacts | undefined {
+  const primaryPod = ctx.input.pods.find((p) => p.name === ctx.next.primary);
+  const loss = lossOf(primaryPod, ctx.next);
+  if (loss === 'pending') {
+    ctx.actions.push({ type: 'promote', pod: primaryPod!.name });
+    ctx.requeueAfterMs = 500;
+    return primaryPod;
+  }
+  return loss ? primaryLost(ctx, loss) : primaryPod;
+}
+
+/**
+ * The primary is lost: the loss is remembered (since when, and why) and reported; nothing is
+ * decided while failover is disabled, before `failover.after`, or with no reachable replica
+ * that has finished loading. Then the replica with the highest offset (ties: the lowest
+ * ordinal) is promoted ({@link decideFailover}), and returned.
+ */
+function primaryLost(ctx: RoleContext, loss: Loss): PodFacts | undefined {
+  const { input, next } = ctx;
+  const { now } = input;
+  const since = ctx.memory.lostSince && ctx.memory.lostReason ? ctx.memory.lostSince : now;
+  ctx.memory = { ...ctx.memory, lostSince: since, lostReason: loss.reason };
+  const waited = elapsedMs(since, now);
+  const message = `primary ${next.primary} is lost: ${loss.detail}`;
+  const candidates = input.pods
+    .filter((p) => p.name !== next.primary && !p.deleting && serving(p)?.role === 'replica')
+    .filter((p) => !serving(p)!.loading)
+    .sort(byPromotionOrder);
+  if (!input.failover.enabled) {
+    ctx.stuck = {
+      reason: 'FailoverDisabled',
+      message: `${message}; spec.failover.enabled is false, so no replica is promoted`,
+    };
+    ctx.lost = { reason: loss.reason, since, message };
+    return undefined;
+  }
+  if (waited < input.failover.afterMs) {
+    const waitingMs = input.failover.afterMs - waited;
+    ctx.lost = {
+      reason: loss.reason,
+      since,
+      message: `${message}; a replica is promoted if it is still lost in ${Math.ceil(waitingMs / 1000)}s`,
+      waitingMs,
+    };
+    ctx.requeueAfterMs = Math.max(100, Math.min(waitingMs, 1000));
+    return undefined;
+  }
+  const to = candidates[0];
+  if (!to) {
+    ctx.stuck = {
+      reason: 'NoReplicaToPromote',
+      message: `${message}; no reachable replica to promote`,
+    };
+    ctx.lost = { reason: loss.reason, since, message };
+    ctx.requeueAfterMs = 1000;
+    return undefined;
+  }
+  decideFailover(ctx, loss, since, to);
+  return to;
+}
+
+/**
+ * The failover decided, written before it is carried out (status `primary`, `failover` phase
+ * Promoting, `failoverCount + 1` — counted once: a restart resumes this record, never chooses
+ * again), then the promotion. The bound: what the old primary was last seen to hold (its offset
+ * at `primaryLastSeenAt`) beyond the promoted replica's offset; `Unknown` when this process never
+ * saw it serve.
+ */
+function decideFailover(ctx: RoleContext, loss: Loss, since: string, to: PodFacts) {
+  const { next, memory } = ctx;
+  const { now } = ctx.input;
+  const promotedOffset = serving(to)!.offset;
+  const seen =
+    memory.lastSeen &&
+    memory.lastSeen.pod === next.primary &&
+    memory.lastSeen.runId === next.primaryRunId
+      ? memory.lastSeen
+      : undefined;
+  const bytesPossiblyLost = seen ? Math.max(0, seen.offset - promotedOffset) : undefined;
+  const record: FailoverRecord = {
+    phase: 'Promoting',
+    from: next.primary!,
+    to: to.name,
+    reason: loss.reason,
+    startedAt: now,
+    primaryLostAt: since,
+    promotedOffset,
+    ...(seen
+      ? { primaryLastOffset: seen.offset, primaryLastSeenAt: seen.at, bytesPossiblyLost }
+      : {}),
+    lossBound: seen ? 'Bounded' : 'Unknown',
+    message: seen
+      ? `${to.name} (offset ${promotedOffset}) replaces ${next.primary} (${loss.detail}; last seen at offset ${seen.offset} at ${seen.at}): at most ${bytesPossiblyLost} bytes of the replication stream seen on the old primary were not on the new one; writes after ${seen.at} are not covered by this bound`
+      : `${to.name} (offset ${promotedOffset}) replaces ${next.primary} (${loss.detail}); this controller never saw the old primary serve, so what was lost is unknown`,
+  };
+  ctx.next = {
+    ...next,
+    primary: to.name,
+    failover: record,
+    failoverCount: (next.failoverCount ?? 0) + 1,
+  };
+  delete ctx.next.primaryRunId;
+  ctx.durable = true;
+  ctx.memory = {};
+  ctx.events.push({ type: 'Warning', reason: 'FailoverStarted', message: record.message });
+  ctx.actions.push({ type: 'promote', pod: to.name });
+  ctx.requeueAfterMs = 500;
+}
+
+/**
+ * Whether the primary serves (its pod up and not being deleted, its server primary). When it
+ * does, its run id is recorded once (from then on a new run id is a restart, not the primary)
+ * and its offset remembered (the lag bound of a later failover is measured from here).
+ */
+function recordServing(ctx: RoleContext, primaryPod: PodFacts | undefined): boolean {
+  const primaryNode = serving(primaryPod);
+  if (!primaryPod || !primaryNode || primaryNode.role !== 'primary' || primaryPod.deleting)
+    return false;
+  if (ctx.next.primaryRunId !== primaryNode.runId) {
+    ctx.next = { ...ctx.next, primaryRunId: primaryNode.runId };
+    ctx.durable = true;
+  }
+  ctx.memory = {
+    lastSeen: {
+      pod: primaryPod.name,
+      runId: primaryNode.runId,
+      offset: primaryNode.offset,
+      at: ctx.input.observedAt ?? ctx.input.now,
+    },
+  };
+  return true;
+}
+
+/**
+ * Every other reachable pod follows the primary: a replica of another address, or a second
+ * server claiming primary, is pointed at it (`REPLICAOF`; the latter fenced and reported). Gives
+ * the pods not (yet) linked to it, with why, and the replicas ready and linked.
+ */
+function followPrimary(
+  ctx: RoleContext,
+  primaryPod: PodFacts | undefined,
+  primaryServing: boolean,
+): { lagging: string[]; readyReplicas: number } {
+  const lagging: string[] = [];
+  let readyReplicas = 0;
+  const primaryIp = primaryPod?.ip;
+  if (!primaryPod || !primaryIp) return { lagging, readyReplicas };
+  const { port } = ctx.input;
+  for (const pod of ctx.input.pods) {
+    if (pod.name === primaryPod.name || pod.deleting) continue;
+    const node = serving(pod);
+    if (!node) {
+      if (pod.node) lagging.push(`${pod.name}: ${(pod.node as { error: string }).error}`);
+      continue;
+    }
+    const follows =
+      node.role === 'replica' && node.primary?.host === primaryIp && node.primary.port === port;
+    if (!follows) {
+      const fence = node.role === 'primary';
+      ctx.actions.push({
+        type: 'replicaOf',
+        pod: pod.name,
+        primary: primaryPod.name,
+        host: primaryIp,
+        port,
+        fence,
+      });
+      if (fence)
+        ctx.events.push({
+          type: 'Warning',
+          reason: 'PrimaryFenced',
+          message: `${pod.name} claimed primary while ${primaryPod.name} is primary: made a replica of ${primaryPod.name}`,
+        });
+      lagging.push(`${pod.name}: not yet a replica of ${primaryPod.name}`);
+    } else if (!node.primary!.linkUp || node.syncInProgress || node.loading) {
+      lagging.push(`${pod.name}: syncing from ${primaryPod.name}`);
+    } else if (pod.ready && primaryServing) {
+      readyReplicas++;
+    }
+  }
+  return { lagging, readyReplicas };
+}
+
+/**
+ * A decided failover completes once the new primary serves and every reachable pod follows it
+ * (Completed, `lastFailover`); until then a promotion carried out moves on to Repointing.
+ */
+function completeFailover(ctx: RoleContext, primaryServing: boolean, lagging: string[]) {
+  const { next, input } = ctx;
+  if (!next.failover || next.failover.phase === 'Completed' || !primaryServing) return;
+  const others = input.pods.filter((p) => p.name !== next.primary && !p.deleting && serving(p));
+  const repointing = ctx.actions.some((a) => a.type === 'replicaOf');
+  if (
+    !repointing &&
+    others.length > 0 &&
+    lagging.filter((l) => l.includes('not yet a replica')).length === 0
+  ) {
+    ctx.next = {
+      ...next,
+      failover: { ...next.failover, phase: 'Completed', completedAt: input.now },
+      lastFailover: input.now,
+    };
+    ctx.durable = true;
+    ctx.events.push({
+      type: 'Normal',
+      reason: 'FailoverCompleted',
+      message: `${ctx.next.failover!.to} is primary; ${others.map((p) => p.name).join(', ')} follow it`,
+    });
+  } else if (next.failover.phase === 'Promoting') {
+    ctx.next = { ...next, failover: { ...next.failover, phase: 'Repointing' } };
+    ctx.durable = true;
+  }
+  ctx.requeueAfterMs = ctx.requeueAfterMs ?? 500;
+}
+
+/**
+ * Fence actions first: a second server claiming primary is fenced before anything is promoted —
+ * a promotion resumed after a crash may find the old primary back (its partition healed before
+ * its fence). Otherwise the order is kept.
+ */
+function fencesFirst(actions: RoleAction[]): RoleAction[] {
+  const fences = actions.filter((a) => a.type === 'replicaOf' && a.fence);
+  return [...fences, ...actions.filter((a) => !fences.includes(a))];
 }
