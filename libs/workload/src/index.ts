@@ -118,6 +118,18 @@ export {
 export { indexByLabel } from './by-label.js';
 export { WorkloadReasons } from './reasons.js';
 export {
+  labelSelector,
+  renderClusterIpService,
+  renderHeadlessService,
+  renderIngressPolicy,
+  renderPodDisruptionBudget,
+  renderService,
+  type ChildMeta,
+  type IngressPeers,
+  type ChildObject,
+  type ServedPort,
+} from './render.js';
+export {
   workloadConditions,
   type ConditionsInput,
   type StatedCondition,

@@ -23,4 +23,3 @@ describe('childNames', () => {
     expect(() => childNames('web').pvc(ordinal)).toThrow(RangeError);
   });
 });
-

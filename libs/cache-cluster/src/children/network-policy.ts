@@ -1,10 +1,8 @@
 import { CACHE_PORT } from '@steward/cache-cluster-api';
+import { renderIngressPolicy } from '@steward/workload';
 import { clusterName, clusterNamespace, clusterSelector, commonLabels } from './labels.js';
 import { childNames } from './names.js';
 import { type ChildObject, type RenderInput } from './render-input.js';
-
-/** The namespace label the API server sets on every namespace (NamespaceDefaultLabelName). */
-const NamespaceNameLabel = 'kubernetes.io/metadata.name';
 
 /**
  * The NetworkPolicy `<name>`: the cluster's pods accept connections on 6379 only from
@@ -17,44 +15,14 @@ const NamespaceNameLabel = 'kubernetes.io/metadata.name';
 export function renderNetworkPolicy(input: RenderInput): ChildObject {
   const { cluster, controller } = input;
   const name = clusterName(cluster);
-  const clients = cluster.spec.clients;
-  const peers: Record<string, unknown>[] = [
-    { podSelector: { matchLabels: clusterSelector(name) } },
-  ];
-  if (controller) {
-    peers.push({
-      namespaceSelector: { matchLabels: { [NamespaceNameLabel]: controller.namespace } },
-      podSelector: selector(controller.podLabels),
-    });
-  }
-  if (clients) {
-    peers.push({
-      ...(clients.namespaceSelector
-        ? { namespaceSelector: selector(clients.namespaceSelector) }
-        : {}),
-      podSelector: selector(clients.podSelector ?? {}),
-    });
-  }
-  return {
-    apiVersion: 'networking.k8s.io/v1',
-    kind: 'NetworkPolicy',
-    metadata: {
-      name: childNames(name).networkPolicy,
-      namespace: clusterNamespace(cluster),
-      labels: commonLabels(cluster),
+  return renderIngressPolicy(
+    { namespace: clusterNamespace(cluster), labels: commonLabels(cluster) },
+    childNames(name).networkPolicy,
+    clusterSelector(name),
+    CACHE_PORT,
+    {
+      ...(controller ? { controller } : {}),
+      ...(cluster.spec.clients ? { clients: cluster.spec.clients } : {}),
     },
-    spec: {
-      podSelector: { matchLabels: clusterSelector(name) },
-      policyTypes: ['Ingress'],
-      ingress: [{ from: peers, ports: [{ protocol: 'TCP', port: CACHE_PORT }] }],
-    },
-  };
-}
-
-/**
- * A label selector of exactly these labels; `{}` (everything) for none — not `matchLabels: {}`,
- * which the API server stores as `{}` and a comparison with the applied object would see as drift.
- */
-function selector(labels: Record<string, string>): { matchLabels?: Record<string, string> } {
-  return Object.keys(labels).length > 0 ? { matchLabels: { ...labels } } : {};
+  );
 }

@@ -1,3 +1,4 @@
+import { renderPodDisruptionBudget as render } from '@steward/workload';
 import { clusterName, clusterNamespace, clusterSelector, commonLabels } from './labels.js';
 import { childNames } from './names.js';
 import { type ChildObject, type RenderInput } from './render-input.js';
@@ -8,14 +9,9 @@ import { type ChildObject, type RenderInput } from './render-input.js';
  */
 export function renderPodDisruptionBudget(input: RenderInput): ChildObject {
   const name = clusterName(input.cluster);
-  return {
-    apiVersion: 'policy/v1',
-    kind: 'PodDisruptionBudget',
-    metadata: {
-      name: childNames(name).podDisruptionBudget,
-      namespace: clusterNamespace(input.cluster),
-      labels: commonLabels(input.cluster),
-    },
-    spec: { maxUnavailable: 1, selector: { matchLabels: clusterSelector(name) } },
-  };
+  return render(
+    { namespace: clusterNamespace(input.cluster), labels: commonLabels(input.cluster) },
+    childNames(name).podDisruptionBudget,
+    clusterSelector(name),
+  );
 }

@@ -1,4 +1,5 @@
 import { CACHE_PORT } from '@steward/cache-cluster-api';
+import { renderClusterIpService, renderHeadlessService as headless } from '@steward/workload';
 import {
   clusterName,
   clusterNamespace,
@@ -11,7 +12,11 @@ import {
 import { childNames } from './names.js';
 import { type ChildObject, type RenderInput } from './render-input.js';
 
-const ports = [{ name: 'redis', port: CACHE_PORT, targetPort: 'redis', protocol: 'TCP' }];
+const port = { name: 'redis', port: CACHE_PORT };
+const metaOf = (input: RenderInput) => ({
+  namespace: clusterNamespace(input.cluster),
+  labels: commonLabels(input.cluster),
+});
 
 /**
  * The headless Service `<name>-headless`, the StatefulSet's serviceName: a stable DNS name per pod
@@ -20,12 +25,7 @@ const ports = [{ name: 'redis', port: CACHE_PORT, targetPort: 'redis', protocol:
  */
 export function renderHeadlessService(input: RenderInput): ChildObject {
   const name = clusterName(input.cluster);
-  return service(input, childNames(name).headless, {
-    clusterIP: 'None',
-    publishNotReadyAddresses: true,
-    selector: clusterSelector(name),
-    ports,
-  });
+  return headless(metaOf(input), childNames(name).headless, clusterSelector(name), port);
 }
 
 /** `<name>-rw`: the pod the controller labelled primary. */
@@ -39,22 +39,6 @@ export function renderReadOnlyService(input: RenderInput): ChildObject {
 }
 
 function roleService(input: RenderInput, serviceName: string, role: Role): ChildObject {
-  return service(input, serviceName, {
-    type: 'ClusterIP',
-    selector: { ...clusterSelector(clusterName(input.cluster)), [Labels.role]: role },
-    ports,
-  });
-}
-
-function service(input: RenderInput, name: string, spec: Record<string, unknown>): ChildObject {
-  return {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: {
-      name,
-      namespace: clusterNamespace(input.cluster),
-      labels: commonLabels(input.cluster),
-    },
-    spec,
-  };
+  const selector = { ...clusterSelector(clusterName(input.cluster)), [Labels.role]: role };
+  return renderClusterIpService(metaOf(input), serviceName, selector, port);
 }

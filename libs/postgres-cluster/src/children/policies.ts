@@ -1,4 +1,5 @@
 import { POSTGRES_PORT } from '@steward/postgres-cluster-api';
+import { renderIngressPolicy, renderPodDisruptionBudget as render } from '@steward/workload';
 import {
   childNames,
   clusterName,
@@ -9,77 +10,45 @@ import {
 import { BackupLabels } from '../backup/layout.js';
 import { type ChildObject, type RenderInput } from './render-input.js';
 
+const metaOf = (input: RenderInput) => ({
+  namespace: clusterNamespace(input.cluster),
+  labels: commonLabels(input.cluster),
+});
+
 /**
  * The PodDisruptionBudget `<name>`: at most one instance evicted at a time, so a drain never takes
  * the primary and its standbys at once (and a single instance can still be drained).
  */
 export function renderPodDisruptionBudget(input: RenderInput): ChildObject {
   const name = clusterName(input.cluster);
-  return {
-    apiVersion: 'policy/v1',
-    kind: 'PodDisruptionBudget',
-    metadata: {
-      name: childNames(name).podDisruptionBudget,
-      namespace: clusterNamespace(input.cluster),
-      labels: commonLabels(input.cluster),
-    },
-    spec: { maxUnavailable: 1, selector: { matchLabels: clusterSelector(name) } },
-  };
+  return render(metaOf(input), childNames(name).podDisruptionBudget, clusterSelector(name));
 }
-
-/** The namespace label the API server sets on every namespace (NamespaceDefaultLabelName). */
-const NamespaceNameLabel = 'kubernetes.io/metadata.name';
 
 /**
  * The NetworkPolicy `<name>`: the instances accept connections on 5432 only from the cluster's own
- * instances (replication, cloning, rewinding), its backup Jobs' pods, the controller's pods (`input.controller`) and
- * `spec.clients` (pods matching podSelector — all when absent — in the namespaces matching
- * namespaceSelector, or in the cluster's namespace). Egress is not restricted.
+ * instances (replication, cloning, rewinding), its backup Jobs' pods, a major upgrade's
+ * dump-and-restore Job, the controller's pods (`input.controller`) and `spec.clients` (pods
+ * matching podSelector — all when absent — in the namespaces matching namespaceSelector, or in the
+ * cluster's namespace). Egress is not restricted.
  */
 export function renderNetworkPolicy(input: RenderInput): ChildObject {
   const { cluster, controller } = input;
   const name = clusterName(cluster);
-  const clients = cluster.spec.clients;
-  const peers: Record<string, unknown>[] = [
-    { podSelector: { matchLabels: clusterSelector(name) } },
-  ];
+  const pods: Record<string, string>[] = [];
   // The backup Jobs' pods (pg_basebackup from the primary).
-  if (cluster.spec.backup)
-    peers.push({ podSelector: { matchLabels: { [BackupLabels.backupOf]: name } } });
+  if (cluster.spec.backup) pods.push({ [BackupLabels.backupOf]: name });
   // A major upgrade's dump-and-restore Job (reads the old primary, writes the new one).
   if (cluster.spec.upgrade?.approvedVersion || cluster.status?.upgrade)
-    peers.push({ podSelector: { matchLabels: { [BackupLabels.upgradeOf]: name } } });
-  if (controller) {
-    peers.push({
-      namespaceSelector: { matchLabels: { [NamespaceNameLabel]: controller.namespace } },
-      podSelector: selector(controller.podLabels),
-    });
-  }
-  if (clients) {
-    peers.push({
-      ...(clients.namespaceSelector
-        ? { namespaceSelector: selector(clients.namespaceSelector) }
-        : {}),
-      podSelector: selector(clients.podSelector ?? {}),
-    });
-  }
-  return {
-    apiVersion: 'networking.k8s.io/v1',
-    kind: 'NetworkPolicy',
-    metadata: {
-      name: childNames(name).networkPolicy,
-      namespace: clusterNamespace(cluster),
-      labels: commonLabels(cluster),
+    pods.push({ [BackupLabels.upgradeOf]: name });
+  return renderIngressPolicy(
+    metaOf(input),
+    childNames(name).networkPolicy,
+    clusterSelector(name),
+    POSTGRES_PORT,
+    {
+      pods,
+      ...(controller ? { controller } : {}),
+      ...(cluster.spec.clients ? { clients: cluster.spec.clients } : {}),
     },
-    spec: {
-      podSelector: { matchLabels: clusterSelector(name) },
-      policyTypes: ['Ingress'],
-      ingress: [{ from: peers, ports: [{ protocol: 'TCP', port: POSTGRES_PORT }] }],
-    },
-  };
-}
-
-/** A selector of exactly these labels; `{}` (everything) for none, not `matchLabels: {}`. */
-function selector(labels: Record<string, string>): { matchLabels?: Record<string, string> } {
-  return Object.keys(labels).length > 0 ? { matchLabels: { ...labels } } : {};
+  );
 }

@@ -1,4 +1,5 @@
 import { type BackupDestination, type PostgresCluster } from '@steward/postgres-cluster-api';
+import { type ChildObject } from '@steward/workload';
 
 /** A quantity pair as a container's `resources` takes it. */
 export interface CpuMemory {
@@ -45,19 +46,4 @@ export interface RenderInput {
   controller?: { namespace: string; podLabels: Record<string, string> };
 }
 
-/**
- * A child as server-side apply takes it: apiVersion, kind, metadata (name, namespace, labels,
- * annotations) and its fields. No ownerReferences (the applier adds its controller reference) and
- * no status.
- */
-export interface ChildObject {
-  apiVersion: string;
-  kind: string;
-  metadata: {
-    name: string;
-    namespace: string;
-    labels: Record<string, string>;
-    annotations?: Record<string, string>;
-  };
-  [field: string]: unknown;
-}
+export type { ChildObject };

@@ -1,4 +1,5 @@
 import { POSTGRES_PORT } from '@steward/postgres-cluster-api';
+import { renderClusterIpService, renderHeadlessService as headless } from '@steward/workload';
 import {
   childNames,
   clusterName,
@@ -11,19 +12,16 @@ import {
 } from './names.js';
 import { type ChildObject, type RenderInput } from './render-input.js';
 
-const ports = [
-  { name: 'postgresql', port: POSTGRES_PORT, targetPort: 'postgresql', protocol: 'TCP' },
-];
+const port = { name: 'postgresql', port: POSTGRES_PORT };
+const metaOf = (input: RenderInput) => ({
+  namespace: clusterNamespace(input.cluster),
+  labels: commonLabels(input.cluster),
+});
 
 /** `<name>-headless`, the StatefulSet's serviceName: a DNS name per pod, ready or not. */
 export function renderHeadlessService(input: RenderInput): ChildObject {
   const name = clusterName(input.cluster);
-  return service(input, childNames(name).headless, {
-    clusterIP: 'None',
-    publishNotReadyAddresses: true,
-    selector: clusterSelector(name),
-    ports,
-  });
+  return headless(metaOf(input), childNames(name).headless, clusterSelector(name), port);
 }
 
 /** `<name>-rw`: the instance the controller labelled primary (never a fenced one). */
@@ -42,32 +40,13 @@ export function renderReadOnlyService(input: RenderInput): ChildObject {
  */
 export function renderAnyService(input: RenderInput): ChildObject {
   const name = clusterName(input.cluster);
-  return service(input, childNames(name).any, {
-    type: 'ClusterIP',
-    selector: input.primaryOnlyReads
-      ? { ...clusterSelector(name), [Labels.role]: Roles.primary }
-      : clusterSelector(name),
-    ports,
-  });
+  const selector = input.primaryOnlyReads
+    ? { ...clusterSelector(name), [Labels.role]: Roles.primary }
+    : clusterSelector(name);
+  return renderClusterIpService(metaOf(input), childNames(name).any, selector, port);
 }
 
 function roleService(input: RenderInput, serviceName: string, role: Role): ChildObject {
-  return service(input, serviceName, {
-    type: 'ClusterIP',
-    selector: { ...clusterSelector(clusterName(input.cluster)), [Labels.role]: role },
-    ports,
-  });
-}
-
-function service(input: RenderInput, name: string, spec: Record<string, unknown>): ChildObject {
-  return {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: {
-      name,
-      namespace: clusterNamespace(input.cluster),
-      labels: commonLabels(input.cluster),
-    },
-    spec,
-  };
+  const selector = { ...clusterSelector(clusterName(input.cluster)), [Labels.role]: role };
+  return renderClusterIpService(metaOf(input), serviceName, selector, port);
 }
