@@ -31,6 +31,16 @@ export const BACKUP_DEADLINE_SECONDS = 6 * 3600;
 /** How long a finished Job stays for `kubectl logs` (its outcome is in status by then). */
 export const BACKUP_JOB_TTL_SECONDS = 24 * 3600;
 
+/**
+ * What every backup, verify and upgrade Job's container asks for and may use: little CPU, memory
+ * for pg_basebackup/rclone, or for the PostgreSQL server a rehearsal or a restore runs, bounded so
+ * that a Job cannot take the node's memory from the instances.
+ */
+export const JobResources = {
+  requests: { cpu: '100m', memory: '256Mi' },
+  limits: { memory: '1Gi' },
+} as const;
+
 /** Why a backup Job was started (BackupJobInput.reason). */
 export const BackupReasonAnnotation = 'postgres.steward.dev/backup-reason';
 
@@ -46,6 +56,8 @@ export interface BackupJobInput {
   reason: string;
   /** More labels (an on-demand backup's requested-by). */
   labels?: Record<string, string>;
+  /** The bound of the scratch volume (the cluster's volume size: a copy never exceeds the data). */
+  scratchSize?: string;
 }
 
 interface JobShape {
@@ -60,12 +72,15 @@ interface JobShape {
   env: EnvVar[];
   /** Where the scratch emptyDir is mounted. */
   scratch: string;
+  /** Its bound (emptyDir sizeLimit: the kubelet evicts a Job's pod that writes more). */
+  scratchSize?: string;
 }
 
 /**
  * A Job of the cluster's own image running one script of the ConfigMap as the image's
  * unprivileged user: read-only root, no capabilities, no service-account token, Secrets through
- * the environment (never argv), scratch space an emptyDir. Never retried by the Job controller
+ * the environment (never argv), scratch space an emptyDir bounded by the cluster's volume size,
+ * requests and limits (`JobResources`). Never retried by the Job controller
  * (backoffLimit 0): the controller reports the failure and its schedule takes the next one. Its
  * pod carries the Job's labels but not the cluster label: it is not an instance.
  */
@@ -111,6 +126,7 @@ function renderJob(shape: JobShape) {
               env: shape.env,
               securityContext: ContainerSecurityContext,
               terminationMessagePolicy: 'File',
+              resources: JobResources,
               volumeMounts: [
                 { name: 'config', mountPath: ConfigDirectory, readOnly: true },
                 { name: 'tmp', mountPath: '/tmp' },
@@ -121,7 +137,10 @@ function renderJob(shape: JobShape) {
           volumes: [
             { name: 'config', configMap: { name: names.configMap, defaultMode: 0o444 } },
             { name: 'tmp', emptyDir: { medium: 'Memory', sizeLimit: '16Mi' } },
-            { name: 'scratch', emptyDir: {} },
+            {
+              name: 'scratch',
+              emptyDir: shape.scratchSize ? { sizeLimit: shape.scratchSize } : {},
+            },
           ],
         },
       },
@@ -146,6 +165,7 @@ export function renderBackupJob(input: BackupJobInput) {
     image: input.image,
     script: ConfigFiles.backup,
     scratch: '/scratch',
+    ...(input.scratchSize ? { scratchSize: input.scratchSize } : {}),
     env: [
       { name: 'STEWARD_BACKUP_ID', value: id },
       { name: 'PGHOST', value: input.primaryHost },
@@ -170,6 +190,8 @@ export interface VerifyJobInput {
   /** The backup rehearsed, and when it was consistent. */
   backup: { id: string; completedAt: string };
   due: Date;
+  /** The bound of the scratch volume the backup is restored into (the cluster's volume size). */
+  scratchSize?: string;
 }
 
 /**
@@ -193,6 +215,7 @@ export function renderVerifyJob(input: VerifyJobInput) {
     image: input.image,
     script: ConfigFiles.verify,
     scratch: '/data',
+    ...(input.scratchSize ? { scratchSize: input.scratchSize } : {}),
     env: [
       { name: 'STEWARD_VERIFY_BACKUP', value: input.backup.id },
       { name: 'STEWARD_VERIFY_RECOVERY_POINT', value: input.backup.completedAt },
@@ -215,6 +238,8 @@ export interface UpgradeJobInput {
   toHost: string;
   /** The upgrade's generation: one Job per attempt, the same name for the same attempt. */
   generation: number;
+  /** The bound of the scratch volume (the cluster's volume size). */
+  scratchSize?: string;
 }
 
 /** The Job of a major upgrade's attempt: `<name>-upgrade-<generation>`. */
@@ -239,6 +264,7 @@ export function renderUpgradeJob(input: UpgradeJobInput) {
     image: input.image,
     script: { inline: UpgradeScript },
     scratch: '/scratch',
+    ...(input.scratchSize ? { scratchSize: input.scratchSize } : {}),
     env: [
       { name: 'STEWARD_FROM_HOST', value: input.fromHost },
       { name: 'STEWARD_TO_HOST', value: input.toHost },

@@ -76,6 +76,8 @@ export interface BackupStepInput {
   primaryHost: string | undefined;
   /** The primary serves: a backup may start. */
   primaryServing: boolean;
+  /** The bound of a Job's scratch volume (the cluster's volume size). */
+  scratchSize?: string;
   /** PostgresBackups of this cluster not yet finished, oldest first: each gets its Job in turn. */
   requests?: BackupRequest[];
   signal?: AbortSignal;
@@ -424,6 +426,7 @@ export class Backups {
       systemIdentifier: sysid,
       backup,
       due,
+      ...(input.scratchSize ? { scratchSize: input.scratchSize } : {}),
     });
     await this.createOwned(cluster, job);
     this.deps.emit(
@@ -494,7 +497,12 @@ export class Backups {
    */
   async finalBackup(
     cluster: Cluster,
-    input: { image: string; primaryHost?: string | undefined; primaryServing: boolean },
+    input: {
+      image: string;
+      primaryHost?: string | undefined;
+      primaryServing: boolean;
+      scratchSize?: string | undefined;
+    },
     signal?: AbortSignal,
   ): Promise<FinalBackupState | { state: 'nothing' }> {
     const sysid = cluster.status?.systemIdentifier;
@@ -620,7 +628,7 @@ export class Backups {
 
   private async createJob(
     cluster: Cluster,
-    input: { image: string; primaryHost?: string | undefined },
+    input: { image: string; primaryHost?: string | undefined; scratchSize?: string | undefined },
     due: Date,
     reason: string,
     labels: Record<string, string> = {},
@@ -633,6 +641,7 @@ export class Backups {
       due,
       reason,
       labels: { ...labels, ...(sysid ? { [BackupLabels.systemIdentifier]: sysid } : {}) },
+      ...(input.scratchSize ? { scratchSize: input.scratchSize } : {}),
     });
     if (await this.createOwned(cluster, job))
       this.deps.emit(

@@ -183,6 +183,57 @@ describe('the backup Job', () => {
   });
 });
 
+describe('every Job (backup, rehearsal, upgrade)', () => {
+  const jobs = (scratchSize?: string) => {
+    const extra = scratchSize ? { scratchSize } : {};
+    return [
+      renderBackupJob({
+        cluster: cluster({ backup: { destination } }),
+        image: 'img',
+        primaryHost: '10.0.0.1',
+        due: new Date('2026-12-03T03:00:00Z'),
+        reason: 'Scheduled',
+        ...extra,
+      }),
+      renderVerifyJob({
+        cluster: cluster({ backup: { destination } }),
+        image: 'img',
+        systemIdentifier: '7',
+        backup: { id: '20261203T030000Z', completedAt: '2026-12-03T03:01:00Z' },
+        due: new Date('2026-12-03T04:00:00Z'),
+        ...extra,
+      }),
+      renderUpgradeJob({
+        cluster: cluster({}),
+        image: 'img',
+        fromHost: '10.0.0.4',
+        toHost: '10.0.0.9',
+        generation: 1,
+        ...extra,
+      }),
+    ];
+  };
+  it('asks for and is limited to JobResources, with scratch bounded by the cluster’s volume size', () => {
+    for (const job of jobs('20Gi')) {
+      const pod = job.spec.template.spec;
+      expect(pod.containers[0]!.resources).toEqual({
+        requests: { cpu: '100m', memory: '256Mi' },
+        limits: { memory: '1Gi' },
+      });
+      expect(pod.volumes.find((v: { name: string }) => v.name === 'scratch')).toEqual({
+        name: 'scratch',
+        emptyDir: { sizeLimit: '20Gi' },
+      });
+    }
+  });
+  it('keeps an unbounded scratch only when no size is known', () => {
+    for (const job of jobs())
+      expect(
+        job.spec.template.spec.volumes.find((v: { name: string }) => v.name === 'scratch'),
+      ).toEqual({ name: 'scratch', emptyDir: {} });
+  });
+});
+
 describe('the shipped shell programs', () => {
   it.each([
     ['instance.sh', InstanceScript],

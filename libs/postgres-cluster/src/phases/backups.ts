@@ -13,6 +13,7 @@ export async function backupsPhase(
   ctx: Context,
   cluster: Cluster,
   image: string,
+  scratchSize: string,
   facts: InstanceFacts[],
   health: PlanHealth,
   requests: BackupRequest[],
@@ -22,6 +23,7 @@ export async function backupsPhase(
     image,
     primaryHost: facts.find((f) => f.name === cluster.status?.currentPrimary)?.ip,
     primaryServing: health.primaryServing,
+    scratchSize,
     requests,
     signal: ctx.signal,
   });

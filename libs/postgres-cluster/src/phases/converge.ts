@@ -128,6 +128,7 @@ export async function convergeCluster(
     ctx,
     obj,
     resolved.image,
+    resolved.storage.size,
     facts,
     plan.health,
     state.requests(namespace, name),
@@ -143,6 +144,7 @@ export async function convergeCluster(
     facts,
     plan.health,
     endpointWith(synced.superuserPassword),
+    resolved.storage.size,
   );
   // The switch was written: everything above described the old set, and what the plan
   // remembered was about the old instances.

@@ -1,6 +1,7 @@
 import { TerminalError } from '@steward/controller';
 import { type ProviderProfile } from '@steward/provider-profile-api';
 import {
+  compareQuantity,
   deleteOwnVolumes,
   retainVolumes,
   volumesOf,
@@ -26,6 +27,16 @@ export function clusterVolumes(env: PhaseEnv, cluster: Cluster) {
       /^(v[0-9]+-)?(0|[1-9][0-9]{0,8})$/.test(claimName.slice(prefix.length))
     );
   });
+}
+
+/** The largest volume of the cluster: a final backup's scratch bound (a copy never exceeds it). */
+function scratchOf(env: PhaseEnv, cluster: Cluster): string | undefined {
+  let largest: string | undefined;
+  for (const claim of env.claims(cluster.metadata.namespace!, cluster.metadata.name!)) {
+    const size = claim.spec?.resources?.requests?.storage;
+    if (size && (!largest || compareQuantity(size, largest) === 1)) largest = size;
+  }
+  return largest;
 }
 
 /** Where the backups stay after a deletion, for its Event. */
@@ -113,6 +124,7 @@ async function finalBackup(
       image: cluster.status?.image ?? '',
       primaryHost: primary?.status?.podIP,
       primaryServing: serving && !!cluster.status?.image,
+      ...(scratchOf(env, cluster) ? { scratchSize: scratchOf(env, cluster)! } : {}),
     },
     ctx.signal,
   );

@@ -18,6 +18,7 @@ export async function upgradePhase(
   facts: InstanceFacts[],
   health: PlanHealth,
   endpoint: (ip: string) => PgEndpoint,
+  scratchSize: string,
 ): Promise<UpgradeOutcome> {
   const key = `${cluster.metadata.namespace}/${cluster.metadata.name}`;
   return env.upgrades.step({
@@ -31,6 +32,7 @@ export async function upgradePhase(
     desired: topology.desired,
     pods: topology.allPods,
     endpoint,
+    scratchSize,
     write: (expected, fields) =>
       recordDecision(ctx.status, {
         stale: (latest) =>

@@ -82,6 +82,8 @@ export function extraInstanceSet(cluster: Cluster): ExtraInstanceSet | undefined
 
 export interface UpgradeStepInput {
   cluster: Cluster;
+  /** The bound of the dump-and-restore Job's scratch volume (the cluster's volume size). */
+  scratchSize?: string;
   /** The major the data directory holds (status.version). */
   running: string;
   /** The StatefulSet that serves (status.instanceSet). */
@@ -207,6 +209,7 @@ export class Upgrades {
               fromHost: input.endpoint(action.fromIp).host,
               toHost: action.toIp,
               generation: action.generation,
+              ...(input.scratchSize ? { scratchSize: input.scratchSize } : {}),
             }),
           );
           break;
