@@ -9,7 +9,9 @@
 // as written (tools/scripts/new-project.int.test.ts proves it for a throwaway kind): `Ready=True`
 // reason `Accepted` for a spec the pure `plan<Kind>` accepts, a `TerminalError` (`Ready=False`,
 // `Stalled=True`, kstatus Failed) for one it refuses. Replace the placeholder domain (the
-// `spec.parameters` keys it knows) with the kind's own.
+// `spec.parameters` keys it knows) with the kind's own. With `--workload` (`names.workload`) the
+// family is an in-cluster kind instead, on @steward/workload (new-workload-controller.ts).
+import { workloadFiles } from './new-workload-controller.js';
 import { projectFiles } from './project-files.js';
 
 /** Every name a controller family is known by, from its kind (`CacheCluster`). */
@@ -34,6 +36,11 @@ export interface ControllerNames {
   app: string;
   /** `cache-cluster-controller-e2e` */
   e2e: string;
+  /**
+   * A workload kind (`--workload`): its children live in the cluster, on the skeleton CacheCluster
+   * and PostgresCluster share (new-workload-controller.ts).
+   */
+  workload: boolean;
 }
 
 /** Thrown for a kind, group, plural or short name the scaffold cannot use; says why. */
@@ -69,7 +76,7 @@ export function pluralOf(lowercaseKind: string): string {
  */
 export function controllerNames(
   kind: string,
-  options: { group?: string; plural?: string; shortName?: string } = {},
+  options: { group?: string; plural?: string; shortName?: string; workload?: boolean } = {},
 ): ControllerNames {
   if (!PASCAL_CASE.test(kind)) {
     throw new InvalidControllerNameError(
@@ -117,6 +124,7 @@ export function controllerNames(
     apiLib: `${family}-api`,
     app: `${family}-controller`,
     e2e: `${family}-controller-e2e`,
+    workload: options.workload ?? false,
   };
 }
 
@@ -179,7 +187,7 @@ const packageJson = (name: string, main: string, dependencies?: Record<string, s
  * the generated ones (CRDs, values schema, dashboard).
  */
 export function controllerFiles(n: ControllerNames, v: ScaffoldVersions): Record<string, string> {
-  return {
+  const files = {
     ...apiLibFiles(n, v),
     ...domainLibFiles(n),
     ...appFiles(n),
@@ -187,6 +195,7 @@ export function controllerFiles(n: ControllerNames, v: ScaffoldVersions): Record
     ...e2eFiles(n),
     ...exampleFiles(n),
   };
+  return n.workload ? workloadFiles(n, files) : files;
 }
 
 /** The app's package.json: the `@steward/*` closure its code reaches, and what main.ts needs. */

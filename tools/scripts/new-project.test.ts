@@ -104,12 +104,27 @@ describe('parseControllerArgs', () => {
     ).toMatchObject({ kind: 'Widget', group: 'toys.example.com', shortName: 'wg' });
   });
 
-  it.each([[['Widget', '--colour', 'blue']], [['Widget', '--group']], [[]]])(
-    'refuses %j with the usage',
-    (args) => {
-      expect(() => parseControllerArgs(args)).toThrow(/usage: new-project.ts/);
-    },
-  );
+  it('reads --workload, a flag without a value, anywhere after the kind', () => {
+    expect(parseControllerArgs(['Widget'])).toMatchObject({ workload: false });
+    expect(parseControllerArgs(['Widget', '--workload'])).toMatchObject({ workload: true });
+    expect(
+      parseControllerArgs(['Widget', '--workload', '--plural', 'widgetry', '--short-name', 'wg']),
+    ).toMatchObject({ workload: true, plural: 'widgetry', shortName: 'wg' });
+    expect(
+      parseControllerArgs(['Widget', '--group', 'toys.example.com', '--workload']),
+    ).toMatchObject({ workload: true, group: 'toys.example.com' });
+  });
+
+  it.each([
+    [['Widget', '--colour', 'blue']],
+    [['Widget', '--group']],
+    [[]],
+    [['Widget', '--workload', '--workload']],
+    [['Widget', '--workload', 'yes']],
+    [['Widget', '--group', '--workload']],
+  ])('refuses %j with the usage', (args) => {
+    expect(() => parseControllerArgs(args)).toThrow(/usage: new-project.ts/);
+  });
 });
 
 describe('existingFamily', () => {
@@ -150,6 +165,123 @@ describe('controllerFiles', () => {
         'e2e/widget-controller-e2e/tests/chart.int.test.ts',
         'examples/widget/20-widget.yaml',
       ]),
+    );
+  });
+});
+
+describe('controllerFiles with --workload', () => {
+  const names = controllerNames('Widget', { workload: true });
+  const files = controllerFiles(names, versions);
+  const plain = controllerFiles(controllerNames('Widget'), versions);
+
+  it('writes only inside the family’s paths: the default family with an in-cluster domain', () => {
+    const paths = Object.keys(files);
+    expect(paths.filter((f) => !familyPaths(names).some((p) => f.startsWith(`${p}/`)))).toEqual([]);
+    expect(
+      paths
+        .filter((f) => f.startsWith('libs/widget/src/') || f.startsWith('libs/widget/tests/'))
+        .sort(),
+    ).toEqual([
+      'libs/widget/src/children.test.ts',
+      'libs/widget/src/children.ts',
+      'libs/widget/src/controller.ts',
+      'libs/widget/src/index.ts',
+      'libs/widget/src/status.test.ts',
+      'libs/widget/src/status.ts',
+      'libs/widget/tests/controller.int.test.ts',
+    ]);
+    // Every other file of the default family is there, no other.
+    const others = (list: string[]) =>
+      list
+        .filter((f) => !f.startsWith('libs/widget/src/') && !f.startsWith('libs/widget/tests/'))
+        .sort();
+    expect(others(paths)).toEqual(others(Object.keys(plain)));
+  });
+
+  it.each([
+    'libs/widget-api/src/widget.ts',
+    'libs/widget-api/src/index.ts',
+    'libs/widget-api/src/widget.test.ts',
+    'apps/widget-controller/src/app.ts',
+    'charts/widget-controller/templates/_helpers.tpl',
+    'charts/widget-controller/templates/rbac-cluster.yaml',
+    'charts/widget-controller/templates/rbac-namespaced.yaml',
+    'charts/widget-controller/templates/NOTES.txt',
+    'charts/widget-controller/values.yaml',
+    'charts/widget-controller/README.md',
+    'e2e/widget-controller-e2e/tests/chart.int.test.ts',
+    'e2e/widget-controller-e2e/tests/app.int.test.ts',
+    'examples/widget/20-widget.yaml',
+  ])('makes %s that of a workload kind', (file) => {
+    expect(files[file]).toBeDefined();
+    expect(files[file]).not.toEqual(plain[file]);
+  });
+
+  it('leaves the rest as the default family has it', () => {
+    for (const file of [
+      'apps/widget-controller/src/main.ts',
+      'charts/widget-controller/Chart.yaml',
+      'libs/widget/project.json',
+      'libs/widget-api/package.json',
+    ])
+      expect(files[file], file).toEqual(plain[file]);
+  });
+
+  it('gives the kind the workload spec and the shared status vocabulary, storage growing only', () => {
+    const kind = files['libs/widget-api/src/widget.ts']!;
+    for (const field of [
+      'image:',
+      'replicas:',
+      'storage:',
+      'providerProfileRef:',
+      'deletionPolicy:',
+    ])
+      expect(kind).toContain(field);
+    for (const field of ['phase:', 'readyReplicas:', 'conditions:', 'observedGeneration:'])
+      expect(kind).toContain(field);
+    expect(kind).toContain("default: 'Retain'");
+    expect(kind).toContain("quantityBounds('spec.storage.size', { bytes: true })");
+    expect(kind).toContain('quantity(self).compareTo(quantity(oldSelf)) >= 0');
+  });
+
+  it('stands the domain on the shared workload skeleton, with pure children and status', () => {
+    const controller = files['libs/widget/src/controller.ts']!;
+    for (const piece of [
+      'wireWorkload',
+      'workloadReconciler',
+      'workloadChanges',
+      'WorkloadProfiles',
+      'syncOwnChildren',
+      'templateStorageOf',
+      'VolumeGrowth',
+      'readFailures',
+      'retainVolumes',
+      'deleteOwnVolumes',
+      'volumesOf',
+      'stateStatus',
+      'scalingEvent',
+      'nextLook',
+    ])
+      expect(controller).toContain(piece);
+    expect(files['libs/widget/src/status.ts']).toContain('workloadConditions');
+    expect(files['libs/widget/src/children.ts']).toContain('export function desiredChildren(');
+    expect(controller).toContain("export const WidgetFinalizer = 'widget.steward.dev/cleanup'");
+  });
+
+  it('grants the chart what the controller does and no Secret', () => {
+    const helpers = files['charts/widget-controller/templates/_helpers.tpl']!;
+    for (const rule of [
+      'resources: [statefulsets]\n  verbs: [get, list, watch, create, patch, delete]',
+      "- apiGroups: ['']\n  resources: [services]\n  verbs: [get, list, watch, create, patch, delete]",
+      'resources: [pods]\n  verbs: [get, list, watch]\n',
+      'resources: [persistentvolumeclaims]\n  verbs: [get, list, watch, patch, delete]',
+      'resources: [events]\n  verbs: [list]',
+      'resources: [widgets/finalizers]\n  verbs: [update]',
+    ])
+      expect(helpers).toContain(rule);
+    expect(helpers).not.toContain('secrets');
+    expect(files['charts/widget-controller/templates/rbac-cluster.yaml']).toContain(
+      '"readsProfileSecrets" false "profileRulesWhenManaged" true',
     );
   });
 });

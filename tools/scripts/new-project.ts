@@ -5,7 +5,7 @@
 //   npx tsx tools/scripts/new-project.ts lib workqueue type:runtime scope:shared
 //   npx tsx tools/scripts/new-project.ts app kafka-topic-controller type:app scope:kafka-topic
 //   npx tsx tools/scripts/new-project.ts controller Widget [--group widget.steward.dev]
-//       [--plural widgets] [--short-name wid]
+//       [--plural widgets] [--short-name wid] [--workload]
 //
 // Every project has one `type:` tag (its layer) and one `scope:` tag (its CRD family, or `shared`);
 // eslint.config.js's module boundaries are built on both (tools/scripts/module-boundaries.test.ts).
@@ -16,7 +16,8 @@
 // node_modules/@steward as npm would; formats what it wrote; then runs generate-crds.ts and
 // generate-charts.ts, so the chart has its CRD, values schema and dashboard. The output passes
 // lint, typecheck, build and test as written (new-project.int.test.ts). It refuses a family that
-// exists (any of its paths or project names).
+// exists (any of its paths or project names). `--workload` makes the kind an in-cluster workload
+// (new-workload-controller.ts): a StatefulSet and Services per object, on @steward/workload.
 import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
@@ -197,21 +198,28 @@ export async function scaffoldController(root: string, names: ControllerNames): 
 }
 
 const usage = `usage: new-project.ts lib|app|e2e <name> type:<type> scope:<family|shared>
-       new-project.ts controller <Kind> [--group <group>] [--plural <plural>] [--short-name <name>]
+       new-project.ts controller <Kind> [--group <group>] [--plural <plural>] [--short-name <name>] [--workload]
+         --workload: an in-cluster kind (a StatefulSet of spec.image, Services, grow-only volumes)
 `;
 
-/** `controller <Kind> [--group g] [--plural p] [--short-name s]` → the family's names. */
+/** `controller <Kind> [--group g] [--plural p] [--short-name s] [--workload]` → the family's names. */
 export function parseControllerArgs(args: string[]): ControllerNames {
   const [kind, ...rest] = args;
-  const options: { group?: string; plural?: string; shortName?: string } = {};
+  const options: { group?: string; plural?: string; shortName?: string; workload?: boolean } = {};
   const flags = { '--group': 'group', '--plural': 'plural', '--short-name': 'shortName' } as const;
-  for (let i = 0; i < rest.length; i += 2) {
+  for (let i = 0; i < rest.length;) {
+    if (rest[i] === '--workload' && !options.workload) {
+      options.workload = true; // a flag without a value
+      i += 1;
+      continue;
+    }
     const flag = rest[i] as keyof typeof flags;
     const value = rest[i + 1];
     if (!(flag in flags) || value === undefined || value.startsWith('--')) {
       throw new InvalidControllerNameError(`unexpected ${rest.slice(i).join(' ')}\n${usage}`);
     }
     options[flags[flag]] = value;
+    i += 2;
   }
   if (!kind) throw new InvalidControllerNameError(`a kind is required\n${usage}`);
   return controllerNames(kind, options);
@@ -238,14 +246,16 @@ async function mainController(args: string[]): Promise<void> {
   process.stdout.write(
     [
       '',
-      `created the ${names.kind} controller (family ${names.family}, ${names.group}/v1alpha1, ${names.plural}, short name ${names.shortName}):`,
+      `created the ${names.kind} ${names.workload ? 'workload ' : ''}controller (family ${names.family}, ${names.group}/v1alpha1, ${names.plural}, short name ${names.shortName}):`,
       ...written.map((file) => `  ${file}`),
       '  (and node_modules/@steward links for the four packages; CRD, values schema and dashboard generated)',
       '',
       'next:',
       '  npm install                 # records the new workspaces in package-lock.json (the image installs from it)',
       `  npx nx run-many -t lint typecheck build test -p ${projects.join(' ')}`,
-      `  then make it yours: the spec in libs/${names.apiLib}/src/${names.family}.ts, plan${names.kind} in libs/${names.family}/src/plan-${names.family}.ts`,
+      names.workload
+        ? `  then make it yours: the spec in libs/${names.apiLib}/src/${names.family}.ts (spec.image is a placeholder), the children in libs/${names.family}/src/children.ts, the phases in libs/${names.family}/src/status.ts`
+        : `  then make it yours: the spec in libs/${names.apiLib}/src/${names.family}.ts, plan${names.kind} in libs/${names.family}/src/plan-${names.family}.ts`,
       `  (run npx tsx tools/scripts/generate-crds.ts after a schema change), the example in examples/${names.family}/`,
       '',
     ].join('\n'),

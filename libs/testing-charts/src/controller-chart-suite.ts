@@ -142,7 +142,8 @@ export interface ControllerChartSpec {
    * As the chart passes it to steward-common's RBAC templates. Default true: the Secrets
    * ProviderProfiles name are readable, cluster-wide unless `rbac.credentialsSecretNamespaces`
    * narrows them. false: the controller reads none, the chart refuses that value, and with
-   * watchNamespace it may touch no Secret outside the watched namespace.
+   * watchNamespace it may touch no Secret outside the watched namespace; with
+   * `watchRulesReadSecrets` false as well it reads no Secret at all (even by name).
    */
   readsProfileSecrets?: boolean;
   /**
@@ -489,6 +490,8 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
   const render = (values?: ChartValues, options?: { releaseName?: string; namespace?: string }) =>
     renderChart(chartDir, values, options);
   const listsSecrets = secretVerbs.includes('list');
+  /** Whether it reads a Secret by name anywhere (a profile's, or a child's); a chart may read none. */
+  const readsSecrets = readsProfileSecrets || watchRulesReadSecrets;
 
   const chartRejections: ChartRejection[] = [
     ...rejections,
@@ -526,7 +529,7 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
     { ...status, verb: 'patch', namespace: 'team-a', allowed: true },
     { ...status, verb: 'update', namespace: 'team-a', allowed: false },
     // A Secret read by name: one a ProviderProfile names, or one of the controller's children.
-    { ...secret, verb: 'get', namespace: 'team-a', allowed: true },
+    { ...secret, verb: 'get', namespace: 'team-a', allowed: readsSecrets },
     { ...secret, verb: 'list', allowed: listsSecrets },
     // The ProviderProfile controller runs by default without watchNamespace.
     { ...profiles, verb: 'patch', allowed: true },
@@ -1187,13 +1190,14 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
                 code: 403,
               });
             }
-            // Reading one Secret by name is allowed: the answer is "not found", not "forbidden".
+            // Reading one Secret by name is allowed (the answer is "not found", not "forbidden")
+            // unless the controller reads no Secret at all.
             await expect(
               identity.request({
                 method: 'GET',
                 path: resourcePath(Secrets, 'default', 'provider-credentials'),
               }),
-            ).rejects.toMatchObject({ code: 404 });
+            ).rejects.toMatchObject({ code: readsSecrets ? 404 : 403 });
             // Deleting one of the objects users declare is refused before it is looked up.
             await expect(
               identity.request({
