@@ -406,12 +406,12 @@ export const FailoverRecord = Type.Object({
     Type.Integer({
       minimum: 0,
       description:
-        'primaryLastOffset − promotedOffset (at least 0): the replication stream the promoted replica had not received, of what the old primary had when last seen. Absent when the old primary was never seen by this controller.',
+        'primaryLastOffset − promotedOffset (at least 0): the replication stream the promoted replica had not received, of what the old primary had when last seen. Absent when the loss is Unknown.',
     }),
   ),
   lossBound: StringEnum(['Bounded', 'Unknown'] as const, {
     description:
-      'Bounded: bytesPossiblyLost bounds what was lost of the writes the old primary had at primaryLastSeenAt. Unknown: the controller never saw the old primary (e.g. it restarted while the primary was gone).',
+      'Bounded: bytesPossiblyLost bounds what was lost of the writes the old primary had at primaryLastSeenAt. Unknown: the controller never saw the old primary (e.g. it restarted while the primary was gone), or the promoted replica holds another replication history (master_replid) than the one the old primary was seen on, so its offset says nothing of what it lacks.',
   }),
   message: Type.String(),
 });

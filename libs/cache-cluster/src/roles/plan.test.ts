@@ -5,27 +5,32 @@ const T0 = '2026-12-02T10:00:00.000Z';
 const at = (ms: number) => new Date(Date.parse(T0) + ms).toISOString();
 
 const ip = (i: number) => `10.88.0.${10 + i}`;
-const fenced = (offset = 0, runId = `run-${offset}`): NodeView => ({
+/** The replication history (`master_replid`) every node is on unless a case says otherwise. */
+const H = 'h0';
+const fenced = (offset = 0, runId = `run-${offset}`, replId = H): NodeView => ({
   reachable: true,
   role: 'replica',
   runId,
+  replId,
   offset,
   primary: { host: '127.0.0.1', port: 1, linkUp: false },
   loading: false,
   syncInProgress: false,
 });
-const primaryNode = (runId: string, offset: number): NodeView => ({
+const primaryNode = (runId: string, offset: number, replId = H): NodeView => ({
   reachable: true,
   role: 'primary',
   runId,
+  replId,
   offset,
   loading: false,
   syncInProgress: false,
 });
-const replicaOf = (i: number, offset: number, runId = `r${offset}`): NodeView => ({
+const replicaOf = (i: number, offset: number, runId = `r${offset}`, replId = H): NodeView => ({
   reachable: true,
   role: 'replica',
   runId,
+  replId,
   offset,
   primary: { host: ip(i), port: 6379, linkUp: true },
   loading: false,
@@ -110,7 +115,13 @@ describe('planRoles, Replicated', () => {
     ];
     const status = { primary: 'c-0', primaryRunId: 'p0' };
     const seen = planRoles(input({ status, pods, observedAt: at(-3_000) }));
-    expect(seen.memory.lastSeen).toEqual({ pod: 'c-0', runId: 'p0', offset: 100, at: at(-3_000) });
+    expect(seen.memory.lastSeen).toEqual({
+      pod: 'c-0',
+      runId: 'p0',
+      replId: H,
+      offset: 100,
+      at: at(-3_000),
+    });
     // The primary is lost; the failover's bound is stated up to that time.
     const failover = planRoles(
       input({
@@ -175,7 +186,7 @@ describe('planRoles, Replicated', () => {
       input({
         status,
         pods,
-        memory: { lastSeen: { pod: 'c-0', runId: 'p0', offset: 100, at: at(-500) } },
+        memory: { lastSeen: { pod: 'c-0', runId: 'p0', replId: H, offset: 100, at: at(-500) } },
       }),
     );
     expect(first.status).toBeUndefined();
@@ -194,7 +205,7 @@ describe('planRoles, Replicated', () => {
       pod(2, replicaOf(0, 95)),
     ];
     const memory = {
-      lastSeen: { pod: 'c-0', runId: 'p0', offset: 100, at: at(-800) },
+      lastSeen: { pod: 'c-0', runId: 'p0', replId: H, offset: 100, at: at(-800) },
       lostSince: T0,
       lostReason: 'PrimaryUnreachable' as const,
     };
@@ -227,6 +238,34 @@ describe('planRoles, Replicated', () => {
       expect.objectContaining({ type: 'replicaOf', pod: 'c-1', host: ip(2) }),
     );
     expect(plan.events.map((e) => e.reason)).toEqual(['FailoverStarted']);
+  });
+
+  it('states the loss Unknown when the promoted replica holds another replication history than the old primary', () => {
+    // The model's seed -2129235749: c-0, a primary partitioned while c-1 was promoted, took
+    // writes of its own (split brain), restarted with persistence and came back fenced holding
+    // them, at the offset c-1 was last seen at. c-1 dies. Equal offsets of two histories say
+    // nothing of what c-0 lacks: every byte c-1 acknowledged may be lost, not 0.
+    const plan = planRoles(
+      input({
+        replicas: 2,
+        status: { primary: 'c-1', primaryRunId: 'p1', failoverCount: 1 },
+        pods: [pod(0, fenced(100, 'r0-again', 'split-brain')), pod(1, undefined)],
+        memory: {
+          lastSeen: { pod: 'c-1', runId: 'p1', replId: 'h1', offset: 100, at: at(-800) },
+          lostSince: T0,
+          lostReason: 'PrimaryUnreachable',
+        },
+        now: at(10_000),
+      }),
+    );
+    expect(plan.status?.failover).toMatchObject({
+      from: 'c-1',
+      to: 'c-0',
+      promotedOffset: 100,
+      lossBound: 'Unknown',
+    });
+    expect(plan.status?.failover?.bytesPossiblyLost).toBeUndefined();
+    expect(plan.status?.failover?.message).toContain('another replication history');
   });
 
   it('breaks offset ties by the lowest ordinal', () => {

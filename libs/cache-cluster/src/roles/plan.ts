@@ -20,7 +20,8 @@
  *   demoted): after `failover.after` without it, promote the reachable replica with the highest
  *   replication offset (ties: the lowest ordinal). The decision is written first (status
  *   `primary`, `failover` phase Promoting, `failoverCount + 1`), then carried out; a restart
- *   resumes it.
+ *   resumes it. The loss is bounded (old primary's last seen offset − the promoted offset) only
+ *   when both offsets count bytes of one replication history (`master_replid`); else Unknown.
  * - Every other reachable pod follows the primary: a replica of another address, or a second
  *   server claiming primary, is pointed at the primary (`REPLICAOF`, fencing the latter).
  * - Labels: only the primary's pod carries `role=primary`, so the read-write Service follows it;
@@ -35,6 +36,11 @@ export type NodeView =
       reachable: true;
       role: 'primary' | 'replica';
       runId: string;
+      /**
+       * `master_replid`: the replication history the offset counts bytes of. Offsets of two
+       * histories are not comparable (a primary partitioned during a failover writes its own).
+       */
+      replId: string;
       offset: number;
       primary?: { host: string; port: number; linkUp: boolean };
       loading: boolean;
@@ -61,9 +67,10 @@ export interface PodFacts {
 export interface PrimaryMemory {
   /**
    * The primary as last seen serving: its offset then, and a time no later than that offset was
-   * read (`RolePlanInput.observedAt`), so every write acknowledged by `at` is within `offset`.
+   * read (`RolePlanInput.observedAt`), so every write acknowledged by `at` is within `offset`
+   * of the replication history `replId`.
    */
-  lastSeen?: { pod: string; runId: string; offset: number; at: string };
+  lastSeen?: { pod: string; runId: string; replId: string; offset: number; at: string };
   /** When the current primary was first seen lost. */
   lostSince?: string;
   lostReason?: LossReason;
@@ -246,6 +253,7 @@ function planStandalone(input: RolePlanInput): RolePlan {
           lastSeen: {
             pod: name!,
             runId: node.runId,
+            replId: node.replId,
             offset: node.offset,
             at: input.observedAt ?? input.now,
           },
@@ -439,19 +447,24 @@ function primaryLost(ctx: RoleContext, loss: Loss): PodFacts | undefined {
  * Promoting, `failoverCount + 1` — counted once: a restart resumes this record, never chooses
  * again), then the promotion. The bound: what the old primary was last seen to hold (its offset
  * at `primaryLastSeenAt`) beyond the promoted replica's offset; `Unknown` when this process never
- * saw it serve.
+ * saw it serve, or when the replica holds another replication history than the one the old
+ * primary was seen on (one that served as primary on its own, e.g. partitioned during an earlier
+ * failover): its offset is not a position in the old primary's stream, and everything the old
+ * primary acknowledged may be lost.
  */
 function decideFailover(ctx: RoleContext, loss: Loss, since: string, to: PodFacts) {
   const { next, memory } = ctx;
   const { now } = ctx.input;
-  const promotedOffset = serving(to)!.offset;
+  const { offset: promotedOffset, replId } = serving(to)!;
   const seen =
     memory.lastSeen &&
     memory.lastSeen.pod === next.primary &&
     memory.lastSeen.runId === next.primaryRunId
       ? memory.lastSeen
       : undefined;
-  const bytesPossiblyLost = seen ? Math.max(0, seen.offset - promotedOffset) : undefined;
+  const sameHistory = seen?.replId === replId;
+  const bytesPossiblyLost =
+    seen && sameHistory ? Math.max(0, seen.offset - promotedOffset) : undefined;
   const record: FailoverRecord = {
     phase: 'Promoting',
     from: next.primary!,
@@ -460,13 +473,14 @@ function decideFailover(ctx: RoleContext, loss: Loss, since: string, to: PodFact
     startedAt: now,
     primaryLostAt: since,
     promotedOffset,
-    ...(seen
-      ? { primaryLastOffset: seen.offset, primaryLastSeenAt: seen.at, bytesPossiblyLost }
-      : {}),
-    lossBound: seen ? 'Bounded' : 'Unknown',
-    message: seen
-      ? `${to.name} (offset ${promotedOffset}) replaces ${next.primary} (${loss.detail}; last seen at offset ${seen.offset} at ${seen.at}): at most ${bytesPossiblyLost} bytes of the replication stream seen on the old primary were not on the new one; writes after ${seen.at} are not covered by this bound`
-      : `${to.name} (offset ${promotedOffset}) replaces ${next.primary} (${loss.detail}); this controller never saw the old primary serve, so what was lost is unknown`,
+    ...(seen ? { primaryLastOffset: seen.offset, primaryLastSeenAt: seen.at } : {}),
+    ...(bytesPossiblyLost !== undefined ? { bytesPossiblyLost } : {}),
+    lossBound: bytesPossiblyLost !== undefined ? 'Bounded' : 'Unknown',
+    message: !seen
+      ? `${to.name} (offset ${promotedOffset}) replaces ${next.primary} (${loss.detail}); this controller never saw the old primary serve, so what was lost is unknown`
+      : !sameHistory
+        ? `${to.name} (offset ${promotedOffset}) replaces ${next.primary} (${loss.detail}; last seen at offset ${seen.offset} at ${seen.at}): ${to.name} holds another replication history than the old primary (replication id ${replId}, not ${seen.replId}), so what was lost is unknown — up to everything the old primary acknowledged`
+        : `${to.name} (offset ${promotedOffset}) replaces ${next.primary} (${loss.detail}; last seen at offset ${seen.offset} at ${seen.at}): at most ${bytesPossiblyLost} bytes of the replication stream seen on the old primary were not on the new one; writes after ${seen.at} are not covered by this bound`,
   };
   ctx.next = {
     ...next,
@@ -499,6 +513,7 @@ function recordServing(ctx: RoleContext, primaryPod: PodFacts | undefined): bool
     lastSeen: {
       pod: primaryPod.name,
       runId: primaryNode.runId,
+      replId: primaryNode.replId,
       offset: primaryNode.offset,
       at: ctx.input.observedAt ?? ctx.input.now,
     },
