@@ -196,6 +196,16 @@ export const postgresAlerts: readonly AlertSpec[] = [
       'The newest base backup attempt of {{ $value }} PostgresCluster(s) in {{ $labels.namespace }} failed and none has succeeded since; status.backup.lastFailed says why.',
   },
   {
+    alert: 'StewardPostgresWalArchivingFailing',
+    severity: 'critical',
+    expr: (job) => `max by (${byObject}) (steward_postgres_wal_archiving_failing{${job}}) > 0`,
+    for: '5m',
+    summary:
+      'A PostgreSQL primary in namespace {{ $labels.namespace }} cannot archive its WAL: its volume is filling.',
+    description:
+      'For 5 minutes {{ $value }} PostgresCluster(s) in {{ $labels.namespace }} have failed to archive WAL into their backup destination (status.backup.walArchiving): every segment stays on the primary’s volume until it is archived, and the restore point no longer moves. Fix it before the volume fills and the primary stops.',
+  },
+  {
     alert: 'StewardPostgresRestoreRehearsalFailed',
     severity: 'warning',
     expr: (job) => `max by (${byObject}) (steward_postgres_restore_rehearsals_failed{${job}}) > 0`,

@@ -331,6 +331,19 @@ function cases(job: string): Record<string, Case[]> {
         eval_time: '2m',
       },
     ],
+    StewardPostgresWalArchivingFailing: [
+      {
+        what: 'failing for 10 minutes',
+        series: [gauge('steward_postgres_wal_archiving_failing', '1x10')],
+        eval_time: '10m',
+        fires: { labels: objLabels, value: '1' },
+      },
+      {
+        what: 'a failure that cleared within 5 minutes',
+        series: [gauge('steward_postgres_wal_archiving_failing', '1x3 0x7')],
+        eval_time: '10m',
+      },
+    ],
     StewardPostgresRestoreRehearsalFailed: [
       {
         what: 'the newest rehearsal failed',

@@ -237,6 +237,24 @@ export const BackupStatus = Type.Object({
     }),
   ),
   count: Type.Optional(Type.Integer({ minimum: 0, description: 'Base backups kept.' })),
+  walArchiving: Type.Optional(
+    Type.Object(
+      {
+        failing: Type.Boolean({
+          description:
+            'The newest attempt to archive a WAL segment failed (no success since): the primary keeps every segment until it is archived, so its volume fills.',
+        }),
+        readySegments: Type.Integer({
+          minimum: 0,
+          description: 'Segments waiting to be archived.',
+        }),
+        lastArchivedAt: Type.Optional(Type.String({ format: 'date-time' })),
+        lastFailedAt: Type.Optional(Type.String({ format: 'date-time' })),
+        lastFailedWal: Type.Optional(Type.String({ description: 'The segment that failed.' })),
+      },
+      { description: 'The primary’s WAL archiving into the backup destination, as last seen.' },
+    ),
+  ),
 });
 
 export type BackupSpec = Static<typeof BackupSpec>;

@@ -154,6 +154,17 @@ describe('the PostgresCluster gauges, per namespace', () => {
               result: 'Failed',
               message: 'm',
             },
+            walArchiving: { failing: true, readySegments: 12 },
+          },
+        },
+      ),
+      cluster(
+        'f',
+        { backup: { schedule: '0 3 * * *' } },
+        {
+          backup: {
+            lastSuccessful: backup('2026-12-05T03:00:00Z', '2026-12-05T03:10:00Z'),
+            walArchiving: { failing: false, readySegments: 1 },
           },
         },
       ),
@@ -172,6 +183,8 @@ describe('the PostgresCluster gauges, per namespace', () => {
         (now - Date.parse('2026-12-04T03:10:00Z')) / 1000,
       steward_postgres_backups_failing: 1,
       steward_postgres_restore_rehearsals_failed: 1,
+      steward_postgres_wal_archiving_failing: 1,
+      steward_postgres_wal_archive_ready_segments: 12,
     });
     expect(stats.get('ops')).toMatchObject({
       steward_failovers: 7,

@@ -82,6 +82,10 @@ function bestStandbyLag(cluster: PostgresCluster): number | undefined {
  *   of the cluster longest without one (since creation when none yet), among clusters with backups
  * - `steward_postgres_backups_failing` — clusters whose newest backup attempt failed
  * - `steward_postgres_restore_rehearsals_failed` — clusters whose newest restore rehearsal failed
+ * - `steward_postgres_wal_archiving_failing` — clusters whose primary cannot archive its WAL
+ *   (status.backup.walArchiving.failing): its volume fills until it can
+ * - `steward_postgres_wal_archive_ready_segments` — the most WAL segments waiting to be archived on
+ *   any primary
  */
 export const postgresClusterGauges: readonly NamespaceGauge<PostgresCluster>[] = [
   ...failoverGauges(
@@ -165,5 +169,19 @@ export const postgresClusterGauges: readonly NamespaceGauge<PostgresCluster>[] =
       'Clusters whose newest restore rehearsal (spec.backup.verify) failed, per namespace.',
     aggregate: 'sum',
     value: (c) => (c.status?.backup?.lastVerification?.result === 'Failed' ? 1 : 0),
+  },
+  {
+    name: 'steward_postgres_wal_archiving_failing',
+    description:
+      'Clusters whose primary cannot archive its WAL into the backup destination (the newest attempt failed, none succeeded since): its volume fills until it can, per namespace.',
+    aggregate: 'sum',
+    value: (c) => (c.status?.backup?.walArchiving?.failing ? 1 : 0),
+  },
+  {
+    name: 'steward_postgres_wal_archive_ready_segments',
+    description:
+      'The most WAL segments waiting to be archived on any primary (each stays on its volume until archived), per namespace.',
+    aggregate: 'max',
+    value: (c) => c.status?.backup?.walArchiving?.readySegments,
   },
 ];

@@ -21,6 +21,8 @@ export const PostgresReasons = {
   Initialising: 'Initialising',
   SwitchingOver: 'SwitchingOver',
   InvalidParameters: 'InvalidParameters',
+  /** The primary cannot archive its WAL into the backup destination: its volume fills. */
+  WalArchivingFailing: 'WalArchivingFailing',
   /** Being deleted with deletionPolicy Delete: the final backup is taken first. */
   FinalBackup: 'FinalBackup',
   // Terminal (Stalled) reasons, besides the shared and the profile guardrails':

@@ -26,6 +26,7 @@ export {
   type ReachablePgObservation,
   type ReplicationPeer,
   type UnreachablePgObservation,
+  type WalArchiver,
   type WalReceiver,
 } from './observation.js';
 export { quoteIdentifier, quoteLiteral } from './quote.js';

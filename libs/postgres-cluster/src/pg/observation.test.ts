@@ -160,3 +160,53 @@ describe('observationFromRows', () => {
     expect(() => observationFromRows(observedAt, facts, [], [])).toThrow();
   });
 });
+
+describe('the WAL archiver of a primary', () => {
+  const facts = (archiver: string | null) => ({
+    system_identifier: '7714618587154883085',
+    postmaster_start_time: '2026-01-02 03:00:00.123+00',
+    server_version: '170012',
+    in_recovery: 'false',
+    current_lsn: '0/3000148',
+    walfile: '000000010000000000000003',
+    checkpoint_timeline: '1',
+    primary_conninfo: '',
+    synchronous_standby_names: '',
+    pending_restart: '[]',
+    archiver,
+  });
+  it('reads the counts, the times, the failed segment and the segments waiting', () => {
+    const o = observationFromRows(
+      '2026-01-02T03:04:05.000Z',
+      facts(
+        '{"archived" : 12, "failed" : 3, "lastArchivedAt" : "2026-01-02T03:00:01.5+00:00", "lastFailedAt" : "2026-01-02T03:04:00+00:00", "lastFailedWal" : "00000001000000000000000D", "ready" : 4}',
+      ),
+      [],
+      [],
+    );
+    expect(o.archiver).toEqual({
+      archivedCount: 12,
+      failedCount: 3,
+      lastArchivedAt: '2026-01-02T03:00:01.500Z',
+      lastFailedAt: '2026-01-02T03:04:00.000Z',
+      lastFailedWal: '00000001000000000000000D',
+      readySegments: 4,
+    });
+  });
+  it('a server that never archived: counts of 0, no times', () => {
+    const o = observationFromRows(
+      '2026-01-02T03:04:05.000Z',
+      facts(
+        '{"archived" : 0, "failed" : 0, "lastArchivedAt" : null, "lastFailedAt" : null, "lastFailedWal" : null, "ready" : 0}',
+      ),
+      [],
+      [],
+    );
+    expect(o.archiver).toEqual({ archivedCount: 0, failedCount: 0, readySegments: 0 });
+  });
+  it('a standby has none', () => {
+    expect('archiver' in observationFromRows('2026-01-02T03:04:05.000Z', facts(null), [], [])).toBe(
+      false,
+    );
+  });
+});

@@ -44,6 +44,19 @@ export interface WalReceiver {
   lastMessageReceiptTime?: string;
 }
 
+/** A primary's WAL archiver (`pg_stat_archiver` and the archive status directory). */
+export interface WalArchiver {
+  archivedCount: number;
+  failedCount: number;
+  /** ISO time of the newest segment archived. */
+  lastArchivedAt?: string;
+  /** ISO time of the newest failure, and the segment it failed on. */
+  lastFailedAt?: string;
+  lastFailedWal?: string;
+  /** Segments waiting to be archived (`.ready` files): the primary keeps each until archived. */
+  readySegments: number;
+}
+
 export interface ReachablePgObservation {
   reachable: true;
   /** ISO time taken before the first query was sent: nothing observed is older than this. */
@@ -77,6 +90,8 @@ export interface ReachablePgObservation {
   synchronousStandbyNames: string;
   /** Parameters changed in the configuration that take effect only after a restart. */
   pendingRestart: string[];
+  /** Primary only: its WAL archiver. */
+  archiver?: WalArchiver;
 }
 
 export interface UnreachablePgObservation {
@@ -109,7 +124,13 @@ SELECT (pg_control_system()).system_identifier::text AS system_identifier,
   current_setting('primary_conninfo') AS primary_conninfo,
   current_setting('synchronous_standby_names') AS synchronous_standby_names,
   (SELECT coalesce(json_agg(name ORDER BY name), '[]')::text FROM pg_settings WHERE pending_restart)
-    AS pending_restart
+    AS pending_restart,
+  CASE WHEN NOT r.in_recovery THEN (SELECT json_build_object(
+    'archived', a.archived_count, 'failed', a.failed_count,
+    'lastArchivedAt', a.last_archived_time, 'lastFailedAt', a.last_failed_time,
+    'lastFailedWal', a.last_failed_wal,
+    'ready', (SELECT count(*) FROM pg_ls_archive_statusdir() WHERE name LIKE '%.ready'))::text
+    FROM pg_stat_archiver a) END AS archiver
 FROM r`;
 
 export const replicationQuery = `SELECT application_name, host(client_addr) AS client_addr, state,
@@ -164,6 +185,29 @@ export function observationFromRows(
     primaryConninfo: facts['primary_conninfo'] ?? '',
     synchronousStandbyNames: facts['synchronous_standby_names'] ?? '',
     pendingRestart: pendingRestart as string[],
+    ...optional('archiver', facts['archiver'] ? archiverFrom(facts['archiver']) : undefined),
+  };
+}
+
+/** The archiver column (a JSON object; timestamps as PostgreSQL's JSON prints them). */
+function archiverFrom(text: string): WalArchiver {
+  const a = JSON.parse(text) as Record<string, unknown>;
+  const count = (key: string) => {
+    const n = Number(a[key] ?? 0);
+    if (!Number.isInteger(n) || n < 0) throw new TypeError(`not a count: ${String(a[key])}`);
+    return n;
+  };
+  const time = (key: string) => (typeof a[key] === 'string' ? iso(a[key]) : undefined);
+  return {
+    archivedCount: count('archived'),
+    failedCount: count('failed'),
+    ...optional('lastArchivedAt', time('lastArchivedAt')),
+    ...optional('lastFailedAt', time('lastFailedAt')),
+    ...optional(
+      'lastFailedWal',
+      typeof a['lastFailedWal'] === 'string' ? a['lastFailedWal'] : undefined,
+    ),
+    readySegments: count('ready'),
   };
 }
 

@@ -9,6 +9,7 @@ import {
   type DecisionMarks,
 } from '@steward/workload';
 import { type BackupRequest } from '../backup/reconcile.js';
+import { walArchivingOf } from '../backup/wal-archiving.js';
 import { DataVolumeName } from '../children/index.js';
 import { type PlanMemory } from '../plan/plan.js';
 import { type Resolution } from '../resolve.js';
@@ -134,6 +135,13 @@ export async function convergeCluster(
     state.requests(namespace, name),
   );
   outcome.problems.push(...backup.problems);
+  // The primary's WAL archiving: a failure fills its volume (and stops the restore point).
+  let backupStatus = backup.status;
+  if (backupStatus && instances.archiver) {
+    const wal = walArchivingOf(instances.archiver);
+    backupStatus = { ...backupStatus, walArchiving: wal.status };
+    if (wal.problem) outcome.problems.push(wal.problem);
+  }
   const target = state.admission(given, obj.spec.version);
   const upgrade = await upgradePhase(
     env,
@@ -174,7 +182,7 @@ export async function convergeCluster(
     problems: outcome.problems,
     notes: outcome.notes,
     upgrade,
-    ...(backup.status ? { backup: backup.status } : {}),
+    ...(backupStatus ? { backup: backupStatus } : {}),
     ...(restore ? { restore } : {}),
     now: now().toISOString(),
   };

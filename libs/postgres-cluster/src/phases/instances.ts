@@ -16,7 +16,7 @@ import {
   standbyConninfo,
   Superuser,
 } from '../children/index.js';
-import { type PgEndpoint, type PgObservation } from '../pg/index.js';
+import { type PgEndpoint, type PgObservation, type WalArchiver } from '../pg/index.js';
 import {
   planInstances,
   type InstanceFacts,
@@ -153,6 +153,8 @@ export function instanceProblems(facts: InstanceFacts[]): Problem[] {
 export interface InstancesOutcome {
   plan: Plan;
   facts: InstanceFacts[];
+  /** The serving primary's WAL archiver, as observed. */
+  archiver?: WalArchiver;
   /** Actions that failed (their messages). */
   failed: string[];
   problems: Problem[];
@@ -184,9 +186,12 @@ export async function instancesPhase(
   const endpoint = endpointWith(synced.superuserPassword);
   // Before any instance is observed: the primary's LSN covers every commit acknowledged by then.
   const observedAt = env.now().toISOString();
-  const facts = await instanceFacts(topology.pods, topology.set, async (ip) =>
-    viewOf(await env.pg.observe(endpoint(ip), { signal: ctx.signal })),
-  );
+  const archivers = new Map<string, WalArchiver>();
+  const facts = await instanceFacts(topology.pods, topology.set, async (ip) => {
+    const observation = await env.pg.observe(endpoint(ip), { signal: ctx.signal });
+    if (observation.reachable && observation.archiver) archivers.set(ip, observation.archiver);
+    return viewOf(observation);
+  });
   const plan = planInstances(
     planInputOf(
       cluster,
@@ -208,9 +213,12 @@ export async function instancesPhase(
   if (plan.switchoverHandled && topology.requested)
     await clearSwitchoverRequest(env, cluster, topology.requested);
   const failed = await carryOut(env, cluster, plan.actions, facts, endpoint, plan.memory, synced);
+  const primaryIp = facts.find((f) => f.name === plan.health.primary)?.ip;
+  const archiver = primaryIp ? archivers.get(primaryIp) : undefined;
   return {
     plan,
     facts,
+    ...(archiver ? { archiver } : {}),
     failed,
     problems: [
       ...failed.map((message) => ({ reason: PostgresReasons.InstanceFailing, message })),
