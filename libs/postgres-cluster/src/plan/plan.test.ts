@@ -530,6 +530,55 @@ describe('planInstances: a resumed failover whose old primary serves again', () 
   });
 });
 
+describe('planInstances: a resumed failover whose old primary is down', () => {
+  it('fences the old primary before the promotion: a controller stopping in between never leaves it told primary', () => {
+    // The model's seed 1000 (plan.model.test.ts): the controller stopped right after recording
+    // the failover, and again right after the resumed promotion — before the fence, which came
+    // last. The old primary, down meanwhile, kept its label and the instruction `primary`; its
+    // container restarted and its agent started it as a second primary, in the read-write
+    // Service beside the promoted one.
+    const resumed = planInstances(
+      base({
+        status: {
+          currentPrimary: 'pg-2',
+          systemIdentifier: sysid,
+          failoverCount: 1,
+          failover: {
+            phase: 'Promoting',
+            from: 'pg-0',
+            to: 'pg-2',
+            reason: 'PrimaryNotRunning',
+            startedAt: at(0),
+            promotedLsn: '0/1388',
+            dataLossRisk: 'Bounded',
+            message: 'failover',
+          },
+        },
+        instances: [
+          pod(0, { instruction: 'primary', roleLabel: 'primary' }),
+          pod(1, {
+            instruction: 'standby 10.0.0.1',
+            roleLabel: 'standby',
+            view: standbyView(5000n),
+          }),
+          pod(2, {
+            instruction: 'standby 10.0.0.1',
+            roleLabel: 'standby',
+            view: standbyView(5000n),
+          }),
+        ],
+      }),
+    );
+    expect(resumed.status).toBeUndefined();
+    expect(resumed.actions).toEqual([
+      { type: 'label', pod: 'pg-0', role: null },
+      { type: 'instruct', pod: 'pg-0', instruction: 'wait' },
+      { type: 'instruct', pod: 'pg-2', instruction: 'primary' },
+      { type: 'promote', pod: 'pg-2' },
+    ]);
+  });
+});
+
 describe('planInstances: switchover', () => {
   const stopped = (o: number, facts: Partial<InstanceFacts> = {}) =>
     pod(o, {

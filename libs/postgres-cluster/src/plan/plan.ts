@@ -299,7 +299,9 @@ interface Loss {
  * ({@link requestSwitchover}), and one stopping its old primary ({@link demote}, which ends the
  * plan); then the primary serves ({@link primaryServes}), or a decided promotion is carried out
  * ({@link resumePromotion}), or it is lost ({@link primaryLost}, which may fail over); every other
- * instance follows ({@link follow}); a failover or switchover whose target serves completes.
+ * instance follows ({@link follow}); a resumed promotion is carried out — after the fences
+ * `follow` gave, as a decided failover fences before it promotes; a failover or switchover whose
+ * target serves completes.
  */
 export function planInstances(input: PlanInput): Plan {
   const ctx: PlanContext = {
@@ -336,14 +338,19 @@ export function planInstances(input: PlanInput): Plan {
   const promoting =
     (p.failover?.phase === 'Promoting' && p.failover.to === p.name) ||
     (switchover?.phase === 'Promoting' && switchover.to === p.name);
+  let resumed = false;
   if (p.serving) primaryServes(ctx, p, p.serving, promoting);
   else if (promoting && p.facts && p.view && p.view.systemIdentifier === p.systemIdentifier)
-    resumePromotion(ctx, p, p.facts);
+    resumed = resumePromotion(ctx, p);
   else primaryLost(ctx, p);
 
   // ---- Everyone else follows the serving primary.
   const primaryIp = p.serving ? p.facts?.ip : undefined;
   for (const f of ctx.live) if (f.name !== p.name) follow(ctx, p, f, primaryIp);
+  if (resumed) {
+    instruct(ctx, p.facts, 'primary');
+    ctx.actions.push({ type: 'promote', pod: p.name });
+  }
 
   if (p.serving) {
     completeFailover(ctx, p, p.serving);
@@ -476,15 +483,17 @@ function primaryServes(
 }
 
 /**
- * A promotion decided and not yet carried out (or this reconcile follows a crash): carry it out.
- * A recorded decision is never re-chosen; promoting an instance that already left recovery is a
- * no-op. Never two primaries: if the old primary serves again — it returned before its fence was
- * carried out (a controller that stopped between recording the decision and acting) — promoting
- * now would make two. It is fenced by {@link follow} (out of the read-write Service, told to
- * stop; its fast shutdown hands the streaming standbys its WAL) and the promotion waits until it
- * stopped.
+ * A promotion decided and not yet carried out (or this reconcile follows a crash): true when it
+ * is carried out now (the target told `primary` and promoted, after the fences {@link follow}
+ * gives). A recorded decision is never re-chosen; promoting an instance that already left
+ * recovery is a no-op. Never two primaries: the old primary is fenced by {@link follow} (out of
+ * the read-write Service, told to stop; its fast shutdown hands the streaming standbys its WAL)
+ * before the promotion — a controller stopping in between must not leave it told `primary`,
+ * which it would start as when its container restarts. If it serves again — it returned before
+ * its fence was carried out (a controller that stopped between recording the decision and
+ * acting) — promoting now would make two: the promotion waits until it stopped.
  */
-function resumePromotion(ctx: PlanContext, p: PrimaryObservation, primary: InstanceFacts) {
+function resumePromotion(ctx: PlanContext, p: PrimaryObservation): boolean {
   const switchover = ctx.switchover;
   const switching = switchover?.phase === 'Promoting' && switchover.to === p.name;
   const from = switching ? switchover!.from : p.failover!.from;
@@ -496,14 +505,13 @@ function resumePromotion(ctx: PlanContext, p: PrimaryObservation, primary: Insta
       reason: switching ? PlanReasons.SwitchingOver : PlanReasons.FailingOver,
       message: `${from} serves as a primary again: it is told to stop before ${p.name} is promoted`,
     };
-  } else {
-    instruct(ctx, primary, 'primary');
-    ctx.actions.push({ type: 'promote', pod: p.name });
-    ctx.progressing = {
-      reason: switching ? PlanReasons.SwitchingOver : PlanReasons.FailingOver,
-      message: `promoting ${p.name} (${switching ? 'switchover' : 'failover'} from ${from})`,
-    };
+    return false;
   }
+  ctx.progressing = {
+    reason: switching ? PlanReasons.SwitchingOver : PlanReasons.FailingOver,
+    message: `promoting ${p.name} (${switching ? 'switchover' : 'failover'} from ${from})`,
+  };
+  return true;
 }
 
 /** Why the recorded primary does not serve. */
