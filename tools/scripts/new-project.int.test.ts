@@ -1,5 +1,6 @@
-// `new-project.ts controller <Kind>` (issue 9, item 7): the scaffold's output for a throwaway kind
-// passes the whole pipeline as written — generators' checks, lint, typecheck, build and every test
+// `new-project.ts controller <Kind>` (issue 9, item 7): the scaffold's output for a throwaway kind —
+// and, with `--workload` (issue 25, item 9), for a throwaway in-cluster kind next to it — passes
+// the whole pipeline as written — generators' checks, lint, typecheck, build and every test
 // of its four projects (a real API server, the shared chart suite, the app as a process under its
 // chart's RBAC), the app's dependency check, the module boundaries, helm lint and prettier — in a
 // throwaway copy of the repository, so the real tree is never written to.
@@ -31,9 +32,15 @@ import { controllerNames, familyPaths, familyProjects } from './new-controller.j
 
 const root = join(import.meta.dirname, '..', '..');
 const names = controllerNames('Gadget');
-const projects = familyProjects(names);
+/** The workload family, scaffolded in the same copy: none of its tests needs the node tier. */
+const workload = controllerNames('Gizmo', { workload: true });
+const families = [names, workload];
+const projects = families.flatMap(familyProjects);
 /** What the scaffold writes that `prettier --check` must find formatted. */
-const formatted = [...familyPaths(names).slice(0, -1), 'tsconfig.base.json'];
+const formatted = [
+  ...families.flatMap((family) => familyPaths(family).slice(0, -1)),
+  'tsconfig.base.json',
+];
 
 interface Outcome {
   code: number | null;
@@ -166,21 +173,20 @@ async function throwawayCopy(): Promise<string> {
   return copy;
 }
 
-/** The real tree's traces of the throwaway family: none, before and after. */
+/** The real tree's traces of the throwaway families: none, before and after. */
 function tracesInRealTree(): string[] {
-  const paths = familyPaths(names).filter((p) => existsSync(join(root, p)));
+  const paths = families.flatMap(familyPaths).filter((p) => existsSync(join(root, p)));
   const links = projects
     .map((p) => join('node_modules', '@steward', p))
     .filter((p) => lstatSync(join(root, p), { throwIfNoEntry: false }));
-  const aliases = readFileSync(join(root, 'tsconfig.base.json'), 'utf8').includes(
-    `"@steward/${names.apiLib}"`,
-  )
+  const base = readFileSync(join(root, 'tsconfig.base.json'), 'utf8');
+  const aliases = families.some((family) => base.includes(`"@steward/${family.apiLib}"`))
     ? ['tsconfig.base.json']
     : [];
   return [...paths, ...links, ...aliases];
 }
 
-describe(`new-project.ts controller ${names.kind}, in a throwaway copy of the repository`, () => {
+describe(`new-project.ts controller ${names.kind} and ${workload.kind} --workload, in a throwaway copy of the repository`, () => {
   let copy: string | undefined;
   let env: NodeJS.ProcessEnv;
   let scaffolded = false;
@@ -237,25 +243,34 @@ describe(`new-project.ts controller ${names.kind}, in a throwaway copy of the re
     if (!scaffolded) throw new Error('the scaffold did not run (see the first failure)');
   };
 
-  it('writes the family, its chart with the generated CRD, values schema and dashboard, and says what next', async () => {
-    const output = await step('npx', [
-      'tsx',
-      'tools/scripts/new-project.ts',
-      'controller',
-      names.kind,
-    ]);
-    scaffolded = true;
-    const written = familyPaths(names).filter((p) => existsSync(join(copy!, p)));
-    expect(written).toEqual(familyPaths(names).slice(0, -1)); // no per-chart file in tools/charts
-    for (const generated of [
-      `charts/${names.app}/crds/${names.plural}.${names.group}.yaml`,
-      `charts/${names.app}/values.schema.json`,
-      `charts/${names.app}/dashboards/${names.app}.json`,
-    ]) {
-      expect(existsSync(join(copy!, generated)), generated).toBe(true);
-    }
-    expect(output).toContain(`nx run-many -t lint typecheck build test -p ${projects.join(' ')}`);
-  }, 180_000);
+  it.each(families)(
+    'writes the family of $kind (workload: $workload), its chart with the generated CRDs, values schema and dashboard, and says what next',
+    async (family) => {
+      const output = await step('npx', [
+        'tsx',
+        'tools/scripts/new-project.ts',
+        'controller',
+        family.kind,
+        ...(family.workload ? ['--workload'] : []),
+      ]);
+      scaffolded = true;
+      const written = familyPaths(family).filter((p) => existsSync(join(copy!, p)));
+      expect(written).toEqual(familyPaths(family).slice(0, -1)); // no per-chart file in tools/charts
+      for (const generated of [
+        `charts/${family.app}/crds/${family.plural}.${family.group}.yaml`,
+        // A workload kind resolves kubernetes ProviderProfiles: their CRD ships with it.
+        ...(family.workload ? [`charts/${family.app}/crds/providerprofiles.steward.dev.yaml`] : []),
+        `charts/${family.app}/values.schema.json`,
+        `charts/${family.app}/dashboards/${family.app}.json`,
+      ]) {
+        expect(existsSync(join(copy!, generated)), generated).toBe(true);
+      }
+      expect(output).toContain(
+        `nx run-many -t lint typecheck build test -p ${familyProjects(family).join(' ')}`,
+      );
+    },
+    180_000,
+  );
 
   it('refuses the same kind again, naming what exists, and writes nothing', async () => {
     afterScaffold();
@@ -280,18 +295,19 @@ describe(`new-project.ts controller ${names.kind}, in a throwaway copy of the re
       const output = await step(
         'npx',
         ['nx', 'run-many', '-t', 'lint', 'typecheck', 'build', 'test', '-p', ...projects],
-        { timeoutMs: 12 * 60_000 },
+        { timeoutMs: 20 * 60_000 },
       );
       expect(output).toContain(
-        `Successfully ran targets lint, typecheck, build, test for 4 projects`,
+        `Successfully ran targets lint, typecheck, build, test for ${projects.length} projects`,
       );
     },
-    13 * 60_000,
+    21 * 60_000,
   );
 
   it("declares exactly what its code imports, keeps the families apart, and follows the registry's conventions", async () => {
     afterScaffold();
-    await step('npx', ['tsx', 'tools/scripts/app-dependencies.ts', names.app]);
+    for (const family of families)
+      await step('npx', ['tsx', 'tools/scripts/app-dependencies.ts', family.app]);
     await step('npx', [
       'vitest',
       'run',
@@ -308,9 +324,9 @@ describe(`new-project.ts controller ${names.kind}, in a throwaway copy of the re
     const output = await step(env['STEWARD_HELM_BIN']!, [
       'lint',
       '--strict',
-      `charts/${names.app}`,
+      ...families.map((family) => `charts/${family.app}`),
     ]);
-    expect(output).toContain('1 chart(s) linted, 0 chart(s) failed');
+    expect(output).toContain(`${families.length} chart(s) linted, 0 chart(s) failed`);
   }, 60_000);
 
   it('is formatted as prettier formats it', async () => {
