@@ -185,6 +185,7 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
     const password = await passwords.of(obj, synced);
     // Volumes grow with spec.persistence.size (StatefulSet templates cannot change).
     const problems: { reason: string; message: string }[] = [];
+    const refusals: { reason: string; message: string }[] = [];
     if (resolved.storage) {
       const grown = await volumes.step(
         deps.claims(namespace, name),
@@ -199,6 +200,7 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
           ),
       );
       problems.push(...grown.problems);
+      refusals.push(...grown.refusals);
     }
     const pods = deps.pods(namespace, name);
     const { plan, failed } = await rolesPhase(rolesEnv, ctx, obj, pods, password, memories, marks);
@@ -233,6 +235,7 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
         durable: Boolean(resolved.storage),
         problems,
         failures,
+        refusals,
       }),
     );
     const scaled = scalingEvent(

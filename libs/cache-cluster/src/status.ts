@@ -53,6 +53,8 @@ export interface StatusInput {
   problems: { reason: string; message: string }[];
   /** Why pods or volumes do not come up (`workloadFailures`): Ready=False names them. */
   failures?: { reason: string; message: string }[];
+  /** Spec changes that cannot take effect: Ready=False (not converged) names them. */
+  refusals?: { reason: string; message: string }[];
 }
 
 export interface CacheStatusChange {
@@ -154,6 +156,7 @@ export function cacheStatus(input: StatusInput): CacheStatusChange {
     progressing,
     degradations,
     ...(input.failures ? { failures: input.failures } : {}),
+    ...(input.refusals ? { refusals: input.refusals } : {}),
     healthyMessage: 'every pod is in its role',
   });
   return {

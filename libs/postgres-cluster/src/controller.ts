@@ -229,6 +229,7 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
 
   const marks = new DecisionMarks();
   const state: ConvergeState = {
+    parameterChecks: new Map(),
     memories,
     marks,
     plannedRestarts,
@@ -260,6 +261,7 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
       env.backups.forget(obj.metadata.uid ?? '');
       plannedRestarts.delete(obj.metadata.uid ?? '');
       marks.forget(obj.metadata.uid ?? '');
+      state.parameterChecks.delete(obj.metadata.uid ?? '');
     },
   });
 }

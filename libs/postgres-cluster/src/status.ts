@@ -65,6 +65,8 @@ export interface StatusInput {
   notes: { reason: string; message: string }[];
   /** Why pods or volumes do not come up (`workloadFailures`): Ready=False names them. */
   failures?: { reason: string; message: string }[];
+  /** Spec changes that cannot take effect: Ready=False (not converged) names them. */
+  refusals?: { reason: string; message: string }[];
 }
 
 export interface PostgresStatusChange {
@@ -151,6 +153,7 @@ export function postgresStatus(input: StatusInput): PostgresStatusChange {
     notes: input.notes,
     degradations,
     ...(input.failures ? { failures: input.failures } : {}),
+    ...(input.refusals ? { refusals: input.refusals } : {}),
     healthyMessage: 'every instance is in its role',
   });
   const port = input.endpoints.port;

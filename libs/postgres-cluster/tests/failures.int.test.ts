@@ -7,7 +7,7 @@
 import { findCondition } from '@steward/conditions';
 import { Manager } from '@steward/controller';
 import { PostgresCluster, type PostgresClusterSpec } from '@steward/postgres-cluster-api';
-import { KubeClient } from '@steward/kube';
+import { KubeClient, Pods, StatefulSets, type KubeObject } from '@steward/kube';
 import { eventually, gitOpsReading, installCRDs, repoRoot } from '@steward/testing';
 import { acquireNodeTier, localImages, type NodeTier } from '@steward/testing-node-tier';
 import { join } from 'node:path';
@@ -85,4 +85,52 @@ describe('failures named on the node tier (PostgresCluster)', () => {
     expect(findCondition(obj.status?.conditions, 'Degraded')).toMatchObject({ status: 'True' });
     expect((await gitOpsReading(obj)).kstatus).not.toBe('Current');
   });
+
+  it('a parameter change the server would refuse is checked first: not rolled out, said in Ready=False; a valid one is', async () => {
+    await create('tuned', { version: '17' } as PostgresClusterSpec);
+    const ready = await eventually(
+      async () => {
+        const obj = await admin.get<PostgresCluster>(Kind, 'tuned', ns);
+        return findCondition(obj.status?.conditions, 'Ready')?.status === 'True' ? obj : undefined;
+      },
+      { description: 'tuned Ready', timeoutMs: 180_000 },
+    );
+    const podBefore = await admin.get<KubeObject>(Pods, `tuned-0`, ns);
+    const stsBefore = await admin.get<StatefulSetLike>(StatefulSets, 'tuned', ns);
+    await admin.mergePatch(Kind, 'tuned', ns, { spec: { parameters: { work_mem: 'lots' } } });
+    const refused = await named('tuned', ['InvalidParameters']);
+    expect(findCondition(refused.status?.conditions, 'Ready')!.message).toBe(
+      'spec.parameters not applied (the instances keep their settings): work_mem takes a whole number with an optional unit (B, kB, MB, GB, TB) in 64..2147483647 kB, not "lots"',
+    );
+    expect(refused.metadata.generation).toBeGreaterThan(ready.metadata.generation!);
+    expect((await gitOpsReading(refused)).kstatus).not.toBe('Current');
+    // Nothing rolled: the pod template is the same, the pod the same.
+    const sts = await admin.get<StatefulSetLike>(StatefulSets, 'tuned', ns);
+    expect(sts.spec.template.metadata.annotations).toEqual(
+      stsBefore.spec.template.metadata.annotations,
+    );
+    expect((await admin.get<KubeObject>(Pods, 'tuned-0', ns)).metadata.uid).toBe(
+      podBefore.metadata.uid,
+    );
+    // A valid value is applied (the instances restart with it) and the cluster converges.
+    await admin.mergePatch(Kind, 'tuned', ns, { spec: { parameters: { work_mem: '8MB' } } });
+    await eventually(
+      async () => {
+        const obj = await admin.get<PostgresCluster>(Kind, 'tuned', ns);
+        const cond = findCondition(obj.status?.conditions, 'Ready');
+        const template = (await admin.get<StatefulSetLike>(StatefulSets, 'tuned', ns)).spec.template
+          .metadata.annotations;
+        return cond?.status === 'True' &&
+          cond.observedGeneration === obj.metadata.generation &&
+          JSON.stringify(template) !== JSON.stringify(stsBefore.spec.template.metadata.annotations)
+          ? obj
+          : undefined;
+      },
+      { description: 'tuned Ready with work_mem 8MB', timeoutMs: 180_000 },
+    );
+  });
 });
+
+type StatefulSetLike = KubeObject & {
+  spec: { template: { metadata: { annotations?: Record<string, string> } } };
+};

@@ -66,6 +66,7 @@ describe('planVolumeGrowth', () => {
     grow?: string[];
     problems?: string[];
     notes?: string[];
+    refused?: string[];
     forget?: string[];
   }[] = [
     { name: 'nothing to do at the size', claims: [claim('data-c-0', '1Gi')], size: '1Gi' },
@@ -125,7 +126,7 @@ describe('planVolumeGrowth', () => {
       name: 'a size below the volumes cannot take effect, and says so',
       claims: [claim('data-c-0', '2Gi'), claim('data-c-1', '2Gi')],
       size: '1Gi',
-      problems: ['VolumeShrinkNotPossible'],
+      refused: ['VolumeShrinkNotPossible'],
     },
     {
       name: 'a claim without a request (not yet bound by its template) is left alone',
@@ -143,6 +144,7 @@ describe('planVolumeGrowth', () => {
     expect(plan.grow.map((g) => g.claim)).toEqual(c.grow ?? []);
     expect(plan.problems.map((p) => p.reason)).toEqual(c.problems ?? []);
     expect(plan.notes.map((p) => p.reason)).toEqual(c.notes ?? []);
+    expect(plan.refusals.map((p) => p.reason)).toEqual(c.refused ?? []);
     expect(plan.forget).toEqual(c.forget ?? []);
   });
 
@@ -153,7 +155,7 @@ describe('planVolumeGrowth', () => {
       refusals: new Map(),
       now,
     });
-    expect(plan.problems[0]!.message).toBe(
+    expect(plan.refusals[0]!.message).toBe(
       'the storage size 1Gi is below what the volumes have (data-c-0 (2Gi)): volumes never shrink; set the size back to at least the largest, or move the data to a new cluster',
     );
   });

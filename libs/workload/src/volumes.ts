@@ -60,6 +60,8 @@ export interface VolumeGrowthPlan {
   problems: Problem[];
   /** What is under way (Progressing). */
   notes: Problem[];
+  /** A spec that cannot take effect (a shrink): Ready=False, not converged. */
+  refusals: Problem[];
   /** Refusals no longer relevant (the claim has the size now). */
   forget: string[];
 }
@@ -84,7 +86,7 @@ export function compareQuantity(a: string, b: string): -1 | 0 | 1 | undefined {
  * capacity lags its request is expanding; a claim above `size` cannot shrink, and says so.
  */
 export function planVolumeGrowth(facts: VolumeGrowthFacts): VolumeGrowthPlan {
-  const plan: VolumeGrowthPlan = { grow: [], problems: [], notes: [], forget: [] };
+  const plan: VolumeGrowthPlan = { grow: [], problems: [], notes: [], refusals: [], forget: [] };
   const larger: string[] = [];
   for (const claim of facts.claims) {
     const has = claim.spec?.resources?.requests?.storage;
@@ -122,7 +124,7 @@ export function planVolumeGrowth(facts: VolumeGrowthFacts): VolumeGrowthPlan {
     });
   }
   if (larger.length)
-    plan.problems.push({
+    plan.refusals.push({
       reason: VolumeReasons.VolumeShrinkNotPossible,
       message: `the storage size ${facts.size} is below what the volumes have (${larger.join(', ')}): volumes never shrink; set the size back to at least the largest, or move the data to a new cluster`,
     });
@@ -144,7 +146,7 @@ export class VolumeGrowth {
     size: string,
     now: number,
     expanding: (claim: string, from: string, to: string) => void,
-  ): Promise<{ problems: Problem[]; notes: Problem[] }> {
+  ): Promise<{ problems: Problem[]; notes: Problem[]; refusals: Problem[] }> {
     const plan = planVolumeGrowth({ claims, size, refusals: this.refusals, now });
     for (const uid of plan.forget) this.refusals.delete(uid);
     const problems = [...plan.problems];
@@ -167,7 +169,7 @@ export class VolumeGrowth {
           });
       }
     }
-    return { problems, notes: plan.notes };
+    return { problems, notes: plan.notes, refusals: plan.refusals };
   }
 
   /** Forgets what was remembered of a deleted object's claims. */

@@ -75,4 +75,19 @@ describe('workloadConditions', () => {
       message: 'a; b',
     });
   });
+  it('a refused spec change makes even a serving workload Ready=False (not converged), and Degraded', () => {
+    const c = workloadConditions({
+      ...base,
+      ready: true,
+      reason: 'Available',
+      message: 'up',
+      progressing: false,
+      refusals: [{ reason: 'InvalidParameters', message: 'work_mem takes a whole number' }],
+    });
+    expect(c.map((x) => [x.type, x.status, x.reason])).toEqual([
+      ['Ready', 'False', 'InvalidParameters'],
+      ['Progressing', 'False', 'Converged'],
+      ['Degraded', 'True', 'InvalidParameters'],
+    ]);
+  });
 });

@@ -28,6 +28,12 @@ export interface ConditionsInput {
    * the first — never "initialising" for a pod that cannot be scheduled — and all are Degraded.
    */
   failures?: Problem[];
+  /**
+   * Spec changes that cannot take effect (a parameter the server refuses, a volume asked to
+   * shrink): the object is not converged, so `Ready=False` names the first — whatever the
+   * instances' health — and all are Degraded (kstatus reads InProgress, never Current).
+   */
+  refusals?: Problem[];
   /** `Degraded=False`'s message. */
   healthyMessage: string;
 }
@@ -41,14 +47,17 @@ const joined = (ps: Problem[]) => ps.map((p) => p.message).join('; ');
  * with the first degradation's reason and every message.
  */
 export function workloadConditions(input: ConditionsInput): StatedCondition[] {
+  const refusals = input.refusals ?? [];
+  const ready = input.ready && refusals.length === 0;
   const failures = input.ready ? [] : (input.failures ?? []);
   const notes = input.notes ?? [];
-  const degradations = [...failures, ...input.degradations];
-  const [reason, message] = failures.length
-    ? [failures[0]!.reason, joined(failures)]
+  const degradations = [...refusals, ...failures, ...input.degradations];
+  const blocking = refusals.length ? refusals : failures;
+  const [reason, message] = blocking.length
+    ? [blocking[0]!.reason, joined(blocking)]
     : [input.reason, input.message];
   return [
-    { type: 'Ready', status: input.ready ? 'True' : 'False', reason, message },
+    { type: 'Ready', status: ready ? 'True' : 'False', reason, message },
     input.progressing || notes.length
       ? {
           type: 'Progressing',

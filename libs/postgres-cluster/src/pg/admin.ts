@@ -24,9 +24,11 @@ import {
   factsQuery,
   observationFromRows,
   replicationQuery,
+  settingFromRow,
   walReceiverQuery,
   type PgEndpoint,
   type PgObservation,
+  type PgSetting,
   type TextRow,
 } from './observation.js';
 import { quoteIdentifier, quoteLiteral } from './quote.js';
@@ -94,6 +96,12 @@ export interface PgAdmin {
    * begun before the server turned read-only still writes. Returns how many were ended.
    */
   endClientSessions(target: PgEndpoint): Promise<number>;
+  /**
+   * The server's own description of the parameters `names` (`pg_settings`: type, range, unit,
+   * enum values) — those it knows; reads only. How a parameter change is checked before any
+   * instance restarts with it.
+   */
+  settings(target: PgEndpoint, names: string[]): Promise<PgSetting[]>;
   /**
    * On a primary: the role `owner` (LOGIN, its password set as a SCRAM-SHA-256 verifier computed
    * here, so the plain password never reaches the server; altered only when the stored verifier
@@ -342,6 +350,25 @@ class PooledPgAdmin implements PgAdmin {
       });
     } catch (error) {
       throw this.adminError('endClientSessions', target, error);
+    }
+  }
+
+  async settings(target: PgEndpoint, names: string[]): Promise<PgSetting[]> {
+    if (names.length === 0) return [];
+    try {
+      return await this.withClient(target, async (client) =>
+        (
+          await rows(
+            client,
+            `SELECT name, vartype, min_val, max_val, unit,
+                 array_to_json(enumvals)::text AS enumvals
+               FROM pg_settings WHERE name = ANY($1::text[]) ORDER BY name`,
+            [names],
+          )
+        ).map(settingFromRow),
+      );
+    } catch (error) {
+      throw this.adminError('settings', target, error);
     }
   }
 

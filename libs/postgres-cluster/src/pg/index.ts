@@ -21,6 +21,8 @@ export {
 export { formatLsn, lsnDiff, maxLsn, parseLsn } from './lsn.js';
 export {
   observationFromRows,
+  settingFromRow,
+  type PgSetting,
   type PgEndpoint,
   type PgObservation,
   type ReachablePgObservation,

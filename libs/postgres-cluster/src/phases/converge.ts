@@ -23,6 +23,7 @@ import {
   type PhaseOutcome,
 } from './env.js';
 import { endpointWith, instancesPhase } from './instances.js';
+import { parametersPhase, servingPrimary, type ParameterChecks } from './parameters.js';
 import { restorePhase } from './restore.js';
 import { failoverHeld, planRoll, rollPhase } from './roll.js';
 import { clusterStatus } from './status.js';
@@ -35,6 +36,8 @@ export interface ConvergeState {
   memories: Map<string, PlanMemory>;
   /** The failover and switchover records this controller wrote last, per cluster uid. */
   marks: DecisionMarks;
+  /** The parameter sets checked against the server, per cluster uid. */
+  parameterChecks: ParameterChecks;
   /** Primaries restarted on purpose by the roll, per cluster uid. */
   plannedRestarts: Map<string, { pod: string; until: number }>;
   poll: { pollMs: number; busyMs: number };
@@ -70,12 +73,19 @@ export async function convergeCluster(
   const obj = await state.withBackupSettings(given, ctx.signal);
   const restore = await restorePhase(env, ctx, obj);
   const topology = planTopology(obj, env.pods(namespace, name));
+  // A parameter change the server refuses is not rendered: the instances keep their settings.
+  const parameters = await parametersPhase(
+    env,
+    obj,
+    servingPrimary(env, obj, topology),
+    state.parameterChecks,
+  );
   const synced = await syncChildren(
     env,
     ctx,
     obj,
     desiredChildren({
-      cluster: obj,
+      cluster: parameters.cluster,
       resolved,
       topology,
       ...(restore ? { restore } : {}),
@@ -103,6 +113,7 @@ export async function convergeCluster(
   );
   outcome.problems.push(...volumes.problems);
   outcome.notes.push(...volumes.notes);
+  const refusals = [...parameters.refusals, ...volumes.refusals];
   const instances = await instancesPhase(
     env,
     ctx,
@@ -173,6 +184,7 @@ export async function convergeCluster(
 
   const gathered = {
     failures,
+    refusals,
     desired: topology.desired,
     podCount: topology.pods.filter((p) => !p.metadata.deletionTimestamp).length,
     health: plan.health,

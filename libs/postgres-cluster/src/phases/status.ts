@@ -22,6 +22,8 @@ export interface StatusFacts {
   notes: Problem[];
   /** Why pods or volumes do not come up (`readFailures`). */
   failures?: Problem[];
+  /** Spec changes that cannot take effect (a refused parameter, a shrink). */
+  refusals?: Problem[];
   upgrade: Pick<UpgradeOutcome, 'condition' | 'writesStopped' | 'active'>;
   /** status.backup to state, if the backups phase ran. */
   backup?: BackupStatus;
@@ -59,6 +61,7 @@ export function clusterStatus(cluster: Cluster, facts: StatusFacts): PostgresSta
     problems: facts.problems,
     notes: facts.notes,
     ...(facts.failures ? { failures: facts.failures } : {}),
+    ...(facts.refusals ? { refusals: facts.refusals } : {}),
   });
   const { upgrade, restore } = facts;
   const says = upgrade.condition;
