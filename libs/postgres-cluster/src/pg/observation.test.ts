@@ -210,3 +210,33 @@ describe('the WAL archiver of a primary', () => {
     );
   });
 });
+
+describe('the timeline of a standby that does not stream', () => {
+  const standby = (checkpoint: string, received: string | null) =>
+    observationFromRows(
+      '2026-01-02T03:04:05.000Z',
+      {
+        system_identifier: '7714618587154883085',
+        postmaster_start_time: '2026-01-02 03:00:00.123+00',
+        server_version: '170012',
+        in_recovery: 'true',
+        receive_lsn: '0/5000000',
+        replay_lsn: '0/5000000',
+        replay_paused: 'false',
+        checkpoint_timeline: checkpoint,
+        received_timeline: received,
+        primary_conninfo: '',
+        synchronous_standby_names: '',
+        pending_restart: '[]',
+      },
+      [],
+      [],
+    ).timeline;
+  it('is the newest timeline of the WAL it holds: its restartpoint may predate the promotion it followed', () => {
+    expect(standby('1', '00000002')).toBe(2);
+  });
+  it('is its restartpoint’s when its WAL is older (or none is listed)', () => {
+    expect(standby('3', '00000002')).toBe(3);
+    expect(standby('1', null)).toBe(1);
+  });
+});

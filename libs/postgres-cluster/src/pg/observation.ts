@@ -57,6 +57,31 @@ export interface WalArchiver {
   readySegments: number;
 }
 
+/** A parameter as the server describes it (a row of `pg_settings`). */
+export interface PgSetting {
+  name: string;
+  /** `bool`, `integer`, `real`, `enum` or `string`. */
+  vartype: string;
+  minVal?: string;
+  maxVal?: string;
+  /** The unit of its value (`8kB`, `kB`, `ms`, `s`, `min`…), when it has one. */
+  unit?: string;
+  enumvals?: string[];
+}
+
+/** A `pg_settings` row (as text) as a PgSetting. */
+export function settingFromRow(row: TextRow): PgSetting {
+  const enumvals: unknown = row['enumvals'] ? JSON.parse(row['enumvals']) : undefined;
+  return {
+    name: required(row, 'name'),
+    vartype: required(row, 'vartype'),
+    ...optional('minVal', row['min_val'] ?? undefined),
+    ...optional('maxVal', row['max_val'] ?? undefined),
+    ...optional('unit', row['unit'] ?? undefined),
+    ...optional('enumvals', Array.isArray(enumvals) ? enumvals.map((v) => String(v)) : undefined),
+  };
+}
+
 export interface ReachablePgObservation {
   reachable: true;
   /** ISO time taken before the first query was sent: nothing observed is older than this. */
@@ -70,7 +95,8 @@ export interface ReachablePgObservation {
   inRecovery: boolean;
   /**
    * A primary: the timeline of the WAL file `pg_current_wal_lsn()` is in. A standby: the timeline
-   * its WAL receiver streams when streaming, else that of its last restartpoint.
+   * its WAL receiver streams when streaming, else the newest of its last restartpoint's and of the
+   * WAL segments it holds (`pg_wal`).
    */
   timeline: number;
   /** Primary only: `pg_current_wal_lsn()`. */
@@ -121,6 +147,8 @@ SELECT (pg_control_system()).system_identifier::text AS system_identifier,
   CASE WHEN r.in_recovery THEN pg_last_wal_replay_lsn()::text END AS replay_lsn,
   CASE WHEN r.in_recovery THEN pg_is_wal_replay_paused()::text END AS replay_paused,
   (pg_control_checkpoint()).timeline_id::text AS checkpoint_timeline,
+  CASE WHEN r.in_recovery THEN (SELECT max(substr(name, 1, 8)) FROM pg_ls_waldir()
+    WHERE name ~ '^[0-9A-F]{24}$') END AS received_timeline,
   current_setting('primary_conninfo') AS primary_conninfo,
   current_setting('synchronous_standby_names') AS synchronous_standby_names,
   (SELECT coalesce(json_agg(name ORDER BY name), '[]')::text FROM pg_settings WHERE pending_restart)
@@ -162,7 +190,13 @@ export function observationFromRows(
   } else if (walReceiver?.status === 'streaming' && walReceiver.receivedTli !== undefined) {
     timeline = walReceiver.receivedTli;
   } else {
-    timeline = int(required(facts, 'checkpoint_timeline'));
+    // Not streaming (its primary is gone): the newest timeline of the WAL it holds — its last
+    // restartpoint's may be from before the newest promotion it followed.
+    const received = facts['received_timeline'];
+    timeline = Math.max(
+      int(required(facts, 'checkpoint_timeline')),
+      received && /^[0-9A-F]{8}$/.test(received) ? Number.parseInt(received, 16) : 0,
+    );
   }
   const pendingRestart: unknown = JSON.parse(required(facts, 'pending_restart'));
   if (!Array.isArray(pendingRestart) || !pendingRestart.every((n) => typeof n === 'string')) {
