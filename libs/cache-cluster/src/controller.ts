@@ -191,13 +191,7 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
         deps.claims(namespace, name),
         resolved.storage.size,
         now().getTime(),
-        (claim, from, to) =>
-          emit(
-            obj,
-            'Normal',
-            'VolumeExpanding',
-            `PersistentVolumeClaim ${claim} grows from ${from} to ${to}`,
-          ),
+        (message) => emit(obj, 'Normal', 'VolumeExpanding', message),
       );
       problems.push(...grown.problems);
       refusals.push(...grown.refusals);

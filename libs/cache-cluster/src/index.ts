@@ -22,7 +22,7 @@ export {
   type CacheClusterControllerOptions,
 } from './controller.js';
 export { BuiltInImages } from './images.js';
-export { podFacts, podOrdinal, type Pod } from './pods.js';
+export { podFacts, type Pod } from './pods.js';
 export {
   DEFAULT_STORAGE,
   resolveWorkload,

@@ -159,17 +159,28 @@ async function failover(name: string, how: 'delete' | 'crash') {
     await admin.delete(Pods, primary, ns, { gracePeriodSeconds: 0 });
   } else await admin.delete(Pods, primary, ns);
   await writer;
+  // A crashed primary whose pod comes back (with its volume) before failover.after has run out
+  // is restarted in place — crash recovery, nothing lost — and no failover is recorded.
   const after = await eventually(
     async () => {
       const o = await admin.get<PostgresCluster>(Kind, name, ns);
-      return (o.status?.failoverCount ?? 0) > count && o.status?.failover?.phase === 'Completed'
-        ? o
-        : undefined;
+      const failedOver =
+        (o.status?.failoverCount ?? 0) > count && o.status?.failover?.phase === 'Completed';
+      const returned =
+        (o.status?.failoverCount ?? 0) === count &&
+        o.status?.currentPrimary === primary &&
+        o.status?.phase === 'Ready';
+      return failedOver || returned ? o : undefined;
     },
-    { description: 'failover completed', timeoutMs: 120_000 },
+    { description: 'failover completed, or the primary back in place', timeoutMs: 120_000 },
   );
-  const f = after.status!.failover!;
   await ready(name);
+  if ((after.status?.failoverCount ?? 0) === count)
+    return {
+      seconds: (writableAt - lossAt) / 1000,
+      published: `${how}: no failover (the primary was back within failover.after)`,
+    };
+  const f = after.status!.failover!;
   return {
     seconds: (writableAt - lossAt) / 1000,
     published: `${how}: ${f.dataLossRisk}, lag ${f.lagBytes ?? '?'} B (${f.reason})`,

@@ -1,5 +1,6 @@
 import { type KubeObject } from '@steward/kube';
-import { InstructionAnnotation, Labels, ordinalOf } from './children/index.js';
+import { podsByOrdinal } from '@steward/workload';
+import { InstructionAnnotation, Labels } from './children/index.js';
 import { type InstanceFacts, type InstanceView } from './plan/plan.js';
 
 /** The parts of a Pod the controller reads. */
@@ -31,32 +32,20 @@ export async function instanceFacts(
   cluster: string,
   observe: (ip: string) => Promise<InstanceView>,
 ): Promise<InstanceFacts[]> {
-  const facts = pods
-    .map((pod) => ({ pod, ordinal: ordinalOf(cluster, pod.metadata.name ?? '') }))
-    .filter((p): p is { pod: Pod; ordinal: number } => p.ordinal !== undefined)
-    .sort((a, b) => a.ordinal - b.ordinal);
   return Promise.all(
-    facts.map(async ({ pod, ordinal }): Promise<InstanceFacts> => {
-      const ip = pod.status?.podIP;
-      const container = pod.status?.containerStatuses?.[0];
-      const running = pod.status?.phase === 'Running' && container?.state?.running !== undefined;
-      const deleting = Boolean(pod.metadata.deletionTimestamp);
-      const role = pod.metadata.labels?.[Labels.role];
-      const instruction = pod.metadata.annotations?.[InstructionAnnotation];
-      const last = container?.lastState?.terminated?.message?.trim();
-      return {
-        name: pod.metadata.name!,
-        ordinal,
-        ...(ip ? { ip } : {}),
-        ready: (pod.status?.conditions ?? []).some(
-          (c) => c.type === 'Ready' && c.status === 'True',
-        ),
-        deleting,
-        ...(role ? { roleLabel: role } : {}),
-        ...(instruction ? { instruction } : {}),
-        ...(last ? { lastMessage: last } : {}),
-        ...(ip && running && !deleting && instruction ? { view: await observe(ip) } : {}),
-      };
-    }),
+    podsByOrdinal(pods, cluster, Labels.role).map(
+      async ({ pod, basics: { running, ...basics } }): Promise<InstanceFacts> => {
+        const instruction = pod.metadata.annotations?.[InstructionAnnotation];
+        const last = pod.status?.containerStatuses?.[0]?.lastState?.terminated?.message?.trim();
+        return {
+          ...basics,
+          ...(instruction ? { instruction } : {}),
+          ...(last ? { lastMessage: last } : {}),
+          ...(basics.ip && running && !basics.deleting && instruction
+            ? { view: await observe(basics.ip) }
+            : {}),
+        };
+      },
+    ),
   );
 }

@@ -116,6 +116,7 @@ export {
   type Decision,
 } from './decision.js';
 export { indexByLabel } from './by-label.js';
+export { podsByOrdinal, type PodBasics, type WorkloadPod } from './pod-facts.js';
 export { WorkloadReasons } from './reasons.js';
 export {
   labelSelector,

@@ -145,7 +145,8 @@ export class VolumeGrowth {
     claims: readonly ClaimObject[],
     size: string,
     now: number,
-    expanding: (claim: string, from: string, to: string) => void,
+    /** Told each growth asked for, in words (the caller's `VolumeExpanding` Event). */
+    expanding: (message: string) => void,
   ): Promise<{ problems: Problem[]; notes: Problem[]; refusals: Problem[] }> {
     const plan = planVolumeGrowth({ claims, size, refusals: this.refusals, now });
     for (const uid of plan.forget) this.refusals.delete(uid);
@@ -156,7 +157,7 @@ export class VolumeGrowth {
           spec: { resources: { requests: { storage: g.to } } },
         });
         this.refusals.delete(g.uid);
-        expanding(g.claim, g.from, g.to);
+        expanding(`PersistentVolumeClaim ${g.claim} grows from ${g.from} to ${g.to}`);
       } catch (error) {
         const message = `PersistentVolumeClaim ${g.claim} cannot grow from ${g.from} to ${g.to}: ${(error as Error).message}`;
         problems.push({ reason: VolumeReasons.VolumeExpansionFailed, message });

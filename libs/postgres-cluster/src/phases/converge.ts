@@ -103,13 +103,7 @@ export async function convergeCluster(
       ),
     resolved.storage.size,
     now().getTime(),
-    (claim, from, to) =>
-      emit(
-        obj,
-        'Normal',
-        'VolumeExpanding',
-        `PersistentVolumeClaim ${claim} grows from ${from} to ${to}`,
-      ),
+    (message) => emit(obj, 'Normal', 'VolumeExpanding', message),
   );
   outcome.problems.push(...volumes.problems);
   outcome.notes.push(...volumes.notes);
