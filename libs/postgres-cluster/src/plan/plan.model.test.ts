@@ -798,7 +798,7 @@ describe('planInstances, proven by a model', () => {
       // MODEL_SEED and MODEL_PATH replay a failure as fast-check reports it (MODEL_SHRINK=1
       // shrinks it again).
       {
-        numRuns: Number(process.env.MODEL_RUNS ?? 3000),
+        numRuns: Number(process.env.MODEL_RUNS ?? 20_000),
         ...(process.env.MODEL_SEED
           ? {
               seed: Number(process.env.MODEL_SEED),
