@@ -81,6 +81,9 @@ export function renderStatefulSet(input: RenderInput): ChildObject {
       },
     ],
     ports: [{ name: 'redis', containerPort: CACHE_PORT, protocol: 'TCP' }],
+    // A server that stops on an error leaves its last log lines as the termination message: the
+    // crash loop's condition quotes the server's own last error line (CrashLooping).
+    terminationMessagePolicy: 'FallbackToLogsOnError',
     readinessProbe: {
       exec: { command: ['/bin/sh', '-c', readinessScript(engine)] },
       periodSeconds: 5,
