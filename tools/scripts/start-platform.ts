@@ -325,14 +325,14 @@ const kindColumns: Record<string, Partial<Columns<Conditioned>>> = {
     state: (c) => {
       const status = (c as PostgresCluster).status;
       return status?.phase
-        ? `${status.phase} ${status.readyInstances ?? 0}/${status.replicas ?? 0}`
+        ? `${status.phase} ${status.readyReplicas ?? 0}/${status.replicas ?? 0}`
         : '-';
     },
     detail: (c) => {
       const status = (c as PostgresCluster).status;
       const rw = status?.endpoints?.readWrite;
       return rw
-        ? `primary ${status?.currentPrimary ?? '-'}, ${rw.host}:${rw.port}, PostgreSQL ${status?.version ?? '?'}`
+        ? `primary ${status?.primary ?? '-'}, ${rw.host}:${rw.port}, PostgreSQL ${status?.version ?? '?'}`
         : '';
     },
   },

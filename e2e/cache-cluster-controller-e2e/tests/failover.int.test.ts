@@ -445,7 +445,7 @@ async function primaryLoss(name: string, lose: (pod: string) => Promise<void>) {
   });
   const lost = writer.acks.filter((a, i) => values[i] !== a.value);
   const bytes = (acks: Ack[]) => acks.reduce((sum, a) => sum + streamBytes(a.key, a.value), 0);
-  expect(failover.lossBound).toBe('Bounded');
+  expect(failover.dataLossRisk).toBe('Bounded');
   const lastSeenAt = Date.parse(failover.primaryLastSeenAt!);
   // The bound is about something: the old primary was last seen holding acknowledged writes.
   expect(writer.acks.filter((a) => a.at <= lastSeenAt).length).toBeGreaterThan(0);

@@ -157,9 +157,9 @@ describe('the postgres-cluster-controller process on the node tier', () => {
     );
     expect(obj.status).toMatchObject({
       phase: 'Ready',
-      currentPrimary: 'orders-0',
+      primary: 'orders-0',
       replicas: 3,
-      readyInstances: 3,
+      readyReplicas: 3,
       version: '17',
       image: images['postgres-17']!.ref,
       timeline: 1,
@@ -184,7 +184,7 @@ describe('the postgres-cluster-controller process on the node tier', () => {
       READY: 'True',
       PHASE: 'Ready',
       PRIMARY: 'orders-0',
-      'READY INSTANCES': '3',
+      'READY REPLICAS': '3',
       VERSION: '17',
       REPLICAS: '3',
     });
@@ -246,8 +246,7 @@ describe('the postgres-cluster-controller process on the node tier', () => {
     const failedOver = await eventually(
       async () => {
         const obj = await read('orders');
-        return obj.status?.failover?.phase === 'Completed' &&
-          obj.status.currentPrimary !== 'orders-0'
+        return obj.status?.failover?.phase === 'Completed' && obj.status.primary !== 'orders-0'
           ? obj
           : undefined;
       },
@@ -260,7 +259,7 @@ describe('the postgres-cluster-controller process on the node tier', () => {
       timeoutMs: 60_000,
     });
     const writableAfter = performance.now() - deletedAt;
-    const promoted = failedOver.status!.currentPrimary!;
+    const promoted = failedOver.status!.primary!;
     const failover = failedOver.status!.failover!;
     expect(failover).toMatchObject({
       phase: 'Completed',
@@ -274,7 +273,7 @@ describe('the postgres-cluster-controller process on the node tier', () => {
     const after = await ready('orders', (o) =>
       (o.status?.instances ?? []).every((i) => i.ready && i.timeline === 2),
     );
-    expect(after.status?.currentPrimary).toBe(promoted);
+    expect(after.status?.primary).toBe(promoted);
     expect(Object.fromEntries(after.status!.instances!.map((i) => [i.name, i.role]))).toEqual({
       'orders-0': 'standby',
       'orders-1': promoted === 'orders-1' ? 'primary' : 'standby',
@@ -306,7 +305,7 @@ describe('the postgres-cluster-controller process on the node tier', () => {
     expect(lostSpan).toBeLessThanOrEqual(maxLagBytes);
     if (failover.dataLossRisk === 'None') expect(lost).toEqual([]);
     await annotate(
-      `acked ${writer.acked.length} commits, ${writer.uncertain.length} uncertain, lost ${lost.length}; published lag ${failover.lagBytes} B (bound ${failover.maxLagBytes} B, risk ${failover.dataLossRisk}); writable again ${Math.round(writableAfter)} ms after the delete (not a benchmark)`,
+      `acked ${writer.acked.length} commits, ${writer.uncertain.length} uncertain, lost ${lost.length}; published bound ${failover.bytesPossiblyLost} B (max ${failover.maxLagBytes} B, risk ${failover.dataLossRisk}); writable again ${Math.round(writableAfter)} ms after the delete (not a benchmark)`,
     );
     await eventNamed('orders', 'Promoted', new RegExp(`${promoted} promoted`));
   });
@@ -330,7 +329,7 @@ describe('the postgres-cluster-controller process on the node tier', () => {
     await patchSpec('audit', { size: 'small' });
     const fixed = await ready('audit');
     expect(findCondition(fixed.status?.conditions, 'Stalled')).toBeUndefined();
-    expect(fixed.status).toMatchObject({ version: '15', currentPrimary: 'audit-0' });
+    expect(fixed.status).toMatchObject({ version: '15', primary: 'audit-0' });
     expect(await gitOpsReading(fixed)).toMatchObject({ kstatus: 'Current' });
   });
 

@@ -216,7 +216,7 @@ describe('PostgresCluster backups, the postgres-cluster-controller process on th
     const login = await appLogin(name);
     await query(login, 'create table if not exists marks (n int primary key)');
     await query(login, 'insert into marks select generate_series(1, 1000)');
-    const primary = (await read(name)).status!.currentPrimary!;
+    const primary = (await read(name)).status!.primary!;
     const su = await superuserAt(name, primary);
     const [switched] = await query<{ file: string }>(
       su,
@@ -351,7 +351,7 @@ describe('PostgresCluster backups, the postgres-cluster-controller process on th
         ),
       { description: 'the second batch committed' },
     );
-    const primary = (await read(name)).status!.currentPrimary!;
+    const primary = (await read(name)).status!.primary!;
     const [switched] = await query<{ file: string }>(
       await superuserAt(name, primary),
       'select pg_walfile_name(pg_switch_wal()) as file',

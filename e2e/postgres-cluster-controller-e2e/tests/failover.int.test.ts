@@ -108,7 +108,7 @@ const failedOver = (name: string, from: string) =>
   eventually(
     async () => {
       const obj = await read(name);
-      return obj.status?.failover?.phase === 'Completed' && obj.status.currentPrimary !== from
+      return obj.status?.failover?.phase === 'Completed' && obj.status.primary !== from
         ? obj
         : undefined;
     },
@@ -122,11 +122,11 @@ describe('PostgresCluster failover, the postgres-cluster-controller process on t
     annotate,
   }) => {
     const { before, writer } = await readyWithWriter('crash', {});
-    const old = before.status!.currentPrimary!;
+    const old = before.status!.primary!;
     await crash(old);
     const after = await failedOver('crash', old);
     const failover = after.status!.failover!;
-    const promoted = after.status!.currentPrimary!;
+    const promoted = after.status!.primary!;
     expect(failover).toMatchObject({ from: old, to: promoted, newTimeline: 2 });
     expect(after.status?.failoverCount).toBe(1);
     const acked = writer.acked.length;
@@ -156,10 +156,10 @@ describe('PostgresCluster failover, the postgres-cluster-controller process on t
     );
     expect(metrics).toContain(`steward_failovers_in_progress${labels} 0`);
     expect(metrics).toContain(
-      `steward_failover_possible_loss_bytes${labels} ${failover.lagBytes ?? 0}`,
+      `steward_failover_possible_loss_bytes${labels} ${failover.bytesPossiblyLost ?? 0}`,
     );
     await annotate(
-      `acked ${writer.acked.length}, uncertain ${writer.uncertain.length}, lost ${lost.length} (WAL span ${span} B); published lag ${failover.lagBytes} B, bound ${failover.maxLagBytes} B`,
+      `acked ${writer.acked.length}, uncertain ${writer.uncertain.length}, lost ${lost.length} (WAL span ${span} B); published bound ${failover.bytesPossiblyLost} B, bound ${failover.maxLagBytes} B`,
     );
     await remove('crash');
   }, 300_000);
@@ -168,7 +168,7 @@ describe('PostgresCluster failover, the postgres-cluster-controller process on t
     annotate,
   }) => {
     const { before, writer } = await readyWithWriter('synced', { replication: { mode: 'sync' } });
-    const old = before.status!.currentPrimary!;
+    const old = before.status!.primary!;
     await crash(old);
     const after = await failedOver('synced', old);
     const failover = after.status!.failover!;
@@ -178,12 +178,12 @@ describe('PostgresCluster failover, the postgres-cluster-controller process on t
       description: 'commits resume through synced-rw',
       timeoutMs: 60_000,
     });
-    await settled('synced', after.status!.currentPrimary!);
+    await settled('synced', after.status!.primary!);
     await writer.stop();
     const lost = await lostRows('synced', writer.acked);
     expect(lost).toEqual([]);
     await annotate(
-      `acked ${writer.acked.length}, uncertain ${writer.uncertain.length}, lost 0; published lag ${failover.lagBytes} B`,
+      `acked ${writer.acked.length}, uncertain ${writer.uncertain.length}, lost 0; published bound ${failover.bytesPossiblyLost} B`,
     );
     await remove('synced');
   }, 300_000);
@@ -193,7 +193,7 @@ describe('PostgresCluster failover, the postgres-cluster-controller process on t
       replicas: 2,
       failover: { after: '1s', maxLagBytes: 65536 },
     });
-    const old = before.status!.currentPrimary!;
+    const old = before.status!.primary!;
     const standby = before.status!.instances!.find((i) => i.name !== old)!.name;
     const standbyContainer = (await getPod(standby)).status!.containerStatuses![0]!.containerID!;
     // The standby hangs (every process frozen) while the primary writes ~60 MiB of WAL (far more
@@ -229,7 +229,7 @@ describe('PostgresCluster failover, the postgres-cluster-controller process on t
       expect(message).toContain(standby);
       expect(refusedObj.status?.failover).toBeUndefined();
       expect(refusedObj.status?.failoverCount ?? 0).toBe(0);
-      expect(refusedObj.status?.currentPrimary).toBe(old);
+      expect(refusedObj.status?.primary).toBe(old);
       await eventNamed('lagging', 'FailoverRefusedLagExceedsBound', /maxLagBytes 65536/);
       // …and on /metrics, for the StewardPostgresFailoverRefused alert.
       await eventually(
@@ -253,7 +253,7 @@ describe('PostgresCluster failover, the postgres-cluster-controller process on t
     const back = await ready('lagging', (o) =>
       (o.status?.instances ?? []).every((i) => i.ready && i.timeline === 1),
     );
-    expect(back.status?.currentPrimary).toBe(old);
+    expect(back.status?.primary).toBe(old);
     expect(back.status?.failoverCount ?? 0).toBe(0);
     await writer.stop();
     expect(await lostRows('lagging', writer.acked)).toEqual([]);
@@ -262,7 +262,7 @@ describe('PostgresCluster failover, the postgres-cluster-controller process on t
 
   it('finishes a failover its controller was SIGKILLed in the middle of: the same standby promoted, counted once, one primary', async () => {
     const { before, writer } = await readyWithWriter('resumed', {});
-    const old = before.status!.currentPrimary!;
+    const old = before.status!.primary!;
     // Watch from before the loss; SIGKILL the controller at the first sight of a decided,
     // unfinished failover.
     const killed = (async () => {

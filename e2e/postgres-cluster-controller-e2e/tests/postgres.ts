@@ -174,7 +174,7 @@ export function postgresHelpers(ctx: SuiteContext) {
         return cond?.status === 'True' &&
           cond.observedGeneration === obj.metadata.generation &&
           obj.status?.observedGeneration === obj.metadata.generation &&
-          obj.status?.readyInstances === obj.spec.replicas &&
+          obj.status?.readyReplicas === obj.spec.replicas &&
           extra(obj)
           ? obj
           : undefined;
@@ -346,8 +346,8 @@ export function postgresHelpers(ctx: SuiteContext) {
     const after = await ready(name, (o) =>
       (o.status?.instances ?? []).every((i) => i.ready && i.timeline === timeline),
     );
-    if (after.status?.currentPrimary !== primary)
-      throw new Error(`${name}: primary ${after.status?.currentPrimary}, expected ${primary}`);
+    if (after.status?.primary !== primary)
+      throw new Error(`${name}: primary ${after.status?.primary}, expected ${primary}`);
     for (const i of after.status!.instances!) {
       const role = i.name === primary ? 'primary' : 'standby';
       if (i.role !== role)

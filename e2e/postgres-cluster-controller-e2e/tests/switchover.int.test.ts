@@ -119,14 +119,14 @@ describe('PostgresCluster switchover and scaling, the postgres-cluster-controlle
   }) => {
     const started = await readyWithLedger(name, spec);
     writer = started.writer;
-    const old = started.before.status!.currentPrimary!;
+    const old = started.before.status!.primary!;
     expect(old).toBe(`${name}-0`);
 
     // An instance the cluster does not have: refused once, the request removed, nothing moved.
     await annotate(`${name}-7`);
     const refused = await switched(`${name}-7`, 'Failed');
     expect(refused.status?.switchover?.message).toContain('not an instance of this cluster');
-    expect(refused.status?.currentPrimary).toBe(old);
+    expect(refused.status?.primary).toBe(old);
     await eventNamed(name, 'SwitchoverFailed', /moves-7 refused/);
 
     const target = `${name}-2`;
@@ -135,7 +135,7 @@ describe('PostgresCluster switchover and scaling, the postgres-cluster-controlle
     const done = await switched(target, 'Completed');
     const record = done.status!.switchover!;
     expect(record).toMatchObject({ from: old, to: target, reason: 'Requested', newTimeline: 2 });
-    expect(done.status?.currentPrimary).toBe(target);
+    expect(done.status?.primary).toBe(target);
     expect(done.status?.switchoverCount).toBe(1);
     expect(done.status?.failoverCount ?? 0).toBe(0);
     // The standby had everything the old primary was last seen with when it was promoted.
@@ -157,7 +157,7 @@ describe('PostgresCluster switchover and scaling, the postgres-cluster-controlle
   }, 420_000);
 
   it('scales 3 → 2 with the primary on the ordinal removed (switched over first, nothing lost), then 2 → 3 cloned again', async () => {
-    const old = (await read(name)).status!.currentPrimary!;
+    const old = (await read(name)).status!.primary!;
     expect(old).toBe(`${name}-2`);
     await admin.mergePatch(Kind, name, ctx.ns, { spec: { replicas: 2 } });
     const moved = await eventually(
@@ -168,7 +168,7 @@ describe('PostgresCluster switchover and scaling, the postgres-cluster-controlle
       },
       { description: `${name}: the primary moved off ${old}`, ...long },
     );
-    const primary = moved.status!.currentPrimary!;
+    const primary = moved.status!.primary!;
     expect([`${name}-0`, `${name}-1`]).toContain(primary);
     const two = await ready(
       name,
@@ -286,7 +286,7 @@ describe('PostgresCluster switchover and scaling, the postgres-cluster-controlle
         progressing.observedGeneration === o.metadata.generation
       );
     });
-    expect(after.status?.readyInstances).toBe(2);
+    expect(after.status?.readyReplicas).toBe(2);
     expect(after.status?.observedGeneration).toBe(after.metadata.generation);
     await writer.stop();
     expect(writer.acked.length).toBeGreaterThan(100);

@@ -245,8 +245,8 @@ describe('PostgresCluster major upgrades, the postgres-cluster-controller proces
     expect(after.status).toMatchObject({
       version: '17',
       instanceSet: `${name}-v17`,
-      currentPrimary: `${name}-v17-0`,
-      readyInstances: 2,
+      primary: `${name}-v17-0`,
+      readyReplicas: 2,
     });
     expect(after.status!.systemIdentifier).not.toBe(oldSystem);
     expect(await serverVersion()).toBeGreaterThanOrEqual(170000);

@@ -1,8 +1,12 @@
 import {
   ConditionsSchema,
   defineKind,
+  FailoverCountFields,
+  FailoverRecordFields,
+  ReplicaStatusFields,
   immutable,
   quantityBounds,
+  StatusEndpoint,
   StringEnum,
   StringMap,
   withValidations,
@@ -366,27 +370,14 @@ export const CacheClusterSpec = withValidations(
   ],
 );
 
-const endpoint = Type.Object({
-  host: Type.String({ description: 'The Service’s DNS name.' }),
-  port: Type.Integer(),
-});
+const endpoint = StatusEndpoint;
 
-/** One failover as the controller carried it out (the newest is in status.failover). */
+/**
+ * One failover as the controller carried it out (the newest is in status.failover): the shared
+ * record (`FailoverRecordFields`) with the replication offsets of Redis/Valkey.
+ */
 export const FailoverRecord = Type.Object({
-  phase: StringEnum(['Promoting', 'Repointing', 'Completed'] as const, {
-    description:
-      'Promoting: recorded before the promotion (a restarted controller resumes it, never chooses again). Completed: the others follow the new primary.',
-  }),
-  from: Type.String({ description: 'The pod that was primary.' }),
-  to: Type.String({ description: 'The replica promoted.' }),
-  reason: Type.String({
-    description: 'Why: PrimaryUnreachable, PrimaryRestarted, PrimaryPodDeleted …',
-  }),
-  startedAt: Type.String({ format: 'date-time' }),
-  completedAt: Type.Optional(Type.String({ format: 'date-time' })),
-  primaryLostAt: Type.Optional(
-    Type.String({ format: 'date-time', description: 'When the primary was first seen lost.' }),
-  ),
+  ...FailoverRecordFields,
   promotedOffset: Type.Integer({
     description: 'The replication offset of the promoted replica when it was chosen.',
   }),
@@ -395,42 +386,19 @@ export const FailoverRecord = Type.Object({
       description: 'The last replication offset the controller saw on the old primary.',
     }),
   ),
-  primaryLastSeenAt: Type.Optional(
-    Type.String({
-      format: 'date-time',
-      description:
-        'A time no later than that offset was read: every write acknowledged by then is within primaryLastOffset.',
-    }),
-  ),
-  bytesPossiblyLost: Type.Optional(
-    Type.Integer({
-      minimum: 0,
-      description:
-        'primaryLastOffset − promotedOffset (at least 0): the replication stream the promoted replica had not received, of what the old primary had when last seen. Absent when the loss is Unknown.',
-    }),
-  ),
-  lossBound: StringEnum(['Bounded', 'Unknown'] as const, {
-    description:
-      'Bounded: bytesPossiblyLost bounds what was lost of the writes the old primary had at primaryLastSeenAt. Unknown: the controller never saw the old primary (e.g. it restarted while the primary was gone), or the promoted replica holds another replication history (master_replid) than the one the old primary was seen on, so its offset says nothing of what it lacks.',
-  }),
-  message: Type.String(),
 });
 
 export const CacheClusterStatus = Type.Object({
   phase: Type.Optional(StringEnum(CachePhases)),
-  primary: Type.Optional(
-    Type.String({ description: 'The pod that is primary (serves the read-write Service).' }),
-  ),
+  primary: ReplicaStatusFields.primary,
   primaryRunId: Type.Optional(
     Type.String({
       description:
         'The run id of the primary’s server process, recorded once it serves as primary: a different one means the process restarted (and, booting fenced, lost its role).',
     }),
   ),
-  replicas: Type.Optional(Type.Integer({ minimum: 0, description: 'Pods desired.' })),
-  readyReplicas: Type.Optional(
-    Type.Integer({ minimum: 0, description: 'Pods ready and in their role.' }),
-  ),
+  replicas: ReplicaStatusFields.replicas,
+  readyReplicas: ReplicaStatusFields.readyReplicas,
   image: Type.Optional(
     Type.String({ description: 'The image the pods run (from the catalogue).' }),
   ),
@@ -451,10 +419,7 @@ export const CacheClusterStatus = Type.Object({
     }),
   ),
   failover: Type.Optional(FailoverRecord),
-  failoverCount: Type.Optional(Type.Integer({ minimum: 0 })),
-  lastFailover: Type.Optional(
-    Type.String({ format: 'date-time', description: 'When the newest failover completed.' }),
-  ),
+  ...FailoverCountFields,
   conditions: Type.Optional(ConditionsSchema),
   observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
 });

@@ -157,7 +157,7 @@ async function failover(
   return {
     seconds: (writableAt - lossAt) / 1000,
     bound:
-      f.lossBound === 'Bounded'
+      f.dataLossRisk === 'Bounded'
         ? `${f.bytesPossiblyLost} B (${f.reason})`
         : `unknown (${f.reason})`,
   };

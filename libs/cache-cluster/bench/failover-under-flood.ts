@@ -334,7 +334,7 @@ async function main(): Promise<void> {
         createdAtLoss,
         backlogAtLoss,
         reconciledAtWritable,
-        bound: f.lossBound === 'Bounded' ? `${f.bytesPossiblyLost} B` : String(f.lossBound),
+        bound: f.dataLossRisk === 'Bounded' ? `${f.bytesPossiblyLost} B` : String(f.dataLossRisk),
       };
       rows.push(row);
       console.error(`run ${run} ${mode}: ${JSON.stringify(row)}`);

@@ -20,7 +20,7 @@ const failover = (f: Partial<Failover>): Failover => ({
   reason: 'PrimaryPodDeleted',
   startedAt: '2026-12-05T11:00:00Z',
   promotedOffset: 1000,
-  lossBound: 'Bounded',
+  dataLossRisk: 'Bounded',
   message: 'm',
   ...f,
 });
@@ -30,7 +30,7 @@ describe('the CacheCluster failover gauges, per namespace', () => {
     const rows = aggregateByNamespace(
       [
         cluster('a', { failoverCount: 2, failover: failover({ bytesPossiblyLost: 321 }) }),
-        cluster('b', { failoverCount: 1, failover: failover({ lossBound: 'Unknown' }) }),
+        cluster('b', { failoverCount: 1, failover: failover({ dataLossRisk: 'Unknown' }) }),
         cluster('c', { failoverCount: 1, failover: failover({ phase: 'Promoting' }) }),
         cluster('d', {}),
       ],

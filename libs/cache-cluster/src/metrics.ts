@@ -7,10 +7,9 @@ import { failoverGauges } from '@steward/workload';
 
 /**
  * `steward_failovers`, `steward_failovers_in_progress`, `steward_failover_possible_loss_bytes`
- * (the newest failovers' bytesPossiblyLost) and `steward_failover_loss_unknown` (lossBound
+ * (the newest failovers' bytesPossiblyLost) and `steward_failover_loss_unknown` (dataLossRisk
  * Unknown), with `kind="CacheCluster"`.
  */
 export const cacheClusterGauges: readonly NamespaceGauge<CacheCluster>[] = failoverGauges(
   (c: CacheCluster) => c.status,
-  (f) => (f.lossBound === 'Bounded' ? (f.bytesPossiblyLost ?? 0) : undefined),
 );

@@ -189,7 +189,7 @@ describe('cacheStatus: phases and conditions', () => {
               reason: 'PrimaryUnreachable',
               startedAt: '2026-12-02T10:00:00Z',
               promotedOffset: 10,
-              lossBound: 'Unknown',
+              dataLossRisk: 'Unknown',
               message: 'm',
             },
           },

@@ -297,7 +297,7 @@ describe('a controller crash between the failover decision and the promotion', (
     expect(after.status).toMatchObject({
       primary: survivor,
       failoverCount: 2,
-      failover: { from: chosen, to: survivor, reason: 'PrimaryRestarted', lossBound: 'Unknown' },
+      failover: { from: chosen, to: survivor, reason: 'PrimaryRestarted', dataLossRisk: 'Unknown' },
     });
     await crash.ready();
     // Nothing was lost: every server holds the data, the survivor is the one master.

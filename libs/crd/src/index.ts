@@ -26,3 +26,11 @@ export {
 } from './schema-helpers.js';
 export { quantityBounds, type QuantityBounds } from './quantity-rules.js';
 export { toStructural } from './structural.js';
+export {
+  DataLossRisks,
+  FailoverCountFields,
+  FailoverRecordFields,
+  ReplicaStatusFields,
+  StatusEndpoint,
+  type DataLossRisk,
+} from './workload-status.js';

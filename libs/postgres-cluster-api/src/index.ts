@@ -29,8 +29,8 @@
  * guardrails, settings PostgreSQL does not accept) is a condition with a reason
  * (@steward/postgres-cluster).
  *
- * Status: `phase`, `currentPrimary`, `instances` (role, readiness, LSNs and lag of each),
- * `readyInstances`, `version`, `image`, `systemIdentifier`, `timeline`, `endpoints`, `failover`
+ * Status: `phase`, `primary`, `instances` (role, readiness, LSNs and lag of each),
+ * `replicas`, `readyReplicas`, `version`, `image`, `systemIdentifier`, `timeline`, `endpoints`, `failover`
  * (the newest failover with both LSNs, the lag and `dataLossRisk`), `failoverCount`,
  * `lastFailover`, `switchover` (the newest planned switchover, asked for with the
  * `postgres.steward.dev/switchover-to` annotation or by a scale-down that would remove the

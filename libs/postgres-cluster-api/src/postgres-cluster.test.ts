@@ -38,13 +38,13 @@ describe('the PostgresCluster CRD', () => {
     expect(version.subresources).toEqual({ status: {} });
   });
 
-  it('shows Ready, phase, primary, ready instances, version and Age in kubectl get; replicas, the last backup and the reason with -o wide', () => {
+  it('shows Ready, phase, primary, ready replicas, version and Age in kubectl get; replicas, the last backup and the reason with -o wide', () => {
     const columns = version.additionalPrinterColumns;
     expect(columns.filter((c) => c.priority === undefined).map((c) => c.name)).toEqual([
       'Ready',
       'Phase',
       'Primary',
-      'Ready Instances',
+      'Ready Replicas',
       'Version',
       'Age',
     ]);

@@ -1,8 +1,12 @@
 import {
   ConditionsSchema,
   defineKind,
+  FailoverCountFields,
+  FailoverRecordFields,
+  ReplicaStatusFields,
   immutable,
   quantityBounds,
+  StatusEndpoint,
   StringEnum,
   StringMap,
   withValidations,
@@ -43,9 +47,8 @@ export type PostgresPhase = (typeof PostgresPhases)[number];
 export const InstanceRoles = ['primary', 'standby', 'fenced', 'unknown'] as const;
 export type InstanceRole = (typeof InstanceRoles)[number];
 
-/** `status.failover.dataLossRisk`. */
-export const DataLossRisks = ['None', 'Bounded', 'Unknown'] as const;
-export type DataLossRisk = (typeof DataLossRisks)[number];
+/** `status.failover.dataLossRisk` (the shared vocabulary of `@steward/crd`). */
+export { DataLossRisks, type DataLossRisk } from '@steward/crd';
 
 /**
  * The longest `metadata.name`: the StatefulSet's pods carry the label
@@ -471,10 +474,7 @@ export const PostgresClusterSpec = withValidations(
   ],
 );
 
-const endpoint = Type.Object({
-  host: Type.String({ description: 'The Service’s DNS name.' }),
-  port: Type.Integer(),
-});
+const endpoint = StatusEndpoint;
 
 /** One instance as the controller last saw it. */
 export const InstanceStatus = Type.Object({
@@ -507,50 +507,22 @@ export const InstanceStatus = Type.Object({
   message: Type.Optional(Type.String()),
 });
 
-/** One failover as the controller carried it out (the newest is in status.failover). */
+/**
+ * One failover as the controller carried it out (the newest is in status.failover): the shared
+ * record (`FailoverRecordFields`: `bytesPossiblyLost` in bytes of WAL) with PostgreSQL's positions.
+ */
 export const FailoverRecord = Type.Object({
-  phase: StringEnum(['Promoting', 'Repointing', 'Completed'] as const, {
-    description:
-      'Promoting: recorded (with the old primary fenced) before the promotion, so a restarted controller resumes it and never chooses again. Repointing: the others are being pointed at the new primary. Completed.',
-  }),
-  from: Type.String({ description: 'The instance that was primary.' }),
-  to: Type.String({ description: 'The standby promoted.' }),
-  reason: Type.String({ description: 'Why: PrimaryUnreachable, PrimaryPodDeleted …' }),
-  startedAt: Type.String({ format: 'date-time' }),
-  completedAt: Type.Optional(Type.String({ format: 'date-time' })),
-  primaryLostAt: Type.Optional(
-    Type.String({ format: 'date-time', description: 'When the primary was first seen lost.' }),
-  ),
+  ...FailoverRecordFields,
   primaryLastLsn: Type.Optional(
     Type.String({ description: 'The newest WAL position the controller saw on the old primary.' }),
-  ),
-  primaryLastSeenAt: Type.Optional(
-    Type.String({
-      format: 'date-time',
-      description:
-        'A time no later than primaryLastLsn was read: every commit acknowledged by then is within it.',
-    }),
   ),
   promotedLsn: Type.String({
     description: 'The WAL position the promoted standby had received when it was chosen.',
   }),
   newTimeline: Type.Optional(Type.Integer({ minimum: 1 })),
-  lagBytes: Type.Optional(
-    Type.Integer({
-      minimum: 0,
-      format: 'int64',
-      description:
-        'primaryLastLsn − promotedLsn (at least 0): WAL the promoted standby had not received, of what the old primary had when last seen.',
-    }),
-  ),
-  dataLossRisk: StringEnum(DataLossRisks, {
-    description:
-      'None: sync replication had confirmed the promoted standby — no committed transaction is lost. Bounded: at most lagBytes of WAL written by primaryLastSeenAt is lost. Unknown: the old primary’s last position was never seen (e.g. the controller restarted while it was gone).',
-  }),
   maxLagBytes: Type.Optional(
     Type.Integer({ minimum: 0, format: 'int64', description: 'The bound the spec allowed.' }),
   ),
-  message: Type.String(),
 });
 
 /**
@@ -593,13 +565,7 @@ export const SwitchoverRecord = Type.Object({
 
 export const PostgresClusterStatus = Type.Object({
   phase: Type.Optional(StringEnum(PostgresPhases)),
-  currentPrimary: Type.Optional(
-    Type.String({ description: 'The instance that is primary (serves the read-write Service).' }),
-  ),
-  replicas: Type.Optional(Type.Integer({ minimum: 0, description: 'Instances desired.' })),
-  readyInstances: Type.Optional(
-    Type.Integer({ minimum: 0, description: 'Instances ready in their role.' }),
-  ),
+  ...ReplicaStatusFields,
   instances: Type.Optional(Type.Array(InstanceStatus)),
   version: Type.Optional(
     Type.String({
@@ -631,10 +597,7 @@ export const PostgresClusterStatus = Type.Object({
     }),
   ),
   failover: Type.Optional(FailoverRecord),
-  failoverCount: Type.Optional(Type.Integer({ minimum: 0 })),
-  lastFailover: Type.Optional(
-    Type.String({ format: 'date-time', description: 'When the newest failover completed.' }),
-  ),
+  ...FailoverCountFields,
   switchover: Type.Optional(SwitchoverRecord),
   switchoverCount: Type.Optional(Type.Integer({ minimum: 0 })),
   backup: Type.Optional(BackupStatus),
@@ -672,8 +635,8 @@ export const PostgresCluster = defineKind({
   printerColumns: [
     { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
     { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
-    { name: 'Primary', type: 'string', jsonPath: '.status.currentPrimary' },
-    { name: 'Ready Instances', type: 'integer', jsonPath: '.status.readyInstances' },
+    { name: 'Primary', type: 'string', jsonPath: '.status.primary' },
+    { name: 'Ready Replicas', type: 'integer', jsonPath: '.status.readyReplicas' },
     { name: 'Version', type: 'string', jsonPath: '.spec.version' },
     { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas', priority: 1 },
     {

@@ -111,7 +111,7 @@ const ready = (name: string, extra: (o: PostgresCluster) => boolean = () => true
       const c = findCondition(obj.status?.conditions, 'Ready');
       return c?.status === 'True' &&
         c.observedGeneration === obj.metadata.generation &&
-        obj.status?.readyInstances === obj.spec.replicas &&
+        obj.status?.readyReplicas === obj.spec.replicas &&
         extra(obj)
         ? obj
         : undefined;

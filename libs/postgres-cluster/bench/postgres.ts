@@ -67,7 +67,7 @@ const ready = (name: string, extra: (o: PostgresCluster) => boolean = () => true
       const c = findCondition(obj.status?.conditions, 'Ready');
       return c?.status === 'True' &&
         c.observedGeneration === obj.metadata.generation &&
-        obj.status?.readyInstances === obj.spec.replicas &&
+        obj.status?.readyReplicas === obj.spec.replicas &&
         extra(obj)
         ? obj
         : undefined;
@@ -125,7 +125,7 @@ async function failover(name: string, how: 'delete' | 'crash') {
     },
     { description: `${name}-rw answering` },
   );
-  const primary = obj.status!.currentPrimary!;
+  const primary = obj.status!.primary!;
   const count = obj.status?.failoverCount ?? 0;
   let lossAt = 0;
   let writableAt = 0;
@@ -168,7 +168,7 @@ async function failover(name: string, how: 'delete' | 'crash') {
         (o.status?.failoverCount ?? 0) > count && o.status?.failover?.phase === 'Completed';
       const returned =
         (o.status?.failoverCount ?? 0) === count &&
-        o.status?.currentPrimary === primary &&
+        o.status?.primary === primary &&
         o.status?.phase === 'Ready';
       return failedOver || returned ? o : undefined;
     },
@@ -183,7 +183,7 @@ async function failover(name: string, how: 'delete' | 'crash') {
   const f = after.status!.failover!;
   return {
     seconds: (writableAt - lossAt) / 1000,
-    published: `${how}: ${f.dataLossRisk}, lag ${f.lagBytes ?? '?'} B (${f.reason})`,
+    published: `${how}: ${f.dataLossRisk}, lag ${f.bytesPossiblyLost ?? '?'} B (${f.reason})`,
   };
 }
 

@@ -108,7 +108,7 @@ describe('backupOverdue as time passes (each schedule’s due time is remembered
 
 describe('the PostgresCluster gauges, per namespace', () => {
   it('sum failovers, keep the worst loss bound and lag, count clusters in trouble', () => {
-    const failover = (risk: 'None' | 'Bounded' | 'Unknown', lagBytes?: number) => ({
+    const failover = (risk: 'None' | 'Bounded' | 'Unknown', bytesPossiblyLost?: number) => ({
       phase: 'Completed' as const,
       from: 'c-0',
       to: 'c-1',
@@ -116,7 +116,7 @@ describe('the PostgresCluster gauges, per namespace', () => {
       startedAt: '2026-12-05T11:00:00Z',
       promotedLsn: '0/3000000',
       dataLossRisk: risk,
-      ...(lagBytes !== undefined ? { lagBytes } : {}),
+      ...(bytesPossiblyLost !== undefined ? { bytesPossiblyLost } : {}),
       message: 'm',
     });
     const stats = gauges([

@@ -70,7 +70,7 @@ function bestStandbyLag(cluster: PostgresCluster): number | undefined {
  * The gauges, per namespace (`kind="PostgresCluster"`):
  *
  * - the failover gauges every workload kind reports (`failoverGauges`): `steward_failovers`,
- *   `…_in_progress`, `steward_failover_possible_loss_bytes` (the newest failovers' lagBytes; 0
+ *   `…_in_progress`, `steward_failover_possible_loss_bytes` (the newest failovers' bytesPossiblyLost; 0
  *   when dataLossRisk is None), `steward_failover_loss_unknown`
  * - `steward_postgres_replication_max_lag_bytes` — the largest lag of any standby
  * - `steward_postgres_failover_at_risk` — clusters with failover on whose every standby lags more
@@ -88,11 +88,7 @@ function bestStandbyLag(cluster: PostgresCluster): number | undefined {
  *   any primary
  */
 export const postgresClusterGauges: readonly NamespaceGauge<PostgresCluster>[] = [
-  ...failoverGauges(
-    (c: PostgresCluster) => c.status,
-    (f) =>
-      f.dataLossRisk === 'None' ? 0 : f.dataLossRisk === 'Bounded' ? (f.lagBytes ?? 0) : undefined,
-  ),
+  ...failoverGauges((c: PostgresCluster) => c.status),
   {
     name: 'steward_postgres_replication_max_lag_bytes',
     description:

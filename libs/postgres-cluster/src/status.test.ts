@@ -23,7 +23,7 @@ const healthy = (over: Partial<PlanHealth> = {}): PlanHealth => ({
   primaryServing: true,
   initialised: true,
   instances: [instance(0), instance(1), instance(2)],
-  readyInstances: 3,
+  readyReplicas: 3,
   timeline: 1,
   failingOver: false,
   switchingOver: false,
@@ -81,7 +81,7 @@ describe('postgresStatus', () => {
           primaryServing: false,
           initialised: false,
           instances: [],
-          readyInstances: 0,
+          readyReplicas: 0,
           progressing: { reason: 'Initialising', message: 'pg-0 is initialising the cluster' },
         }),
       }),
@@ -94,7 +94,7 @@ describe('postgresStatus', () => {
       name: 'Provisioning lasts until Ready: the standbys still cloning are no degradation',
       input: input({
         cluster: cluster({ phase: 'Provisioning', replicas: 3 }),
-        health: healthy({ readyInstances: 1, instances: [instance(0), instance(1, false)] }),
+        health: healthy({ readyReplicas: 1, instances: [instance(0), instance(1, false)] }),
       }),
       phase: 'Provisioning',
       ready: 'False Provisioning',
@@ -125,7 +125,7 @@ describe('postgresStatus', () => {
       name: 'Scaling lasts until Ready (the phase last stated is read back)',
       input: input({
         cluster: cluster({ phase: 'Scaling', replicas: 3 }),
-        health: healthy({ readyInstances: 2 }),
+        health: healthy({ readyReplicas: 2 }),
       }),
       phase: 'Scaling',
       ready: 'False Scaling',
@@ -139,7 +139,7 @@ describe('postgresStatus', () => {
           primary: 'pg-1',
           primaryServing: false,
           failingOver: true,
-          readyInstances: 1,
+          readyReplicas: 1,
           progressing: { reason: 'FailingOver', message: 'promoting pg-1 (failover from pg-0)' },
         }),
       }),
@@ -166,7 +166,7 @@ describe('postgresStatus', () => {
       input: input({
         health: healthy({
           primaryServing: false,
-          readyInstances: 2,
+          readyReplicas: 2,
           degraded: {
             reason: 'FailoverRefusedLagExceedsBound',
             message: 'failover refused: 2000 bytes',
@@ -192,7 +192,7 @@ describe('postgresStatus', () => {
     },
     {
       name: 'a standby not streaming on a settled cluster: Ready=False InstancesNotReady, Degraded',
-      input: input({ health: healthy({ readyInstances: 2 }) }),
+      input: input({ health: healthy({ readyReplicas: 2 }) }),
       phase: 'Degraded',
       ready: 'False InstancesNotReady',
       progressing: 'True InstancesNotReady',
@@ -200,7 +200,7 @@ describe('postgresStatus', () => {
     },
     {
       name: 'a pod missing: Degraded InstancesMissing',
-      input: input({ podCount: 2, health: healthy({ readyInstances: 2 }) }),
+      input: input({ podCount: 2, health: healthy({ readyReplicas: 2 }) }),
       phase: 'Degraded',
       ready: 'False InstancesMissing',
       progressing: 'True InstancesMissing',
@@ -251,7 +251,7 @@ describe('postgresStatus', () => {
     const change = postgresStatus(
       input({
         cluster: cluster({ phase: 'Scaling', replicas: 3 }),
-        health: healthy({ readyInstances: 2 }),
+        health: healthy({ readyReplicas: 2 }),
         notes: [{ reason: PostgresReasons.VolumeExpanding, message: 'volumes growing' }],
         problems: [
           { reason: PostgresReasons.InvalidParameters, message: 'pg-1: bad work_mem' },
@@ -273,7 +273,7 @@ describe('postgresStatus', () => {
     expect(postgresStatus(input()).fields).toEqual({
       phase: 'Ready',
       replicas: 3,
-      readyInstances: 3,
+      readyReplicas: 3,
       instances: healthy().instances,
       version: '16',
       image: 'postgres:16.4',

@@ -79,7 +79,7 @@ export function postgresStatus(input: StatusInput): PostgresStatusChange {
   const { health, replicas, cluster } = input;
   const ready =
     health.primaryServing &&
-    health.readyInstances >= replicas &&
+    health.readyReplicas >= replicas &&
     input.podCount === replicas &&
     input.outdated.length === 0 &&
     !health.failingOver &&
@@ -87,7 +87,7 @@ export function postgresStatus(input: StatusInput): PostgresStatusChange {
     health.degraded === undefined;
   const previous = cluster.status?.phase;
   const scalingTo = cluster.status?.replicas !== undefined && cluster.status.replicas !== replicas;
-  const inRole = `${health.readyInstances} of ${replicas} instances ready${
+  const inRole = `${health.readyReplicas} of ${replicas} instances ready${
     health.progressing ? `: ${health.progressing.message}` : ''
   }`;
 
@@ -163,7 +163,7 @@ export function postgresStatus(input: StatusInput): PostgresStatusChange {
     fields: {
       phase,
       replicas,
-      readyInstances: health.readyInstances,
+      readyReplicas: health.readyReplicas,
       instances: health.instances,
       version: input.version,
       image: input.image,

@@ -118,8 +118,8 @@ describe('the PostgresCluster controller on the node tier', () => {
     const obj = await ready('solo');
     expect(obj.status).toMatchObject({
       phase: 'Ready',
-      currentPrimary: 'solo-0',
-      readyInstances: 1,
+      primary: 'solo-0',
+      readyReplicas: 1,
       replicas: 1,
       version: '17',
       image: 'localhost/steward/postgres:17.12',
@@ -181,7 +181,7 @@ describe('the PostgresCluster controller on the node tier', () => {
   it('runs three instances: one primary, two standbys streaming, rows written on the primary read on the standbys', async () => {
     await create('trio', { version: '15', replicas: 3 });
     const obj = await ready('trio', 240_000);
-    expect(obj.status?.currentPrimary).toBe('trio-0');
+    expect(obj.status?.primary).toBe('trio-0');
     expect(obj.status?.instances?.map((i) => [i.name, i.role, i.ready])).toEqual([
       ['trio-0', 'primary', true],
       ['trio-1', 'standby', true],

@@ -72,10 +72,10 @@ describe('two failovers in a row (PostgresCluster)', () => {
       metadata: { name: 'twice', namespace: ns },
       spec: { version: '17', replicas: 3, failover: { after: '2s' } } as PostgresClusterSpec,
     } as PostgresCluster);
-    const first = (await readyAgain()).status!.currentPrimary!;
+    const first = (await readyAgain()).status!.primary!;
     await admin.delete(Pods, first, ns);
     const afterFirst = await failedOver(1);
-    const second = afterFirst.status!.currentPrimary!;
+    const second = afterFirst.status!.primary!;
     expect(second).not.toBe(first);
     await readyAgain();
 
@@ -83,7 +83,7 @@ describe('two failovers in a row (PostgresCluster)', () => {
     await tier.containerTask(pod.status!.containerStatuses![0]!.containerID!, 'kill');
     await admin.delete(Pods, second, ns, { gracePeriodSeconds: 0 });
     const afterSecond = await failedOver(2);
-    expect(afterSecond.status!.currentPrimary).not.toBe(second);
+    expect(afterSecond.status!.primary).not.toBe(second);
     expect(afterSecond.status!.failover).toMatchObject({ from: second, dataLossRisk: 'Bounded' });
   });
 });

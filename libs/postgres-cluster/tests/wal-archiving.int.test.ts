@@ -107,7 +107,7 @@ async function emptyAndDeleteBucket(): Promise<void> {
 /** Writes a row and switches WAL segments on the primary, so that a segment is to be archived. */
 async function switchWal(name: string): Promise<void> {
   const obj = await read(name);
-  const ip = (await admin.get<Pod>(Pods, obj.status!.currentPrimary!, ns)).status!.podIP!;
+  const ip = (await admin.get<Pod>(Pods, obj.status!.primary!, ns)).status!.podIP!;
   const secret = await admin.get<KubeObject & { data: Record<string, string> }>(
     Secrets,
     `${name}-superuser`,

@@ -8,6 +8,22 @@ export interface FailoverStatus<F extends { phase: string }> {
   failover?: F;
 }
 
+/** The loss part of a failover record, in the shared vocabulary (`@steward/crd`'s FailoverRecordFields). */
+export interface LossRecord {
+  phase: string;
+  dataLossRisk?: 'None' | 'Bounded' | 'Unknown';
+  bytesPossiblyLost?: number;
+}
+
+/** The most a failover may have lost, in bytes (0: nothing), or undefined when unknown. */
+export function lossBoundOf(f: LossRecord): number | undefined {
+  return f.dataLossRisk === 'None'
+    ? 0
+    : f.dataLossRisk === 'Bounded'
+      ? (f.bytesPossiblyLost ?? 0)
+      : undefined;
+}
+
 /**
  * The failover gauges every workload kind with failover reports, per kind and namespace, from its
  * objects' status (`status`) and the loss bound of a failover record (`possibleLossBytes`: the
@@ -21,9 +37,9 @@ export interface FailoverStatus<F extends { phase: string }> {
  *   newest failovers (their upper bound on lost writes)
  * - `steward_failover_loss_unknown` — objects whose newest failover could not bound its loss
  */
-export function failoverGauges<T, F extends { phase: string }>(
+export function failoverGauges<T, F extends LossRecord>(
   status: (obj: T) => FailoverStatus<F> | undefined,
-  possibleLossBytes: (failover: F) => number | undefined,
+  possibleLossBytes: (failover: F) => number | undefined = lossBoundOf,
 ): NamespaceGauge<T>[] {
   const newest = (obj: T) => status(obj)?.failover;
   return [

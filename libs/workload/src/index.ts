@@ -83,7 +83,12 @@ export {
   WorkloadChildren,
   type WorkloadChildrenOptions,
 } from './workload-children.js';
-export { failoverGauges, type FailoverStatus } from './failover-gauges.js';
+export {
+  failoverGauges,
+  lossBoundOf,
+  type FailoverStatus,
+  type LossRecord,
+} from './failover-gauges.js';
 export {
   planWorkload,
   type DeletionHold,

@@ -232,7 +232,7 @@ class World {
         );
       // 3.
       const old = this.byName(f.from);
-      if (old && f.lossBound === 'Bounded' && !(old.container && old.role === 'primary')) {
+      if (old && f.dataLossRisk === 'Bounded' && !(old.container && old.role === 'primary')) {
         const ackedBy = old.acked
           .filter((a) => a.at <= Date.parse(f.primaryLastSeenAt!))
           .reduce((m, a) => Math.max(m, a.offset), 0);
@@ -313,7 +313,7 @@ class World {
       if (!target || target.data.offset < f.promotedOffset)
         this.fail(`invariant 3: promotedOffset ${f.promotedOffset} beyond what ${f.to} holds`);
       if (
-        f.lossBound === 'Bounded' &&
+        f.dataLossRisk === 'Bounded' &&
         f.bytesPossiblyLost !== Math.max(0, f.primaryLastOffset! - f.promotedOffset)
       )
         this.fail('invariant 3: bytesPossiblyLost is not primaryLastOffset − promotedOffset');

@@ -141,7 +141,7 @@ describe('planRoles, Replicated', () => {
       primaryLastOffset: 100,
       primaryLastSeenAt: at(-3_000),
       bytesPossiblyLost: 10,
-      lossBound: 'Bounded',
+      dataLossRisk: 'Bounded',
     });
     const standalone = planRoles(
       input({
@@ -228,7 +228,7 @@ describe('planRoles, Replicated', () => {
         promotedOffset: 95,
         primaryLastOffset: 100,
         bytesPossiblyLost: 5,
-        lossBound: 'Bounded',
+        dataLossRisk: 'Bounded',
         primaryLostAt: T0,
       },
     });
@@ -262,7 +262,7 @@ describe('planRoles, Replicated', () => {
       from: 'c-1',
       to: 'c-0',
       promotedOffset: 100,
-      lossBound: 'Unknown',
+      dataLossRisk: 'Unknown',
     });
     expect(plan.status?.failover?.bytesPossiblyLost).toBeUndefined();
     expect(plan.status?.failover?.message).toContain('another replication history');
@@ -284,7 +284,7 @@ describe('planRoles, Replicated', () => {
     expect(plan.status?.failover).toMatchObject({
       to: 'c-1',
       reason: 'PrimaryPodDeleted',
-      lossBound: 'Unknown',
+      dataLossRisk: 'Unknown',
     });
     expect(plan.status?.failover?.bytesPossiblyLost).toBeUndefined();
   });
@@ -308,7 +308,7 @@ describe('planRoles, Replicated', () => {
       reason: 'PrimaryUnreachable',
       startedAt: T0,
       promotedOffset: 90,
-      lossBound: 'Unknown' as const,
+      dataLossRisk: 'Unknown' as const,
       message: 'm',
     };
     const plan = planRoles(
@@ -333,7 +333,7 @@ describe('planRoles, Replicated', () => {
       reason: 'PrimaryUnreachable',
       startedAt: T0,
       promotedOffset: 90,
-      lossBound: 'Unknown' as const,
+      dataLossRisk: 'Unknown' as const,
       message: 'm',
     };
     const plan = planRoles(
@@ -359,7 +359,7 @@ describe('planRoles, Replicated', () => {
       reason: 'PrimaryPodDeleted',
       startedAt: T0,
       promotedOffset: 90,
-      lossBound: 'Unknown' as const,
+      dataLossRisk: 'Unknown' as const,
       message: 'm',
     };
     const status = { primary: 'c-1', failover, failoverCount: 1 };
@@ -383,7 +383,7 @@ describe('planRoles, Replicated', () => {
         to: 'c-2',
         reason: 'PrimaryRestarted',
         promotedOffset: 90,
-        lossBound: 'Unknown',
+        dataLossRisk: 'Unknown',
       },
     });
     expect(later.actions[0]).toEqual({ type: 'promote', pod: 'c-2' });
@@ -398,7 +398,7 @@ describe('planRoles, Replicated', () => {
       reason: 'PrimaryUnreachable',
       startedAt: T0,
       promotedOffset: 90,
-      lossBound: 'Unknown' as const,
+      dataLossRisk: 'Unknown' as const,
       message: 'm',
     };
     const plan = planRoles(

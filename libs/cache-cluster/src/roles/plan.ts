@@ -475,7 +475,7 @@ function decideFailover(ctx: RoleContext, loss: Loss, since: string, to: PodFact
     promotedOffset,
     ...(seen ? { primaryLastOffset: seen.offset, primaryLastSeenAt: seen.at } : {}),
     ...(bytesPossiblyLost !== undefined ? { bytesPossiblyLost } : {}),
-    lossBound: bytesPossiblyLost !== undefined ? 'Bounded' : 'Unknown',
+    dataLossRisk: bytesPossiblyLost !== undefined ? 'Bounded' : 'Unknown',
     message: !seen
       ? `${to.name} (offset ${promotedOffset}) replaces ${next.primary} (${loss.detail}); this controller never saw the old primary serve, so what was lost is unknown`
       : !sameHistory

@@ -21,7 +21,7 @@ export async function backupsPhase(
   return env.backups.step({
     cluster,
     image,
-    primaryHost: facts.find((f) => f.name === cluster.status?.currentPrimary)?.ip,
+    primaryHost: facts.find((f) => f.name === cluster.status?.primary)?.ip,
     primaryServing: health.primaryServing,
     scratchSize,
     requests,

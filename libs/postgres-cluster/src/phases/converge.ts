@@ -123,7 +123,7 @@ export async function convergeCluster(
   const roll = planRoll({
     pods: topology.pods,
     updateRevision: liveStatefulSet(env, obj, topology.set)?.status?.updateRevision,
-    primary: obj.status?.currentPrimary,
+    primary: obj.status?.primary,
     health: plan.health,
     instances: facts.length,
     actionsFailed: instances.failed.length > 0,
@@ -198,7 +198,7 @@ export async function convergeCluster(
   const scaled = scalingEvent(
     before,
     change.phase,
-    `${topology.desired} instances desired, ${plan.health.readyInstances} ready`,
+    `${topology.desired} instances desired, ${plan.health.readyReplicas} ready`,
   );
   if (scaled) emit(obj, 'Normal', scaled.reason, scaled.message);
   return nextLook(

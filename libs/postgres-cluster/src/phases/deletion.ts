@@ -112,7 +112,7 @@ async function finalBackup(
     };
   const primary = env
     .pods(cluster.metadata.namespace!, cluster.metadata.name!)
-    .find((p) => p.metadata.name === cluster.status?.currentPrimary);
+    .find((p) => p.metadata.name === cluster.status?.primary);
   const serving =
     !!primary &&
     !primary.metadata.deletionTimestamp &&

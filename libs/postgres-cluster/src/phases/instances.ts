@@ -58,7 +58,7 @@ export function viewOf(o: PgObservation): InstanceView {
 
 /** The failover record fields of status the plan reads and decides. */
 const decisionFields = [
-  'currentPrimary',
+  'primary',
   'systemIdentifier',
   'failover',
   'failoverCount',
@@ -114,14 +114,14 @@ export function decisionStale(
   const was = basis ?? {};
   const now = latest ?? {};
   const same =
-    now.currentPrimary === was.currentPrimary &&
+    now.primary === was.primary &&
     (now.failoverCount ?? 0) === (was.failoverCount ?? 0) &&
     now.failover?.phase === was.failover?.phase &&
     (now.switchoverCount ?? 0) === (was.switchoverCount ?? 0) &&
     now.switchover?.phase === was.switchover?.phase;
   return same
     ? undefined
-    : `status of ${key} changed since it was read (primary ${was.currentPrimary ?? '-'} → ${now.currentPrimary ?? '-'}): deciding again`;
+    : `status of ${key} changed since it was read (primary ${was.primary ?? '-'} → ${now.primary ?? '-'}): deciding again`;
 }
 
 const failoverPhases = ['Promoting', 'Repointing', 'Completed'];
@@ -240,7 +240,7 @@ async function recordInstanceDecision(ctx: Context, cluster: Cluster, decided: P
     stale: (latest) =>
       decisionStale(basis, latest.status, `${cluster.metadata.namespace}/${cluster.metadata.name}`),
     fields: (latest) => ({
-      currentPrimary: decided.currentPrimary,
+      primary: decided.primary,
       systemIdentifier: decided.systemIdentifier,
       failover: decided.failover,
       failoverCount: decided.failoverCount,

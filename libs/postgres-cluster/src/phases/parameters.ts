@@ -144,7 +144,7 @@ export function servingPrimary(
 ): PgEndpoint | undefined {
   const pod = topology.pods.find(
     (p) =>
-      p.metadata.name === cluster.status?.currentPrimary &&
+      p.metadata.name === cluster.status?.primary &&
       !p.metadata.deletionTimestamp &&
       p.metadata.labels?.[Labels.role] === Roles.primary &&
       p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),

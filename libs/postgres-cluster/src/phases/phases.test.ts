@@ -40,7 +40,7 @@ const health = (over: Partial<PlanHealth> = {}): PlanHealth => ({
   primaryServing: true,
   initialised: true,
   instances: [],
-  readyInstances: 3,
+  readyReplicas: 3,
   failingOver: false,
   switchingOver: false,
   ...over,
@@ -68,13 +68,13 @@ describe('planTopology', () => {
     },
     {
       name: 'scaling below the primary keeps it and asks for a switchover (ScaleDown)',
-      obj: cluster({ replicas: 1 }, { currentPrimary: 'db-2' } as never),
+      obj: cluster({ replicas: 1 }, { primary: 'db-2' } as never),
       pods: ['db-0', 'db-1', 'db-2'],
       want: { desired: 1, statefulSetReplicas: 3, switchover: { reason: 'ScaleDown' } },
     },
     {
       name: 'the annotation asks for a switchover to a named standby',
-      obj: cluster({}, { currentPrimary: 'db-0' } as never, {
+      obj: cluster({}, { primary: 'db-0' } as never, {
         'postgres.steward.dev/switchover-to': ' db-1 ',
       }),
       pods: ['db-0', 'db-1', 'db-2'],
@@ -82,7 +82,7 @@ describe('planTopology', () => {
     },
     {
       name: 'a scale-down wins over a requested switchover',
-      obj: cluster({ replicas: 1 }, { currentPrimary: 'db-1' } as never, {
+      obj: cluster({ replicas: 1 }, { primary: 'db-1' } as never, {
         'postgres.steward.dev/switchover-to': 'db-0',
       }),
       pods: ['db-0', 'db-1'],
@@ -106,7 +106,7 @@ describe('planTopology', () => {
   });
 
   it('names the kept primary in a Scaling note', () => {
-    const t = planTopology(cluster({ replicas: 1 }, { currentPrimary: 'db-2' } as never), []);
+    const t = planTopology(cluster({ replicas: 1 }, { primary: 'db-2' } as never), []);
     expect(t.notes).toEqual([
       {
         reason: 'Scaling',
@@ -163,7 +163,7 @@ describe('planRoll', () => {
     {
       name: 'waits while an instance is not ready',
       pods: [pod('db-0', 'r1'), pod('db-1', 'r1')],
-      over: { health: health({ readyInstances: 2 }) },
+      over: { health: health({ readyReplicas: 2 }) },
       outdated: ['db-0', 'db-1'],
     },
     {
@@ -213,27 +213,23 @@ describe('restoreToChoose', () => {
 });
 
 describe('decisionStale', () => {
-  const basis = { currentPrimary: 'db-0', failoverCount: 1 } as PostgresCluster['status'];
+  const basis = { primary: 'db-0', failoverCount: 1 } as PostgresCluster['status'];
   it.each([
-    ['the same record', { currentPrimary: 'db-0', failoverCount: 1 }, false],
-    ['another primary', { currentPrimary: 'db-1', failoverCount: 1 }, true],
-    ['another failover counted', { currentPrimary: 'db-0', failoverCount: 2 }, true],
+    ['the same record', { primary: 'db-0', failoverCount: 1 }, false],
+    ['another primary', { primary: 'db-1', failoverCount: 1 }, true],
+    ['another failover counted', { primary: 'db-0', failoverCount: 2 }, true],
     [
       'a failover phase moved on',
-      { currentPrimary: 'db-0', failoverCount: 1, failover: { phase: 'Promoting' } },
+      { primary: 'db-0', failoverCount: 1, failover: { phase: 'Promoting' } },
       true,
     ],
-    [
-      'a switchover counted',
-      { currentPrimary: 'db-0', failoverCount: 1, switchoverCount: 1 },
-      true,
-    ],
+    ['a switchover counted', { primary: 'db-0', failoverCount: 1, switchoverCount: 1 }, true],
   ])('%s', (_name, latest, stale) => {
     const why = decisionStale(basis, latest as never, 'shop/db');
     expect(why !== undefined).toBe(stale);
   });
   it('names what changed', () => {
-    expect(decisionStale(basis, { currentPrimary: 'db-1' } as never, 'shop/db')).toBe(
+    expect(decisionStale(basis, { primary: 'db-1' } as never, 'shop/db')).toBe(
       'status of shop/db changed since it was read (primary db-0 → db-1): deciding again',
     );
   });
@@ -242,7 +238,7 @@ describe('decisionStale', () => {
 describe('planInputOf', () => {
   it('carries the recorded decisions and the failover settings, with defaults', () => {
     const obj = cluster({ failover: { after: '30s', maxLagBytes: 1024 } as never }, {
-      currentPrimary: 'db-1',
+      primary: 'db-1',
       failoverCount: 2,
       systemIdentifier: '9',
     } as never);
@@ -254,15 +250,11 @@ describe('planInputOf', () => {
       holdFailover: true,
       replication: 'async',
       bootstrap: 'initdb',
-      status: { currentPrimary: 'db-1', failoverCount: 2, systemIdentifier: '9' },
+      status: { primary: 'db-1', failoverCount: 2, systemIdentifier: '9' },
       now: 'n',
       observedAt: 'o',
     });
-    expect(Object.keys(input.status)).toEqual([
-      'currentPrimary',
-      'systemIdentifier',
-      'failoverCount',
-    ]);
+    expect(Object.keys(input.status)).toEqual(['primary', 'systemIdentifier', 'failoverCount']);
   });
 });
 
@@ -312,7 +304,7 @@ describe('clusterStatus', () => {
     expect(condition(s, 'Ready')).toMatchObject({ status: 'True', reason: 'Available' });
     expect(condition(s, 'Progressing')).toMatchObject({ status: 'False' });
     expect(condition(s, 'Degraded')).toMatchObject({ status: 'False' });
-    expect(s.fields).toMatchObject({ phase: 'Ready', readyInstances: 3, version: '16' });
+    expect(s.fields).toMatchObject({ phase: 'Ready', readyReplicas: 3, version: '16' });
   });
   it('an upgrade that stops writes: phase Upgrading, Ready=False, Progressing=True, Upgrading', () => {
     const says = { status: 'True' as const, reason: 'Dumping', message: 'dumping' };

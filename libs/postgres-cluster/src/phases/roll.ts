@@ -45,7 +45,7 @@ export function planRoll(facts: RollFacts): RollPlan {
         .sort()
     : [];
   const settled =
-    facts.health.readyInstances === facts.instances &&
+    facts.health.readyReplicas === facts.instances &&
     facts.health.primaryServing &&
     !facts.health.failingOver &&
     !facts.actionsFailed;
@@ -93,7 +93,5 @@ export function failoverHeld(
   now: number,
 ): boolean {
   const planned = plannedRestarts.get(cluster.metadata.uid ?? cluster.metadata.name!);
-  return (
-    planned !== undefined && planned.pod === cluster.status?.currentPrimary && now < planned.until
-  );
+  return planned !== undefined && planned.pod === cluster.status?.primary && now < planned.until;
 }

@@ -38,7 +38,7 @@ export function planTopology(cluster: Cluster, allPods: Pod[]): Topology {
   const set = currentInstanceSet(cluster);
   const pods = allPods.filter((p) => ordinalOf(set, p.metadata.name ?? '') !== undefined);
   const desired = cluster.spec.replicas ?? 1;
-  const primary = cluster.status?.currentPrimary;
+  const primary = cluster.status?.primary;
   const primaryOrdinal = primary ? (ordinalOf(set, primary) ?? 0) : 0;
   const statefulSetReplicas = Math.max(desired, primaryOrdinal + 1);
   const requested = cluster.metadata.annotations?.[SwitchoverAnnotation]?.trim() || undefined;

@@ -10,14 +10,14 @@
  *    plan cannot stop what it cannot reach, and only fences it once it is seen again (out of
  *    scope here: self-fencing within a published bound is the fencing issue). What the plan does
  *    promise, and is checked: a complete reconcile leaves no reachable server other than
- *    `status.currentPrimary` serving as a primary with the instruction `primary` (it is told to
+ *    `status.primary` serving as a primary with the instruction `primary` (it is told to
  *    stop or follow), at most one pod labelled primary, and the status names one primary.
  * 2. Durable before acting. A server becomes primary (pg_promote, or a standby's data started as
- *    a primary) only when the status on the API server already names it `currentPrimary` with a
+ *    a primary) only when the status on the API server already names it `primary` with a
  *    failover or switchover promoting it to it.
- * 3. The lag bound. A failover recorded `Bounded` has `lagBytes` = primaryLastLsn − promotedLsn ≤
+ * 3. The lag bound. A failover recorded `Bounded` has `bytesPossiblyLost` = primaryLastLsn − promotedLsn ≤
  *    `maxLagBytes`, and when the target is promoted, the writes the old primary acknowledged by
- *    `primaryLastSeenAt` that the target lacks are at most `lagBytes` bytes of WAL; `None` loses
+ *    `primaryLastSeenAt` that the target lacks are at most `bytesPossiblyLost` bytes of WAL; `None` loses
  *    no acknowledged write at all; a refusal records nothing. `promotedLsn` is a position the
  *    target really had.
  * 4. Counted once. `failoverCount` equals the number of distinct failover records ever written
@@ -26,8 +26,8 @@
  *    one's, or when it is written in its first phase over one that is not (two switchovers to
  *    one target can start in one instant: see writeStatus).
  * 5. Never re-chosen. While a failover (or switchover) record is in progress, every later write
- *    keeps its target as `currentPrimary`, or replaces the record by a new one (a failover *from*
- *    that target, or the switchover `Failed`) — `currentPrimary` never changes without a new
+ *    keeps its target as `primary`, or replaces the record by a new one (a failover *from*
+ *    that target, or the switchover `Failed`) — `primary` never changes without a new
  *    record naming the old and the new primary.
  * 6. (plan.ts) Once `systemIdentifier` is recorded it never changes and no instance is told
  *    `initdb` again: the world runs initdb once, and every data directory holds that one cluster.
@@ -38,7 +38,7 @@
  * `initdb`, `primary`, `standby|rewind|reclone <host>`, restarts only where its needs_restart
  * says), a data directory (timeline history and WAL end), and a network link to the controller.
  * The controller's reconcile is phases/instances.ts's: observe → plan → keep `plan.memory` → write
- * `plan.status` under the precondition (on a 409 re-read; refuse if currentPrimary,
+ * `plan.status` under the precondition (on a 409 re-read; refuse if primary,
  * failoverCount, the failover/switchover phases or switchoverCount changed) → carry out the
  * actions in order, each failure skipped.
  */
@@ -263,7 +263,7 @@ class World {
       const promoting =
         (st.failover?.phase === 'Promoting' && st.failover.to === s.name) ||
         (st.switchover?.phase === 'Promoting' && st.switchover.to === s.name);
-      if (st.currentPrimary !== s.name || !promoting)
+      if (st.primary !== s.name || !promoting)
         this.fail(`invariant 2: ${s.name} becomes primary before the status records it`);
       // 3. the writes lost are within what the record says
       const f = st.failover;
@@ -279,9 +279,9 @@ class World {
             );
           if (f.dataLossRisk === 'Bounded') {
             const lost = ackedBy(Date.parse(f.primaryLastSeenAt!)) - common;
-            if (lost > BigInt(f.lagBytes ?? 0))
+            if (lost > BigInt(f.bytesPossiblyLost ?? 0))
               this.fail(
-                `invariant 3: ${lost} bytes acknowledged by ${f.primaryLastSeenAt} are lost, more than lagBytes ${f.lagBytes}`,
+                `invariant 3: ${lost} bytes acknowledged by ${f.primaryLastSeenAt} are lost, more than bytesPossiblyLost ${f.bytesPossiblyLost}`,
               );
           }
         }
@@ -455,36 +455,32 @@ class World {
         this.fail(`invariant 3: promotedLsn ${f.promotedLsn} is beyond what ${f.to} holds`);
       if (f.dataLossRisk === 'Bounded') {
         const lag = parseLsn(f.primaryLastLsn!) - promoted;
-        if (BigInt(f.lagBytes!) !== (lag > 0n ? lag : 0n))
-          this.fail('invariant 3: lagBytes is not primaryLastLsn − promotedLsn');
-        if (BigInt(f.lagBytes!) > this.config.maxLagBytes)
+        if (BigInt(f.bytesPossiblyLost!) !== (lag > 0n ? lag : 0n))
+          this.fail('invariant 3: bytesPossiblyLost is not primaryLastLsn − promotedLsn');
+        if (BigInt(f.bytesPossiblyLost!) > this.config.maxLagBytes)
           this.fail(
-            `invariant 3: lagBytes ${f.lagBytes} over maxLagBytes ${this.config.maxLagBytes}`,
+            `invariant 3: bytesPossiblyLost ${f.bytesPossiblyLost} over maxLagBytes ${this.config.maxLagBytes}`,
           );
       }
     }
     // 5.
-    if (prev.currentPrimary !== undefined && next.currentPrimary !== prev.currentPrimary) {
+    if (prev.primary !== undefined && next.primary !== prev.primary) {
       const byFailover =
-        newFailover &&
-        next.failover!.from === prev.currentPrimary &&
-        next.failover!.to === next.currentPrimary;
+        newFailover && next.failover!.from === prev.primary && next.failover!.to === next.primary;
       const bySwitchover =
         next.switchover?.phase === 'Promoting' &&
         prev.switchover?.phase === 'Demoting' &&
         swId(next.switchover) === swId(prev.switchover) &&
-        next.switchover.from === prev.currentPrimary &&
-        next.switchover.to === next.currentPrimary;
+        next.switchover.from === prev.primary &&
+        next.switchover.to === next.primary;
       if (!byFailover && !bySwitchover)
-        this.fail(
-          `invariant 5: currentPrimary ${prev.currentPrimary} → ${next.currentPrimary} without a record of it`,
-        );
+        this.fail(`invariant 5: primary ${prev.primary} → ${next.primary} without a record of it`);
     }
     if (prev.failover && prev.failover.phase !== 'Completed') {
       const kept = id(next.failover) === id(prev.failover);
-      if (kept && next.currentPrimary !== prev.failover.to)
+      if (kept && next.primary !== prev.failover.to)
         this.fail(
-          `invariant 5: failover to ${prev.failover.to} in progress, primary now ${next.currentPrimary}`,
+          `invariant 5: failover to ${prev.failover.to} in progress, primary now ${next.primary}`,
         );
       if (!kept && next.failover?.from !== prev.failover.to)
         this.fail(`invariant 5: failover to ${prev.failover.to} replaced by one not from it`);
@@ -517,7 +513,7 @@ class World {
     const labelled = this.servers.filter(
       (s) =>
         s.roleLabel === 'primary' &&
-        s.name !== this.status.currentPrimary &&
+        s.name !== this.status.primary &&
         s.container &&
         !s.partitioned &&
         s.instruction !== undefined,
@@ -525,7 +521,7 @@ class World {
     if (labelled.length > 0)
       this.fail(`invariant 1: ${labelled.map((s) => s.name).join(', ')} labelled primary`);
     for (const s of this.servers) {
-      if (s.name === this.status.currentPrimary || s.partitioned || !s.container) continue;
+      if (s.name === this.status.primary || s.partitioned || !s.container) continue;
       if (s.pg === 'primary' && s.instruction === 'primary')
         this.fail(`invariant 1: ${s.name} serves as a second primary and was not fenced`);
     }
@@ -562,7 +558,7 @@ class World {
         // 409: read again, refuse if the decision's basis changed.
         const latest = this.status;
         if (
-          latest.currentPrimary !== basis.currentPrimary ||
+          latest.primary !== basis.primary ||
           (latest.failoverCount ?? 0) !== (basis.failoverCount ?? 0) ||
           latest.failover?.phase !== basis.failover?.phase ||
           (latest.switchoverCount ?? 0) !== (basis.switchoverCount ?? 0) ||
@@ -574,7 +570,7 @@ class World {
       this.writeStatus(
         Object.fromEntries(
           Object.entries({
-            currentPrimary: d.currentPrimary,
+            primary: d.primary,
             systemIdentifier: d.systemIdentifier,
             failover: d.failover,
             failoverCount: d.failoverCount,
@@ -673,11 +669,10 @@ const target: fc.Arbitrary<Target> = fc.constantFrom<Target>(
   2,
 );
 const resolve = (w: World, t: Target): Server => {
-  if (t === 'primary') return w.byName(w.status.currentPrimary) ?? w.servers[0]!;
+  if (t === 'primary') return w.byName(w.status.primary) ?? w.servers[0]!;
   if (t === 'the old primary')
     return w.byName(w.status.failover?.from ?? w.status.switchover?.from) ?? w.servers[0]!;
-  if (t === 'a standby')
-    return w.servers.find((s) => s.name !== w.status.currentPrimary) ?? w.servers[0]!;
+  if (t === 'a standby') return w.servers.find((s) => s.name !== w.status.primary) ?? w.servers[0]!;
   return w.servers[t % w.servers.length]!;
 };
 const onServer = (what: string, act: (w: World, s: Server) => void) =>
@@ -778,7 +773,7 @@ const configs = fc.record({
 describe('planInstances, proven by a model', () => {
   it('brings a new cluster up: one primary, every standby streaming from it', () => {
     const w = bootstrapped({ replicas: 3, replication: 'sync', maxLagBytes: 1000n });
-    expect(w.status).toMatchObject({ currentPrimary: 'pg-0', systemIdentifier: SYSID });
+    expect(w.status).toMatchObject({ primary: 'pg-0', systemIdentifier: SYSID });
     expect(w.servers.map((s) => s.pg)).toEqual(['primary', 'standby', 'standby']);
     expect(w.servers.map((s) => w.upstream(s)?.name)).toEqual([undefined, 'pg-0', 'pg-0']);
     expect(w.servers[0]!.syncNames).toBe('ANY 1 ("pg-1", "pg-2")');

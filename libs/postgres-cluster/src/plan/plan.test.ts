@@ -54,7 +54,7 @@ const base = (over: Partial<PlanInput> = {}): PlanInput => ({
   replicas: 3,
   failover: { enabled: true, afterMs: 10_000, maxLagBytes: 1024n },
   replication: 'async',
-  status: { currentPrimary: 'pg-0', systemIdentifier: sysid },
+  status: { primary: 'pg-0', systemIdentifier: sysid },
   instances: [
     pod(0, { instruction: 'primary', roleLabel: 'primary', view: primaryView(5000n) }),
     pod(1, { instruction: 'standby 10.0.0.1', roleLabel: 'standby', view: standbyView(5000n) }),
@@ -70,7 +70,7 @@ describe('planInstances: initialisation', () => {
     const plan = planInstances(
       base({ status: {}, memory: {}, instances: [pod(0), pod(1), pod(2)] }),
     );
-    expect(plan.status).toEqual({ currentPrimary: 'pg-0' });
+    expect(plan.status).toEqual({ primary: 'pg-0' });
     expect(plan.actions).toEqual([{ type: 'instruct', pod: 'pg-0', instruction: 'initdb' }]);
     expect(plan.health).toMatchObject({ initialised: false, primaryServing: false });
   });
@@ -85,7 +85,7 @@ describe('planInstances: initialisation', () => {
     const recovering = planInstances(
       base({
         bootstrap: 'restore',
-        status: { currentPrimary: 'pg-0' },
+        status: { primary: 'pg-0' },
         memory: {},
         instances: [
           pod(0, {
@@ -103,24 +103,24 @@ describe('planInstances: initialisation', () => {
     const promoted = planInstances(
       base({
         bootstrap: 'restore',
-        status: { currentPrimary: 'pg-0' },
+        status: { primary: 'pg-0' },
         memory: {},
         instances: [pod(0, { instruction: 'restore', view: primaryView(100n) }), pod(1), pod(2)],
       }),
     );
-    expect(promoted.status).toEqual({ currentPrimary: 'pg-0', systemIdentifier: sysid });
+    expect(promoted.status).toEqual({ primary: 'pg-0', systemIdentifier: sysid });
     expect(promoted.actions[0]).toEqual({ type: 'instruct', pod: 'pg-0', instruction: 'primary' });
   });
 
   it('records the system identifier once the first instance serves, then clones the others from it', () => {
     const plan = planInstances(
       base({
-        status: { currentPrimary: 'pg-0' },
+        status: { primary: 'pg-0' },
         memory: {},
         instances: [pod(0, { instruction: 'initdb', view: primaryView(100n) }), pod(1), pod(2)],
       }),
     );
-    expect(plan.status).toEqual({ currentPrimary: 'pg-0', systemIdentifier: sysid });
+    expect(plan.status).toEqual({ primary: 'pg-0', systemIdentifier: sysid });
     expect(plan.actions).toEqual([
       { type: 'instruct', pod: 'pg-0', instruction: 'primary' },
       { type: 'label', pod: 'pg-0', role: 'primary' },
@@ -143,7 +143,7 @@ describe('planInstances: a converged cluster', () => {
     const plan = planInstances(base());
     expect(plan.actions).toEqual([]);
     expect(plan.status).toBeUndefined();
-    expect(plan.health.readyInstances).toBe(3);
+    expect(plan.health.readyReplicas).toBe(3);
     expect(plan.health.instances.map((i) => [i.name, i.role, i.ready, i.lagBytes])).toEqual([
       ['pg-0', 'primary', true, undefined],
       ['pg-1', 'standby', true, 0],
@@ -224,7 +224,7 @@ describe('planInstances: failover', () => {
     expect(first.status).toBeUndefined();
     expect(first.health.progressing?.message).toMatch(/failover in 10s unless it returns/);
     expect(later.status).toMatchObject({
-      currentPrimary: 'pg-2',
+      primary: 'pg-2',
       failoverCount: 1,
       failover: {
         phase: 'Promoting',
@@ -233,7 +233,7 @@ describe('planInstances: failover', () => {
         reason: 'PrimaryNotRunning',
         primaryLastLsn: '0/1388',
         promotedLsn: '0/12C0',
-        lagBytes: 200,
+        bytesPossiblyLost: 200,
         dataLossRisk: 'Bounded',
         maxLagBytes: 1024,
       },
@@ -341,7 +341,7 @@ describe('planInstances: failover', () => {
     expect(later.status?.failover).toMatchObject({
       to: 'pg-2',
       dataLossRisk: 'None',
-      lagBytes: 2000,
+      bytesPossiblyLost: 2000,
     });
   });
 
@@ -400,7 +400,7 @@ describe('planInstances: failover', () => {
         }),
       );
     const later = gone(at(11), gone(at(1), seen.memory).memory);
-    expect(later.status?.failover).toMatchObject({ to: 'pg-2', lagBytes: 100 });
+    expect(later.status?.failover).toMatchObject({ to: 'pg-2', bytesPossiblyLost: 100 });
   });
 
   it('says Unknown when this process never saw the old primary serve', () => {
@@ -424,7 +424,7 @@ describe('planInstances: failover', () => {
 
   it('resumes a decided failover without choosing again, and completes it once the new primary serves', () => {
     const decided = {
-      currentPrimary: 'pg-2',
+      primary: 'pg-2',
       systemIdentifier: sysid,
       failoverCount: 1,
       failover: {
@@ -480,7 +480,7 @@ describe('planInstances: a resumed failover whose old primary serves again', () 
   // partition healed, or its container restarted with the instruction `primary`). Promoting the
   // target then would make two primaries accepting writes.
   const decided = {
-    currentPrimary: 'pg-2',
+    primary: 'pg-2',
     systemIdentifier: sysid,
     failoverCount: 1,
     failover: {
@@ -540,7 +540,7 @@ describe('planInstances: a resumed failover whose old primary is down', () => {
     const resumed = planInstances(
       base({
         status: {
-          currentPrimary: 'pg-2',
+          primary: 'pg-2',
           systemIdentifier: sysid,
           failoverCount: 1,
           failover: {
@@ -597,7 +597,7 @@ describe('planInstances: switchover', () => {
       primaryLastLsn: '0/1388',
     });
     expect(plan.status?.switchoverCount).toBe(1);
-    expect(plan.status?.currentPrimary).toBe('pg-0');
+    expect(plan.status?.primary).toBe('pg-0');
     expect(plan.actions).toEqual([
       { type: 'label', pod: 'pg-0', role: null },
       { type: 'instruct', pod: 'pg-0', instruction: 'wait' },
@@ -634,7 +634,7 @@ describe('planInstances: switchover', () => {
   });
 
   const demoting = {
-    currentPrimary: 'pg-0',
+    primary: 'pg-0',
     systemIdentifier: sysid,
     switchoverCount: 1,
     switchover: {
@@ -722,7 +722,7 @@ describe('planInstances: switchover', () => {
       }),
     );
     expect(plan.status).toMatchObject({
-      currentPrimary: 'pg-2',
+      primary: 'pg-2',
       switchover: { phase: 'Promoting', primaryLastLsn: '0/1770', promotedLsn: '0/17D4' },
     });
     expect(plan.actions).toEqual([
@@ -736,7 +736,7 @@ describe('planInstances: switchover', () => {
       base({
         status: {
           ...demoting,
-          currentPrimary: 'pg-2',
+          primary: 'pg-2',
           switchover: { ...demoting.switchover, phase: 'Promoting', promotedLsn: '0/17D4' },
         },
         now: at(3),
@@ -776,7 +776,7 @@ describe('planInstances: switchover', () => {
       }),
     );
     expect(lost.status?.switchover).toMatchObject({ phase: 'Failed' });
-    expect(lost.status?.currentPrimary).toBe('pg-0');
+    expect(lost.status?.primary).toBe('pg-0');
     expect(lost.actions).toContainEqual({ type: 'instruct', pod: 'pg-0', instruction: 'primary' });
     expect(lost.switchoverHandled).toBe(true);
 
@@ -802,7 +802,7 @@ describe('planInstances: switchover', () => {
       base({
         replicas: 2,
         switchover: { reason: 'ScaleDown' },
-        status: { currentPrimary: 'pg-2', systemIdentifier: sysid },
+        status: { primary: 'pg-2', systemIdentifier: sysid },
         instances: [
           pod(0, {
             instruction: 'standby 10.0.0.3',

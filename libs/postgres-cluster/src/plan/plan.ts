@@ -1,13 +1,13 @@
 /**
  * Who is primary, what each instance is told, and what the controller does about it: a pure
  * function over the instances as the controller sees them (Kubernetes facts + one `pg`
- * observation each), the PostgresCluster's status (the durable record: `currentPrimary`,
+ * observation each), the PostgresCluster's status (the durable record: `primary`,
  * `systemIdentifier`, the newest `failover`) and the controller's memory of the primary (the last
  * WAL position it read — kept in memory, never written on every poll, so a converged cluster
  * costs no API writes).
  *
  * Rules:
- * - `status.currentPrimary` is the authority, written before anything acts on it. A cluster
+ * - `status.primary` is the authority, written before anything acts on it. A cluster
  *   without `systemIdentifier` is being initialised: its first instance is recorded as primary,
  *   then told `initdb`; the identifier is recorded once that instance serves as primary. From then
  *   on no instance is ever told `initdb` again: an instance that lost its data is cloned, never
@@ -31,7 +31,7 @@
  *   promotion goes ahead and says so). Otherwise the failover is refused
  *   (`FailoverRefusedLagExceedsBound`) and the controller waits for the primary or a person.
  * - The decision is durable before it is carried out (`failover` phase Promoting, the new
- *   `currentPrimary`, `failoverCount + 1`), the old primary fenced first (role label removed,
+ *   `primary`, `failoverCount + 1`), the old primary fenced first (role label removed,
  *   told `wait`), then the standby told `primary` and promoted. A restarted controller resumes it
  *   and never chooses again: promoting an instance that already left recovery is a no-op. An old
  *   primary that serves again before its fence was carried out is fenced, and the promotion waits
@@ -155,7 +155,7 @@ export interface PlanEvent {
 
 export type PlanStatus = Pick<
   PostgresClusterStatus,
-  | 'currentPrimary'
+  | 'primary'
   | 'systemIdentifier'
   | 'failover'
   | 'failoverCount'
@@ -170,7 +170,7 @@ export interface PlanHealth {
   primaryServing: boolean;
   initialised: boolean;
   instances: InstanceStatus[];
-  readyInstances: number;
+  readyReplicas: number;
   timeline?: number;
   /** A failover is deciding or being carried out, or the primary is lost and one is pending. */
   failingOver: boolean;
@@ -268,7 +268,7 @@ interface PlanContext {
  * as observed for the whole reconcile: what a step decides goes to `PlanContext.decided`.
  */
 interface PrimaryObservation {
-  /** `status.currentPrimary` (or the first instance, recorded by this reconcile). */
+  /** `status.primary` (or the first instance, recorded by this reconcile). */
   name: string;
   facts: InstanceFacts | undefined;
   /** Its view when it answers and its pod is not being deleted (of whichever cluster). */
@@ -383,7 +383,7 @@ function ours(p: PrimaryObservation, f: InstanceFacts): ReachableView | undefine
 }
 
 /**
- * Initialisation, and the primary observed. `status.currentPrimary` is the authority: a cluster
+ * Initialisation, and the primary observed. `status.primary` is the authority: a cluster
  * without one records its first instance as primary before anything acts on it. Until
  * `systemIdentifier` is recorded that instance is told `initdb` (or `restore`), the identifier is
  * recorded once it serves as primary, and the plan ends here (undefined). Once recorded, nothing
@@ -392,10 +392,10 @@ function ours(p: PrimaryObservation, f: InstanceFacts): ReachableView | undefine
 function initialise(ctx: PlanContext): PrimaryObservation | undefined {
   const { input } = ctx;
   const { status } = input;
-  let primaryName = status.currentPrimary;
+  let primaryName = status.primary;
   if (!primaryName) {
     primaryName = podName(input.cluster, 0);
-    ctx.decided = { ...status, currentPrimary: primaryName };
+    ctx.decided = { ...status, primary: primaryName };
   }
   const primary = ctx.byName.get(primaryName);
   const pView = primary ? reachable(primary) : undefined;
@@ -682,7 +682,7 @@ function refuseFailover(
 
 /**
  * The failover decided: durable before it is carried out (phase Promoting, the new
- * `currentPrimary`, `failoverCount + 1` — counted once, in the same write as the record a later
+ * `primary`, `failoverCount + 1` — counted once, in the same write as the record a later
  * reconcile resumes and never re-chooses). Fence first: the old primary out of the read-write
  * Service and told to stop, then the chosen standby told `primary` and promoted.
  */
@@ -711,13 +711,13 @@ function decideFailover(
     primaryLostAt: loss.since,
     ...(seen ? { primaryLastLsn: formatLsn(seen.lsn), primaryLastSeenAt: seen.at } : {}),
     promotedLsn: formatLsn(best.lsn),
-    ...(lag !== undefined ? { lagBytes: Number(lag) } : {}),
+    ...(lag !== undefined ? { bytesPossiblyLost: Number(lag) } : {}),
     dataLossRisk: risk,
     maxLagBytes: Number(input.failover.maxLagBytes),
     message: `failover from ${p.name} (${loss.reason}) to ${to} at ${formatLsn(best.lsn)}: ${riskWords}`,
   };
   decide(ctx, {
-    currentPrimary: to,
+    primary: to,
     failover: record,
     failoverCount: (input.status.failoverCount ?? 0) + 1,
   });
@@ -984,7 +984,7 @@ function switchoverTarget(
  * the target — still in recovery, having received at least the newest position seen on the
  * old primary — is promoted. A target that is lost meanwhile, or a shutdown that does not
  * end in time, gives the switchover up: the old primary is told to run as primary again.
- * Never two primaries, decided before acted on: the new `currentPrimary` is written with the
+ * Never two primaries, decided before acted on: the new `primary` is written with the
  * Promoting record, the old primary kept fenced, and only then the target promoted.
  */
 function demote(ctx: PlanContext, p: PrimaryObservation, record: SwitchoverRecord) {
@@ -1063,7 +1063,7 @@ function demote(ctx: PlanContext, p: PrimaryObservation, record: SwitchoverRecor
     promotedLsn: formatLsn(received),
     message: `switchover from ${record.from} to ${record.to} (${record.reason}): promoting ${record.to} at ${formatLsn(received)}`,
   };
-  decide(ctx, { currentPrimary: record.to, switchover: ctx.switchover });
+  decide(ctx, { primary: record.to, switchover: ctx.switchover });
   label(ctx, primary, null);
   instruct(ctx, primary, 'wait');
   instruct(ctx, target, 'primary');
@@ -1122,7 +1122,7 @@ function healthOf(
   degraded: PlanHealth['degraded'],
   progressing: PlanHealth['progressing'],
 ): PlanHealth {
-  const primaryName = status.currentPrimary;
+  const primaryName = status.primary;
   const primary = input.instances.find((f) => f.name === primaryName);
   const pView = primary?.view?.reachable && !primary.deleting ? primary.view : undefined;
   const serving =
@@ -1185,7 +1185,7 @@ function healthOf(
         ...(message ? { message } : {}),
       };
     });
-  const readyInstances = instances.filter((i) => i.ready).length;
+  const readyReplicas = instances.filter((i) => i.ready).length;
   const failingOver =
     (failover !== undefined && failover.phase !== 'Completed') ||
     (memory.lostSince !== undefined && input.failover.enabled && degraded === undefined);
@@ -1199,7 +1199,7 @@ function healthOf(
     primaryServing: serving,
     initialised: status.systemIdentifier !== undefined,
     instances,
-    readyInstances,
+    readyReplicas,
     ...(serving ? { timeline: pView.timeline } : {}),
     failingOver,
     switchingOver,

@@ -38,7 +38,7 @@ const cluster = (
     },
     status: {
       version: '15',
-      currentPrimary: 'orders-0',
+      primary: 'orders-0',
       instanceSet: 'orders',
       backup: {
         lastVerification: {
@@ -145,7 +145,7 @@ function facts(
       primaryServing: true,
       initialised: true,
       instances: [],
-      readyInstances: 2,
+      readyReplicas: 2,
       failingOver: false,
       switchingOver: false,
     },
@@ -187,7 +187,7 @@ const rollingBack = (
   events: ['Warning UpgradeRollingBack'],
 });
 const lostPrimary = {
-  status: { currentPrimary: 'orders-1' },
+  status: { primary: 'orders-1' },
   instances: [
     instance('orders-0', '10.0.0.1', { view: { reachable: false, error: 'down' } }),
     instance('orders-1', '10.0.0.2'),
@@ -277,7 +277,7 @@ const cases: Case[] = [
   },
   {
     name: 'gate open, an instance not ready: WaitingForHealthyCluster, 5 s',
-    facts: facts(undefined, { health: healthOf({ readyInstances: 1 }) }),
+    facts: facts(undefined, { health: healthOf({ readyReplicas: 1 }) }),
     actions: [],
     condition: {
       status: 'False',
@@ -636,7 +636,7 @@ const cases: Case[] = [
   // ── Completing ───────────────────────────────────────────────────────────────────────
   {
     name: 'Completing, standbys not all ready: unlabels, waits 1 s',
-    facts: facts(record('Completing'), { health: healthOf({ readyInstances: 1 }) }),
+    facts: facts(record('Completing'), { health: healthOf({ readyReplicas: 1 }) }),
     actions: [
       { type: 'unlabel', pod: 'orders-0' },
       { type: 'unlabel', pod: 'orders-1' },
@@ -796,7 +796,7 @@ describe('planUpgrade', () => {
       version: '17',
       image: 'pg:17',
       instanceSet: 'orders-v17',
-      currentPrimary: 'orders-v17-0',
+      primary: 'orders-v17-0',
       systemIdentifier: '7002',
       timeline: 3,
       backup: {

@@ -305,7 +305,7 @@ function planStart(facts: UpgradeFacts, u: UpgradeStatus | undefined): UpgradePl
   if (
     !primary ||
     !health.primaryServing ||
-    health.readyInstances !== desired ||
+    health.readyReplicas !== desired ||
     health.failingOver ||
     health.switchingOver
   )
@@ -314,7 +314,7 @@ function planStart(facts: UpgradeFacts, u: UpgradeStatus | undefined): UpgradePl
       condition: {
         status: 'False',
         reason: UpgradeReasons.WaitingForHealthyCluster,
-        message: `the upgrade to ${cluster.spec.version} starts once every instance is ready (${health.readyInstances} of ${desired})`,
+        message: `the upgrade to ${cluster.spec.version} starts once every instance is ready (${health.readyReplicas} of ${desired})`,
       },
       requeueAfterMs: 5000,
     });
@@ -471,7 +471,7 @@ function planRestoring(facts: UpgradeFacts, u: UpgradeStatus): UpgradePlan {
         version: u.to,
         image: u.toImage,
         instanceSet: u.toSet,
-        currentPrimary: target,
+        primary: target,
         systemIdentifier: view.systemIdentifier,
         timeline: view.timeline,
         backup,
@@ -508,7 +508,7 @@ function planSwitching(facts: UpgradeFacts, u: UpgradeStatus): UpgradePlan {
 
 function planCompleting(facts: UpgradeFacts, u: UpgradeStatus): UpgradePlan {
   const actions = unlabelled(facts, u.fromSet);
-  if (!facts.health.primaryServing || facts.health.readyInstances !== facts.desired)
+  if (!facts.health.primaryServing || facts.health.readyReplicas !== facts.desired)
     return waiting(u, 1000, actions);
   const downtime =
     u.writesStoppedAt && u.writesResumedAt
@@ -586,7 +586,7 @@ function planRollingBack(facts: UpgradeFacts, u: UpgradeStatus): UpgradePlan {
         },
       ],
     };
-  const primary = facts.instances.find((f) => f.name === facts.cluster.status?.currentPrimary);
+  const primary = facts.instances.find((f) => f.name === facts.cluster.status?.primary);
   if (!primary?.view?.reachable) return waiting(u, 2000);
   const done: UpgradeStatus = {
     ...u,
@@ -618,7 +618,7 @@ function planRollingBack(facts: UpgradeFacts, u: UpgradeStatus): UpgradePlan {
 
 /** The old primary's IP while it serves as the primary, else why the upgrade rolls back. */
 function oldPrimary(facts: UpgradeFacts, u: UpgradeStatus): { ip: string } | { lost: string } {
-  const current = facts.cluster.status?.currentPrimary;
+  const current = facts.cluster.status?.primary;
   const f = facts.instances.find((x) => x.name === u.primary);
   if (current !== u.primary || !f?.ip || !f.view?.reachable || f.view.inRecovery)
     return {
