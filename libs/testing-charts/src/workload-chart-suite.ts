@@ -198,6 +198,8 @@ export function describeWorkloadControllerChart(spec: WorkloadChartSpec): void {
       resources: ['persistentvolumeclaims'],
       verbs: ['get', 'list', 'watch', 'patch', 'delete'],
     },
+    // Why a pod or volume is stuck (its Events, listed by involvedObject only then).
+    { apiGroups: [''], resources: ['events'], verbs: ['list'] },
     ...(spec.extraWatchRules ?? []),
   ];
   const leaseRules: PolicyRule[] = [
