@@ -618,6 +618,8 @@ export interface ${K}StatusInput {
   notes: Problem[];
   /** Why pods or volumes do not come up (\`readFailures\`): while not ready, Ready=False names them. */
   failures: Problem[];
+  /** Spec changes that cannot take effect (a volume asked to shrink): Ready=False names them. */
+  refusals: Problem[];
 }
 
 export interface ${K}StatusChange extends WorkloadStatusChange {
@@ -661,6 +663,7 @@ export function ${statusFn}(input: ${K}StatusInput): ${K}StatusChange {
     notes: input.notes,
     degradations: phase === 'Degraded' ? [{ reason, message }, ...input.problems] : input.problems,
     failures: input.failures,
+    refusals: input.refusals,
     healthyMessage: 'every pod is ready',
   });
   return {
@@ -693,6 +696,7 @@ const converged: Omit<${K}StatusInput, 'obj'> = {
   problems: [],
   notes: [],
   failures: [],
+  refusals: [],
 };
 
 /** \`Type=Status/Reason\` of Ready, Progressing and Degraded. */
@@ -989,16 +993,18 @@ export function ${camel}Reconciler(deps: ReconcilerDeps): ObjectReconciler<${K}>
     const claims = deps.claims(namespace, name);
     const problems: { reason: string; message: string }[] = [];
     const notes: { reason: string; message: string }[] = [];
+    // A change that cannot take effect (a size below the volumes'): Ready=False, not converged.
+    const refusals: { reason: string; message: string }[] = [];
     if (obj.spec.storage) {
       const grown = await volumes.step(
         claims,
         obj.spec.storage.size,
         now().getTime(),
-        (claim, from, to) =>
-          emit(obj, 'Normal', 'VolumeExpanding', \`PersistentVolumeClaim \${claim} grows from \${from} to \${to}\`),
+        (message) => emit(obj, 'Normal', 'VolumeExpanding', message),
       );
       problems.push(...grown.problems);
       notes.push(...grown.notes);
+      refusals.push(...grown.refusals);
     }
     const pods = deps.pods(namespace, name);
     // Why pods do not come up (unschedulable, a volume not provisioned, an image, a crash loop).
@@ -1016,6 +1022,7 @@ export function ${camel}Reconciler(deps: ReconcilerDeps): ObjectReconciler<${K}>
         problems,
         notes,
         failures,
+        refusals,
       }),
     );
     const scaled = scalingEvent(before, change.phase, \`\${replicas} pods desired, \${readyReplicas} ready\`);
