@@ -67,6 +67,18 @@ export class DecisionMarks {
   }
 }
 
+const failoverPhases = ['Promoting', 'Repointing', 'Completed'];
+
+/**
+ * The marks of a failover record (pure), which only grow: the failover count, then its record's
+ * phase (Promoting → Repointing → Completed). A kind with more records appends theirs.
+ */
+export function failoverMarksOf(
+  status: { failoverCount?: number; failover?: { phase: string } } | undefined,
+): number[] {
+  return [status?.failoverCount ?? 0, failoverPhases.indexOf(status?.failover?.phase ?? '') + 1];
+}
+
 /** Lexicographic order of two mark tuples (a missing mark counts as 0). */
 export function compareMarks(a: readonly number[], b: readonly number[]): number {
   for (let i = 0; i < Math.max(a.length, b.length); i++) {

@@ -116,6 +116,7 @@ export {
 export {
   compareMarks,
   DecisionMarks,
+  failoverMarksOf,
   recordDecision,
   StaleDecisionError,
   type Decision,

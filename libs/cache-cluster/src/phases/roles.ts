@@ -1,7 +1,7 @@
 import { CACHE_PORT, type CacheCluster } from '@steward/cache-cluster-api';
 import { type ObjectReconcileContext } from '@steward/controller';
 import { isNotFound, Pods, type KubeClient } from '@steward/kube';
-import { durationMs, recordDecision, type DecisionMarks } from '@steward/workload';
+import { durationMs, failoverMarksOf, recordDecision, type DecisionMarks } from '@steward/workload';
 import { Labels } from '../children/index.js';
 import { podFacts, type Pod } from '../pods.js';
 import { type RedisAdmin, type RedisEndpoint } from '../redis/index.js';
@@ -71,11 +71,9 @@ export function roleDecisionStale(
     : undefined;
 }
 
-const failoverPhases = ['Promoting', 'Repointing', 'Completed'];
-
 /** The marks of the failover record (pure), which only grow: its count and phase (`DecisionMarks`). */
 export function roleMarksOf(status: Cluster['status'] | RolePlan['status']): number[] {
-  return [status?.failoverCount ?? 0, failoverPhases.indexOf(status?.failover?.phase ?? '') + 1];
+  return failoverMarksOf(status);
 }
 
 export interface RolesOutcome {

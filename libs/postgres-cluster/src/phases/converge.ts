@@ -77,7 +77,7 @@ export async function convergeCluster(
   const parameters = await parametersPhase(
     env,
     obj,
-    servingPrimary(env, obj, topology),
+    () => servingPrimary(env, obj, topology),
     state.parameterChecks,
   );
   const synced = await syncChildren(

@@ -5,7 +5,7 @@ import {
   SwitchoverAnnotation,
 } from '@steward/postgres-cluster-api';
 import { isInvalid, isNotFound, Pods } from '@steward/kube';
-import { durationMs, recordDecision, type DecisionMarks } from '@steward/workload';
+import { durationMs, failoverMarksOf, recordDecision, type DecisionMarks } from '@steward/workload';
 import {
   bootstrapOf,
   childNames,
@@ -124,7 +124,6 @@ export function decisionStale(
     : `status of ${key} changed since it was read (primary ${was.primary ?? '-'} → ${now.primary ?? '-'}): deciding again`;
 }
 
-const failoverPhases = ['Promoting', 'Repointing', 'Completed'];
 const switchoverPhases = ['Demoting', 'Promoting', 'Repointing', 'Completed', 'Failed'];
 
 /**
@@ -133,8 +132,7 @@ const switchoverPhases = ['Demoting', 'Promoting', 'Repointing', 'Completed', 'F
  */
 export function decisionMarksOf(status: PlanStatus | Cluster['status']): number[] {
   return [
-    status?.failoverCount ?? 0,
-    failoverPhases.indexOf(status?.failover?.phase ?? '') + 1,
+    ...failoverMarksOf(status),
     status?.switchoverCount ?? 0,
     switchoverPhases.indexOf(status?.switchover?.phase ?? '') + 1,
   ];

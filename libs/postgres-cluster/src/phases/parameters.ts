@@ -182,7 +182,8 @@ export interface ParametersOutcome {
 export async function parametersPhase(
   env: PhaseEnv,
   cluster: Cluster,
-  primary: PgEndpoint | undefined,
+  /** The serving primary's endpoint (looked up only when the parameters changed). */
+  primaryOf: () => PgEndpoint | undefined,
   checks: ParameterChecks,
 ): Promise<ParametersOutcome> {
   const uid = cluster.metadata.uid ?? cluster.metadata.name!;
@@ -193,13 +194,15 @@ export async function parametersPhase(
   );
   const conf = live?.data?.[ConfigFiles.postgresql];
   const wanted = cluster.spec.parameters ?? {};
-  if (!conf || !primary) return { cluster, refusals: [] };
+  if (!conf) return { cluster, refusals: [] };
   const applied = appliedParameters(conf);
   const changed = Object.entries(wanted).filter(([k, v]) => applied[k] !== v);
   if (!changed.length) return { cluster, refusals: [] };
   const hash = hashOf(wanted);
   let check = checks.get(uid);
   if (check?.hash !== hash) {
+    const primary = primaryOf();
+    if (!primary) return { cluster, refusals: [] };
     const settings = await env.pg.settings(primary, Object.keys(wanted));
     check = { hash, refusals: parameterRefusals(Object.fromEntries(changed), settings) };
     checks.set(uid, check);
