@@ -1,26 +1,26 @@
 import {
+  ClientsSpec,
+  ComputeResources,
   ConditionsSchema,
+  DeletionPolicyField,
   defineKind,
   FailoverCountFields,
   FailoverRecordFields,
+  FailoverSpecFields,
+  ObjectName,
+  ProviderProfileRef,
+  Quantity,
   ReplicaStatusFields,
   immutable,
-  quantityBounds,
+  requestsWithinLimits,
+  SizeClass,
   StatusEndpoint,
+  storageClassNameStaysSet,
   StringEnum,
-  StringMap,
+  VolumeClaimFields,
   withValidations,
-  type CelRule,
 } from '@steward/crd';
 import Type from 'typebox';
-
-/**
- * What deleting a CacheCluster does to what it manages: the two policies of every Steward kind,
- * default Retain. Declared here, not imported from @steward/provider-profile-api: a kind that
- * references no ProviderProfile in its chart would otherwise ship the ProviderProfile CRD.
- */
-export const CacheClusterDeletionPolicies = ['Retain', 'Delete'] as const;
-export type CacheClusterDeletionPolicy = (typeof CacheClusterDeletionPolicies)[number];
 
 /** The servers a CacheCluster can run. Both speak the same protocol and replication. */
 export const CacheEngines = ['redis', 'valkey'] as const;
@@ -65,51 +65,6 @@ export const MAX_NAME_LENGTH = 52;
 export const MAX_REPLICAS = 9;
 /** The port every CacheCluster serves on (its Services and pods). */
 export const CACHE_PORT = 6379;
-
-const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
-const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
-
-/**
- * A resource quantity as Kubernetes spells it (`250m`, `1Gi`, `512Mi`, `2`), above 0 and, for a
- * size in bytes, a whole number of them. `description` starts with the field's path, which the
- * messages name.
- */
-const quantity = (description: string, bytes: boolean, rules: CelRule[] = []) => {
-  const field = description.split(':')[0]!;
-  return withValidations(Type.String({ maxLength: 32, description }), [
-    { rule: 'isQuantity(self)', message: `${field}: not a quantity such as 256Mi or 1Gi` },
-    ...quantityBounds(field, { bytes }),
-    ...rules,
-  ]);
-};
-
-const cpuMemory = (what: string) =>
-  Type.Object(
-    {
-      cpu: Type.Optional(quantity(`${what}.cpu: e.g. 250m or 1`, false)),
-      memory: Type.Optional(quantity(`${what}.memory: e.g. 256Mi`, true)),
-    },
-    { additionalProperties: false },
-  );
-
-const labelMap = (description: string) =>
-  withValidations(
-    StringMap({
-      maxProperties: 8,
-      additionalProperties: {
-        type: 'string',
-        maxLength: 63,
-        pattern: '^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$',
-      },
-      description,
-    }),
-    [
-      {
-        rule: "self.all(k, k.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$'))",
-        message: 'label keys must be Kubernetes label keys such as app or example.com/tier',
-      },
-    ],
-  );
 
 export const CacheClusterSpec = withValidations(
   Type.Object({
@@ -156,27 +111,18 @@ export const CacheClusterSpec = withValidations(
       }),
     ),
     size: Type.Optional(
-      Type.String({
-        maxLength: 63,
-        pattern: DNS_LABEL,
-        description:
-          'A size class of the ProviderProfile (resources, maxMemory and storage); explicit resources, maxMemory and persistence.size win over it.',
-      }),
-    ),
-    resources: Type.Optional(
-      Type.Object(
-        {
-          requests: Type.Optional(cpuMemory('spec.resources.requests')),
-          limits: Type.Optional(cpuMemory('spec.resources.limits')),
-        },
-        { additionalProperties: false, description: 'The server container’s requests and limits.' },
+      SizeClass(
+        'A size class of the ProviderProfile (resources, maxMemory and storage); explicit resources, maxMemory and persistence.size win over it.',
       ),
     ),
+    resources: Type.Optional(ComputeResources('The server container’s requests and limits.')),
     maxMemory: Type.Optional(
-      quantity(
-        'spec.maxMemory: the dataset limit (Redis maxmemory), e.g. 200Mi; below the memory limit',
-        true,
-      ),
+      Quantity('spec.maxMemory', {
+        example: '256Mi or 1Gi',
+        bytes: true,
+        description:
+          'spec.maxMemory: the dataset limit (Redis maxmemory), e.g. 200Mi; below the memory limit',
+      }),
     ),
     evictionPolicy: Type.Optional(
       StringEnum(EvictionPolicies, {
@@ -199,25 +145,10 @@ export const CacheClusterSpec = withValidations(
               ),
             ],
           ),
-          size: Type.Optional(
-            quantity('spec.persistence.size: each pod’s volume, e.g. 1Gi; grow only', true, [
-              {
-                rule: '!isQuantity(self) || !isQuantity(oldSelf) || quantity(self).compareTo(quantity(oldSelf)) >= 0',
-                messageExpression:
-                  "'spec.persistence.size may only grow (from ' + oldSelf + ' to ' + self + '): a PersistentVolumeClaim cannot shrink'",
-              },
-            ]),
-          ),
-          storageClassName: Type.Optional(
-            withValidations(
-              Type.String({
-                maxLength: 253,
-                pattern: DNS_SUBDOMAIN,
-                description: 'The StorageClass of the volumes. Immutable.',
-              }),
-              [immutable('spec.persistence.storageClassName is immutable')],
-            ),
-          ),
+          ...VolumeClaimFields('persistence', {
+            example: '256Mi or 1Gi',
+            description: 'spec.persistence.size: each pod’s volume, e.g. 1Gi; grow only',
+          }),
         },
         {
           additionalProperties: false,
@@ -233,7 +164,7 @@ export const CacheClusterSpec = withValidations(
             existingSecret: Type.Optional(
               Type.Object(
                 {
-                  name: Type.String({ minLength: 1, maxLength: 253, pattern: DNS_SUBDOMAIN }),
+                  name: ObjectName(),
                   key: Type.Optional(
                     Type.String({
                       minLength: 1,
@@ -265,67 +196,19 @@ export const CacheClusterSpec = withValidations(
     ),
     failover: Type.Optional(
       Type.Object(
-        {
-          enabled: Type.Optional(
-            Type.Boolean({
-              default: true,
-              description: 'Promote a replica when the primary is lost (Replicated only).',
-            }),
-          ),
-          after: Type.Optional(
-            withValidations(
-              Type.String({
-                maxLength: 16,
-                default: '10s',
-                pattern: '^[0-9]+(ms|s|m)$',
-                description:
-                  'How long the primary must be gone before a replica is promoted, e.g. 10s (1s–10m).',
-              }),
-              [
-                {
-                  rule: "duration(self) >= duration('1s') && duration(self) <= duration('10m')",
-                  message: 'spec.failover.after must be between 1s and 10m',
-                },
-              ],
-            ),
-          ),
-        },
+        FailoverSpecFields(
+          'replica',
+          'Promote a replica when the primary is lost (Replicated only).',
+        ),
         { additionalProperties: false },
       ),
     ),
-    clients: Type.Optional(
-      Type.Object(
-        {
-          podSelector: Type.Optional(labelMap('Labels of the pods allowed to connect.')),
-          namespaceSelector: Type.Optional(
-            labelMap(
-              'Labels of the namespaces those pods may be in; default: this namespace only.',
-            ),
-          ),
-        },
-        {
-          additionalProperties: false,
-          description:
-            'Who may connect (the NetworkPolicy): pods matching podSelector (in namespaces matching namespaceSelector); the cluster’s own pods and the controller always may. Absent: nobody else.',
-        },
-      ),
-    ),
-    providerProfileRef: Type.Optional(
-      Type.Object(
-        { name: Type.String({ minLength: 1, maxLength: 253, pattern: DNS_SUBDOMAIN }) },
-        {
-          additionalProperties: false,
-          description:
-            'A kubernetes ProviderProfile: size classes, the image catalogue and guardrails. Default: the controller’s default profile, if it has one.',
-        },
-      ),
-    ),
+    clients: Type.Optional(ClientsSpec('pods')),
+    providerProfileRef: Type.Optional(ProviderProfileRef),
     deletionPolicy: Type.Optional(
-      StringEnum(CacheClusterDeletionPolicies, {
-        default: 'Retain',
-        description:
-          'Retain: deleting the CacheCluster leaves its volumes and auth Secret in place (an Event says where). Delete: they are deleted too.',
-      }),
+      DeletionPolicyField(
+        'Retain: deleting the CacheCluster leaves its volumes and auth Secret in place (an Event says where). Delete: they are deleted too.',
+      ),
     ),
   }),
   [
@@ -334,10 +217,7 @@ export const CacheClusterSpec = withValidations(
       message:
         'spec.auth is immutable: create a new CacheCluster to change where the password is kept',
     },
-    {
-      rule: '!has(self.persistence) || !has(oldSelf.persistence) || has(self.persistence.storageClassName) == has(oldSelf.persistence.storageClassName)',
-      message: 'spec.persistence.storageClassName is immutable',
-    },
+    storageClassNameStaysSet('persistence'),
     {
       rule: "!has(self.replicas) || self.mode != 'Standalone' || self.replicas == 1",
       message: 'spec.replicas must be 1 for mode Standalone: use mode Replicated for replicas',
@@ -359,18 +239,9 @@ export const CacheClusterSpec = withValidations(
       message:
         'spec.maxMemory must be below spec.resources.limits.memory (the server needs memory beyond its dataset)',
     },
-    {
-      rule: '!has(self.resources) || !has(self.resources.requests) || !has(self.resources.limits) || !has(self.resources.requests.memory) || !has(self.resources.limits.memory) || quantity(self.resources.requests.memory).compareTo(quantity(self.resources.limits.memory)) <= 0',
-      message: 'spec.resources.requests.memory may not exceed spec.resources.limits.memory',
-    },
-    {
-      rule: '!has(self.resources) || !has(self.resources.requests) || !has(self.resources.limits) || !has(self.resources.requests.cpu) || !has(self.resources.limits.cpu) || quantity(self.resources.requests.cpu).compareTo(quantity(self.resources.limits.cpu)) <= 0',
-      message: 'spec.resources.requests.cpu may not exceed spec.resources.limits.cpu',
-    },
+    ...requestsWithinLimits,
   ],
 );
-
-const endpoint = StatusEndpoint;
 
 /**
  * One failover as the controller carried it out (the newest is in status.failover): the shared
@@ -404,8 +275,8 @@ export const CacheClusterStatus = Type.Object({
   ),
   endpoints: Type.Optional(
     Type.Object({
-      readWrite: Type.Optional(endpoint),
-      readOnly: Type.Optional(endpoint),
+      readWrite: Type.Optional(StatusEndpoint),
+      readOnly: Type.Optional(StatusEndpoint),
       secretName: Type.Optional(
         Type.String({ description: 'The Secret with the password (key in secretKey).' }),
       ),

@@ -24,7 +24,6 @@
 export {
   CACHE_PORT,
   CacheCluster,
-  CacheClusterDeletionPolicies,
   CacheClusterSpec,
   CacheClusterStatus,
   CacheEngines,
@@ -34,7 +33,6 @@ export {
   FailoverRecord,
   MAX_NAME_LENGTH,
   MAX_REPLICAS,
-  type CacheClusterDeletionPolicy,
   type CacheEngine,
   type CacheMode,
   type CachePhase,

@@ -8,6 +8,9 @@
  * subresource, printer columns (+ Age) and CEL `x-kubernetes-validations`, so that what the
  * schema or CEL can know is rejected at admission, by the API server, with its own message.
  * CRD YAML under `charts/*\/crds/` is generated from these definitions, never written by hand.
+ * The fields every in-cluster workload kind shares — spec (`ComputeResources`, `VolumeClaimFields`,
+ * `ClientsSpec`, `DeletionPolicyField` …) and status (`ReplicaStatusFields`, `FailoverRecordFields`
+ * …) — are defined once here, so each kind's CRD says one thing one way.
  */
 export {
   defineKind,
@@ -34,3 +37,20 @@ export {
   StatusEndpoint,
   type DataLossRisk,
 } from './workload-status.js';
+export {
+  ClientsSpec,
+  ComputeResources,
+  DeletionPolicies,
+  DeletionPolicyField,
+  FailoverSpecFields,
+  ObjectName,
+  ProviderProfileRef,
+  Quantity,
+  requestsWithinLimits,
+  SizeClass,
+  storageClassNameStaysSet,
+  VolumeClaimFields,
+  type DeletionPolicy,
+  type QuantityOptions,
+  type VolumeSizeOptions,
+} from './workload-spec.js';

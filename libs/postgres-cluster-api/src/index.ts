@@ -61,7 +61,6 @@ export {
   OperatorOwnedParameters,
   POSTGRES_PORT,
   PostgresCluster,
-  PostgresClusterDeletionPolicies,
   PostgresClusterSpec,
   PostgresClusterStatus,
   PostgresPhases,
@@ -73,7 +72,6 @@ export {
   SwitchoverRecord,
   type DataLossRisk,
   type InstanceRole,
-  type PostgresClusterDeletionPolicy,
   type PostgresPhase,
   type ReplicationMode,
 } from './postgres-cluster.js';

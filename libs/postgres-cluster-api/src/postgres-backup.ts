@@ -1,6 +1,12 @@
-import { ConditionsSchema, defineKind, immutable, StringEnum, withValidations } from '@steward/crd';
+import {
+  ConditionsSchema,
+  DeletionPolicyField,
+  defineKind,
+  immutable,
+  StringEnum,
+  withValidations,
+} from '@steward/crd';
 import Type from 'typebox';
-import { PostgresClusterDeletionPolicies } from './postgres-cluster.js';
 
 /** What `status.phase` of a PostgresBackup can say. */
 export const PostgresBackupPhases = ['Pending', 'Running', 'Completed', 'Failed'] as const;
@@ -25,11 +31,9 @@ export const PostgresBackupSpec = Type.Object({
     [immutable('spec.cluster is immutable: a PostgresBackup is one backup of one cluster')],
   ),
   deletionPolicy: Type.Optional(
-    StringEnum(PostgresClusterDeletionPolicies, {
-      default: 'Retain',
-      description:
-        'Retain: deleting the PostgresBackup leaves the backup in the bucket, where the cluster’s retention expires it like any other. Delete: its objects are deleted from the bucket — unless it is the cluster’s newest backup, which is never deleted (an Event says so).',
-    }),
+    DeletionPolicyField(
+      'Retain: deleting the PostgresBackup leaves the backup in the bucket, where the cluster’s retention expires it like any other. Delete: its objects are deleted from the bucket — unless it is the cluster’s newest backup, which is never deleted (an Event says so).',
+    ),
   ),
 });
 

@@ -1,27 +1,27 @@
 import {
+  ClientsSpec,
+  ComputeResources,
   ConditionsSchema,
+  DeletionPolicyField,
   defineKind,
   FailoverCountFields,
   FailoverRecordFields,
+  FailoverSpecFields,
+  ProviderProfileRef,
   ReplicaStatusFields,
   immutable,
-  quantityBounds,
+  requestsWithinLimits,
+  SizeClass,
   StatusEndpoint,
+  storageClassNameStaysSet,
   StringEnum,
   StringMap,
+  VolumeClaimFields,
   withValidations,
 } from '@steward/crd';
 import Type from 'typebox';
 import { BackupSpec, BackupStatus, RecoverySpec, RestoreStatus } from './backup.js';
 import { UpgradeSpec, UpgradeStatus } from './upgrade.js';
-
-/**
- * What deleting a PostgresCluster does to what it manages: the two policies of every Steward
- * kind, default Retain. Declared here, not imported from @steward/provider-profile-api: a kind
- * that references no ProviderProfile in its chart would otherwise ship the ProviderProfile CRD.
- */
-export const PostgresClusterDeletionPolicies = ['Retain', 'Delete'] as const;
-export type PostgresClusterDeletionPolicy = (typeof PostgresClusterDeletionPolicies)[number];
 
 /** `spec.replication.mode`. */
 export const ReplicationModes = ['async', 'sync'] as const;
@@ -136,8 +136,6 @@ export const RefusedParameters: Readonly<Record<string, string>> = {
   krb_server_keyfile: 'it names a file on the server',
 };
 
-const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
-const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 /** A PostgreSQL identifier Steward creates unquoted-safe: lowercase, at most 63 bytes. */
 const IDENTIFIER = '^[a-z_][a-z0-9_]{0,62}$';
 
@@ -164,41 +162,6 @@ const bootstrapIdentifier = (field: string, reserved: readonly string[], descrip
       {
         rule: `!(self in [${reserved.map((name) => `'${name}'`).join(', ')}]) && !self.startsWith('pg_')`,
         message: `${field} may not be ${reserved.join(', ')} or begin with pg_: PostgreSQL or the operator already uses these names; choose another, such as app`,
-      },
-    ],
-  );
-
-/** A resource quantity as Kubernetes spells it (`250m`, `1Gi`, `512Mi`, `2`), above 0. */
-const quantity = (field: string, example: string, bytes: boolean) =>
-  withValidations(Type.String({ maxLength: 32, description: `${field}: e.g. ${example}` }), [
-    { rule: 'isQuantity(self)', message: `${field}: not a quantity such as ${example}` },
-    ...quantityBounds(field, { bytes }),
-  ]);
-
-const cpuMemory = (what: string) =>
-  Type.Object(
-    {
-      cpu: Type.Optional(quantity(`${what}.cpu`, '250m or 1', false)),
-      memory: Type.Optional(quantity(`${what}.memory`, '256Mi or 1Gi', true)),
-    },
-    { additionalProperties: false },
-  );
-
-const labelMap = (description: string) =>
-  withValidations(
-    StringMap({
-      maxProperties: 8,
-      additionalProperties: {
-        type: 'string',
-        maxLength: 63,
-        pattern: '^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$',
-      },
-      description,
-    }),
-    [
-      {
-        rule: "self.all(k, k.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$'))",
-        message: 'label keys must be Kubernetes label keys such as app or example.com/tier',
       },
     ],
   );
@@ -230,57 +193,18 @@ export const PostgresClusterSpec = withValidations(
       }),
     ),
     size: Type.Optional(
-      Type.String({
-        maxLength: 63,
-        pattern: DNS_LABEL,
-        description:
-          'A size class of the ProviderProfile (resources and storage); explicit resources and storage.size win over it.',
-      }),
-    ),
-    resources: Type.Optional(
-      Type.Object(
-        {
-          requests: Type.Optional(cpuMemory('spec.resources.requests')),
-          limits: Type.Optional(cpuMemory('spec.resources.limits')),
-        },
-        { additionalProperties: false, description: 'Each instance’s requests and limits.' },
+      SizeClass(
+        'A size class of the ProviderProfile (resources and storage); explicit resources and storage.size win over it.',
       ),
     ),
+    resources: Type.Optional(ComputeResources('Each instance’s requests and limits.')),
     storage: Type.Optional(
       Type.Object(
-        {
-          size: Type.Optional(
-            withValidations(
-              Type.String({
-                maxLength: 32,
-                description:
-                  'Each instance’s volume, e.g. 10Gi (default: the size class’s, else 1Gi). Grow only.',
-              }),
-              [
-                {
-                  rule: 'isQuantity(self)',
-                  message: 'spec.storage.size: not a quantity such as 10Gi or 500Gi',
-                },
-                ...quantityBounds('spec.storage.size', { bytes: true }),
-                {
-                  rule: '!isQuantity(self) || !isQuantity(oldSelf) || quantity(self).compareTo(quantity(oldSelf)) >= 0',
-                  messageExpression:
-                    "'spec.storage.size may only grow (from ' + oldSelf + ' to ' + self + '): a PersistentVolumeClaim cannot shrink'",
-                },
-              ],
-            ),
-          ),
-          storageClassName: Type.Optional(
-            withValidations(
-              Type.String({
-                maxLength: 253,
-                pattern: DNS_SUBDOMAIN,
-                description: 'The StorageClass of the volumes. Immutable.',
-              }),
-              [immutable('spec.storage.storageClassName is immutable')],
-            ),
-          ),
-        },
+        VolumeClaimFields('storage', {
+          example: '10Gi or 500Gi',
+          description:
+            'Each instance’s volume, e.g. 10Gi (default: the size class’s, else 1Gi). Grow only.',
+        }),
         {
           additionalProperties: false,
           description: 'One PersistentVolumeClaim per instance, for PGDATA.',
@@ -334,29 +258,7 @@ export const PostgresClusterSpec = withValidations(
     failover: Type.Optional(
       Type.Object(
         {
-          enabled: Type.Optional(
-            Type.Boolean({
-              default: true,
-              description: 'Promote a standby when the primary is lost.',
-            }),
-          ),
-          after: Type.Optional(
-            withValidations(
-              Type.String({
-                maxLength: 16,
-                default: '10s',
-                pattern: '^[0-9]+(ms|s|m)$',
-                description:
-                  'How long the primary must be gone before a standby is promoted, e.g. 10s (1s–10m).',
-              }),
-              [
-                {
-                  rule: "duration(self) >= duration('1s') && duration(self) <= duration('10m')",
-                  message: 'spec.failover.after must be between 1s and 10m',
-                },
-              ],
-            ),
-          ),
+          ...FailoverSpecFields('standby', 'Promote a standby when the primary is lost.'),
           maxLagBytes: Type.Optional(
             Type.Integer({
               minimum: 0,
@@ -404,41 +306,14 @@ export const PostgresClusterSpec = withValidations(
         ],
       ),
     ),
-    clients: Type.Optional(
-      Type.Object(
-        {
-          podSelector: Type.Optional(labelMap('Labels of the pods allowed to connect.')),
-          namespaceSelector: Type.Optional(
-            labelMap(
-              'Labels of the namespaces those pods may be in; default: this namespace only.',
-            ),
-          ),
-        },
-        {
-          additionalProperties: false,
-          description:
-            'Who may connect (the NetworkPolicy): pods matching podSelector (in namespaces matching namespaceSelector); the cluster’s own instances and the controller always may. Absent: nobody else.',
-        },
-      ),
-    ),
-    providerProfileRef: Type.Optional(
-      Type.Object(
-        { name: Type.String({ minLength: 1, maxLength: 253, pattern: DNS_SUBDOMAIN }) },
-        {
-          additionalProperties: false,
-          description:
-            'A kubernetes ProviderProfile: size classes, the image catalogue and guardrails. Default: the controller’s default profile, if it has one.',
-        },
-      ),
-    ),
+    clients: Type.Optional(ClientsSpec('instances')),
+    providerProfileRef: Type.Optional(ProviderProfileRef),
     backup: Type.Optional(BackupSpec),
     upgrade: Type.Optional(UpgradeSpec),
     deletionPolicy: Type.Optional(
-      StringEnum(PostgresClusterDeletionPolicies, {
-        default: 'Retain',
-        description:
-          'Retain: deleting the PostgresCluster leaves its volumes, Secrets and backups in place (owner references removed; an Event says where). Delete: with spec.backup, a final backup is taken first (unless skipFinalBackup), then the volumes and Secrets are deleted; the backups stay in the bucket, where nothing expires them any more.',
-      }),
+      DeletionPolicyField(
+        'Retain: deleting the PostgresCluster leaves its volumes, Secrets and backups in place (owner references removed; an Event says where). Delete: with spec.backup, a final backup is taken first (unless skipFinalBackup), then the volumes and Secrets are deleted; the backups stay in the bucket, where nothing expires them any more.',
+      ),
     ),
     skipFinalBackup: Type.Optional(
       Type.Boolean({
@@ -454,27 +329,15 @@ export const PostgresClusterSpec = withValidations(
       message:
         'spec.bootstrap is immutable: the database and its owner exist once the cluster is initialised',
     },
-    {
-      rule: '!has(self.storage) || !has(oldSelf.storage) || has(self.storage.storageClassName) == has(oldSelf.storage.storageClassName)',
-      message: 'spec.storage.storageClassName is immutable',
-    },
+    storageClassNameStaysSet('storage'),
     {
       rule: "!has(self.replication) || !has(self.replication.mode) || self.replication.mode != 'sync' || (has(self.replicas) && self.replicas >= 2)",
       message:
         'spec.replication.mode sync needs spec.replicas of at least 2: each commit waits for a standby',
     },
-    {
-      rule: '!has(self.resources) || !has(self.resources.requests) || !has(self.resources.limits) || !has(self.resources.requests.memory) || !has(self.resources.limits.memory) || quantity(self.resources.requests.memory).compareTo(quantity(self.resources.limits.memory)) <= 0',
-      message: 'spec.resources.requests.memory may not exceed spec.resources.limits.memory',
-    },
-    {
-      rule: '!has(self.resources) || !has(self.resources.requests) || !has(self.resources.limits) || !has(self.resources.requests.cpu) || !has(self.resources.limits.cpu) || quantity(self.resources.requests.cpu).compareTo(quantity(self.resources.limits.cpu)) <= 0',
-      message: 'spec.resources.requests.cpu may not exceed spec.resources.limits.cpu',
-    },
+    ...requestsWithinLimits,
   ],
 );
-
-const endpoint = StatusEndpoint;
 
 /** One instance as the controller last saw it. */
 export const InstanceStatus = Type.Object({
@@ -583,9 +446,9 @@ export const PostgresClusterStatus = Type.Object({
   timeline: Type.Optional(Type.Integer({ minimum: 1, description: 'The primary’s timeline.' })),
   endpoints: Type.Optional(
     Type.Object({
-      readWrite: Type.Optional(endpoint),
-      readOnly: Type.Optional(endpoint),
-      any: Type.Optional(endpoint),
+      readWrite: Type.Optional(StatusEndpoint),
+      readOnly: Type.Optional(StatusEndpoint),
+      any: Type.Optional(StatusEndpoint),
       superuserSecret: Type.Optional(
         Type.String({ description: 'The Secret with the postgres superuser’s password.' }),
       ),
