@@ -8,14 +8,14 @@ import {
   type Result,
 } from '@steward/controller';
 
-import { StatefulSets, type KubeClient } from '@steward/kube';
+import { StatefulSets } from '@steward/kube';
 import {
-  namespaceDirectory,
+  wireProfiledWorkload,
+  workloadProfileUsers,
   WorkloadProfiles,
-  type NamespaceFacts,
   type ProfileUser,
+  type WorkloadReconcilerDeps,
 } from '@steward/provider-profile';
-import { ProviderProfile } from '@steward/provider-profile-api';
 import {
   DecisionMarks,
   deleteOwnVolumes,
@@ -30,14 +30,12 @@ import {
   templateStorageOf,
   VolumeGrowth,
   volumesOf,
-  wireWorkload,
-  WorkloadChildKinds,
+  refusalOf,
   type WorkloadControllerOptions,
   workloadChanges,
   workloadReconciler,
-  type ClaimObject,
+  workloadRuntime,
   type StatefulSetWithClaims,
-  type WorkloadChildren,
 } from '@steward/workload';
 import { Passwords, passwordSecretOf } from './phases/auth.js';
 import { desiredChildren } from './phases/children.js';
@@ -52,7 +50,6 @@ import { cacheClusterGauges } from './metrics.js';
 import { cacheStatus, CacheReasons } from './status.js';
 
 type Cluster = CacheCluster;
-type Profile = ProviderProfile;
 
 /** The finalizer every CacheCluster carries while the controller may still have to clean up. */
 export const CacheClusterFinalizer = 'cache.steward.dev/cleanup';
@@ -62,8 +59,6 @@ export interface CacheClusterControllerOptions extends WorkloadControllerOptions
   /** The Redis admin client (tests may pass one with other timeouts). */
   redis?: RedisAdmin;
 }
-
-const ByProfile = 'cache.steward.dev/profile';
 
 /**
  * The CacheCluster controller: every CacheCluster of `options.selection` kept as a StatefulSet of
@@ -85,63 +80,25 @@ export function cacheClusterController(
   manager: Manager,
   options: CacheClusterControllerOptions = {},
 ): Controller {
-  const client = manager.client;
-  const profiles = manager.informers.informerFor<Profile>(ProviderProfile.resourceType);
-  const namespaces = namespaceDirectory(manager);
-  const wiring = wireWorkload<Cluster, Pod>(manager, {
-    resourceType: CacheCluster.resourceType,
-    name: 'cachecluster',
-    ...(options.selection ? { selection: options.selection } : {}),
-    clusterLabel: Labels.cluster,
-    childKinds: WorkloadChildKinds,
-    fieldManager: options.fieldManager ?? 'cache-cluster-controller',
-    predicates: [workloadChanges],
-    references: {
-      resourceType: ProviderProfile.resourceType,
-      index: ByProfile,
-      nameOf: (obj) => obj.spec.providerProfileRef?.name ?? options.defaultProfile,
-    },
-    maxConcurrentReconciles: options.maxConcurrentReconciles ?? 4,
-    ...(options.fairness ? { fairness: options.fairness } : {}),
-  });
-  const namespaceWatch = namespaces.watchFor(wiring.objects);
-  const redis = options.redis ?? redisAdmin();
-  manager.add({
-    name: 'cache-cluster-redis-connections',
-    needsLeaderElection: false,
-    stop: () => redis.close(),
-  });
-
-  const reconciler = cacheClusterReconciler({
-    client,
-    children: wiring.children,
-    redis,
-    pods: wiring.podsOf,
-    claims: wiring.claimsOf,
-    profile: (name) => profiles.store.get(name),
-    namespace: (name) => namespaces.facts(name),
+  const wired = wireProfiledWorkload<Cluster, Pod, CacheClusterControllerOptions>(
+    manager,
     options,
-  });
-  return wiring.builder
-    .watches(namespaceWatch.resourceType, namespaceWatch.map, {
-      predicates: namespaceWatch.predicates,
-    })
-    .gauges(...cacheClusterGauges)
-    .completeObjects(reconciler);
+    {
+      resourceType: CacheCluster.resourceType,
+      name: 'cachecluster',
+      clusterLabel: Labels.cluster,
+      defaultFieldManager: 'cache-cluster-controller',
+      predicates: [workloadChanges],
+      profileIndex: 'cache.steward.dev/profile',
+    },
+  );
+  const redis = options.redis ?? redisAdmin();
+  wired.closeOnStop('cache-cluster-redis-connections', () => redis.close());
+  return wired.complete(cacheClusterReconciler({ ...wired.deps, redis }), cacheClusterGauges);
 }
 
-interface ReconcilerDeps {
-  client: KubeClient;
-  children: WorkloadChildren;
+interface ReconcilerDeps extends WorkloadReconcilerDeps<Pod, CacheClusterControllerOptions> {
   redis: RedisAdmin;
-  /** The pods of one cluster (by its label). */
-  pods: (namespace: string, name: string) => Pod[];
-  /** The claims of one cluster's pods (by its label). */
-  claims: (namespace: string, name: string) => ClaimObject[];
-  profile: (name: string) => Profile | undefined;
-  /** The namespace's name and labels, for the profile's namespace binding. */
-  namespace: (name: string) => NamespaceFacts;
-  options: CacheClusterControllerOptions;
 }
 
 /** The reconciler of one CacheCluster (exported for tests that drive it with their own deps). */
@@ -151,21 +108,14 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
   const marks = new DecisionMarks();
   const volumes = new VolumeGrowth(client);
   const profiles = new WorkloadProfiles<Cluster>(deps.profile, options.defaultProfile);
-  const now = options.now ?? (() => new Date());
+  const { now, poll, emit } = workloadRuntime<Cluster>(options);
   const passwords = new Passwords(client, now);
-  const poll = {
-    pollMs: options.pollIntervalMs ?? 5000,
-    busyMs: options.busyPollIntervalMs ?? 1000,
-  };
-  const emit = (obj: Cluster, type: 'Normal' | 'Warning', reason: string, message: string) =>
-    options.events?.event(obj, type, reason, message);
   const rolesEnv = { client, redis: deps.redis, now, emit };
 
-  function admission(obj: Cluster): Resolution {
-    const missing = profiles.missing(obj);
-    if (missing) return { allowed: false, ...missing };
-    return resolveWorkload(obj, profiles.of(obj), deps.namespace(obj.metadata.namespace ?? ''));
-  }
+  const admission = (obj: Cluster): Resolution =>
+    profiles.admit(obj, (profile) =>
+      resolveWorkload(obj, profile, deps.namespace(obj.metadata.namespace ?? '')),
+    );
 
   /** One reconcile: children, volumes, roles, then the one status write. */
   async function converge(ctx: ObjectReconcileContext<Cluster>, obj: Cluster): Promise<Result> {
@@ -288,12 +238,7 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
   return workloadReconciler<Cluster>(client, {
     resourceType: CacheCluster.resourceType,
     finalizer: CacheClusterFinalizer,
-    refusal: (obj) => {
-      const resolution = admission(obj);
-      return resolution.allowed
-        ? undefined
-        : { reason: resolution.reason, message: resolution.message };
-    },
+    refusal: (obj) => refusalOf(admission(obj)),
     deletionPolicy: (obj) => obj.spec.deletionPolicy ?? 'Retain',
     deletionRefusal: (obj) =>
       profiles.deletionRefusal('CacheCluster', obj, 'its volumes and Secret'),
@@ -311,11 +256,7 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
  * CacheClusters as users of ProviderProfiles (for `status.usedBy` and the in-use finalizer): the
  * profile each names, or the default profile when it names none.
  */
-export function cacheClusterUsers(defaultProfile?: string): ProfileUser<Cluster> {
-  return {
-    resourceType: CacheCluster.resourceType,
-    profileNameOf: (obj) => obj.spec.providerProfileRef?.name ?? defaultProfile,
-  };
-}
+export const cacheClusterUsers = (defaultProfile?: string): ProfileUser<Cluster> =>
+  workloadProfileUsers<Cluster>(CacheCluster.resourceType, defaultProfile);
 
 export { desiredReplicas };

@@ -6,6 +6,7 @@ import {
   type NamespaceFacts,
 } from '@steward/provider-profile';
 import { type ProviderProfile } from '@steward/provider-profile-api';
+import { type Admission } from '@steward/workload';
 import { BuiltInImages } from './images.js';
 import { CacheReasons } from './status.js';
 
@@ -21,8 +22,7 @@ export interface ResolvedCache {
   storage?: { size: string; storageClassName?: string };
 }
 
-export type Resolution =
-  { allowed: true; resolved: ResolvedCache } | { allowed: false; reason: string; message: string };
+export type Resolution = Admission<ResolvedCache>;
 
 /** The default volume size when neither the spec nor a size class gives one. */
 export const DEFAULT_STORAGE = '1Gi';

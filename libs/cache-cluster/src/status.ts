@@ -15,7 +15,12 @@
  * gone is InstancesMissing (Degraded).
  */
 import { type CacheCluster, type CachePhase } from '@steward/cache-cluster-api';
-import { workloadConditions, WorkloadReasons } from '@steward/workload';
+import {
+  workloadConditions,
+  WorkloadReasons,
+  type WorkloadStatusChange,
+  type WorkloadStatusProblems,
+} from '@steward/workload';
 import { type Health } from './roles/plan.js';
 
 export const CacheReasons = {
@@ -33,7 +38,7 @@ export interface Rollout {
   message: string;
 }
 
-export interface StatusInput {
+export interface StatusInput extends WorkloadStatusProblems {
   cluster: CacheCluster;
   replicas: number;
   /** Pods that exist (not being deleted). */
@@ -49,19 +54,9 @@ export interface StatusInput {
     secretKey: string;
   };
   durable: boolean;
-  /** Something the controller could not do this time (e.g. a PVC that cannot grow). */
-  problems: { reason: string; message: string }[];
-  /** Why pods or volumes do not come up (`workloadFailures`): Ready=False names them. */
-  failures?: { reason: string; message: string }[];
-  /** Spec changes that cannot take effect: Ready=False (not converged) names them. */
-  refusals?: { reason: string; message: string }[];
 }
 
-export interface CacheStatusChange {
-  phase: CachePhase;
-  conditions: { type: string; status: 'True' | 'False'; reason: string; message: string }[];
-  fields: Record<string, unknown>;
-}
+export type CacheStatusChange = WorkloadStatusChange<CachePhase>;
 
 export function cacheStatus(input: StatusInput): CacheStatusChange {
   const { health, replicas, rollout, cluster } = input;

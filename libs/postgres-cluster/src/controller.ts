@@ -12,24 +12,22 @@ import {
   type Predicate,
 } from '@steward/controller';
 
-import { Jobs, type KubeClient } from '@steward/kube';
+import { Jobs } from '@steward/kube';
 import {
-  namespaceDirectory,
+  wireProfiledWorkload,
+  workloadProfileUsers,
   WorkloadProfiles,
-  type NamespaceFacts,
   type ProfileUser,
+  type WorkloadReconcilerDeps,
 } from '@steward/provider-profile';
-import { ProviderProfile } from '@steward/provider-profile-api';
 import {
   DecisionMarks,
   VolumeGrowth,
-  wireWorkload,
-  WorkloadChildKinds,
+  refusalOf,
   type WorkloadControllerOptions,
   workloadChanges,
   workloadReconciler,
-  type ClaimObject,
-  type WorkloadChildren,
+  workloadRuntime,
 } from '@steward/workload';
 import { Labels } from './children/index.js';
 import { Upgrades } from './upgrade/upgrade.js';
@@ -47,7 +45,6 @@ import { withBackupSettings } from './phases/backup-settings.js';
 import { convergeCluster, type ConvergeState } from './phases/converge.js';
 
 type Cluster = PostgresCluster;
-type Profile = ProviderProfile;
 
 /** The finalizer every PostgresCluster carries while the controller may still have to clean up. */
 export const PostgresClusterFinalizer = 'postgres.steward.dev/cleanup';
@@ -59,8 +56,6 @@ export interface PostgresClusterControllerOptions extends WorkloadControllerOpti
   /** The bucket client of spec.backup (default: the S3 API, @aws-sdk/client-s3). */
   backupStore?: (destination: BackupDestination, credentials: Credentials) => BackupStore;
 }
-
-const ByProfile = 'postgres.steward.dev/profile';
 
 /**
  * The PostgresCluster controller: every PostgresCluster of `options.selection` kept as a
@@ -81,56 +76,42 @@ export function postgresClusterController(
   manager: Manager,
   options: PostgresClusterControllerOptions = {},
 ): Controller {
-  const client = manager.client;
   const selection = options.selection ?? {};
-  const profiles = manager.informers.informerFor<Profile>(ProviderProfile.resourceType);
-  const namespaces = namespaceDirectory(manager);
-  const wiring = wireWorkload<Cluster, Pod>(manager, {
-    resourceType: PostgresCluster.resourceType,
-    name: 'postgrescluster',
-    selection,
-    clusterLabel: Labels.cluster,
-    childKinds: WorkloadChildKinds,
-    alsoOwns: [Jobs],
-    fieldManager: options.fieldManager ?? 'postgres-cluster-controller',
-    // A switchover request is an annotation: it changes no generation.
-    predicates: [or(workloadChanges, annotationChanged(SwitchoverAnnotation))],
-    references: {
-      resourceType: ProviderProfile.resourceType,
-      index: ByProfile,
-      nameOf: (obj) => obj.spec.providerProfileRef?.name ?? options.defaultProfile,
+  const wired = wireProfiledWorkload<Cluster, Pod, PostgresClusterControllerOptions>(
+    manager,
+    options,
+    {
+      resourceType: PostgresCluster.resourceType,
+      name: 'postgrescluster',
+      selection,
+      clusterLabel: Labels.cluster,
+      alsoOwns: [Jobs],
+      defaultFieldManager: 'postgres-cluster-controller',
+      // A switchover request is an annotation: it changes no generation.
+      predicates: [or(workloadChanges, annotationChanged(SwitchoverAnnotation))],
+      profileIndex: 'postgres.steward.dev/profile',
+      watches: [
+        {
+          resourceType: PostgresBackup.resourceType,
+          map: (backup) => [
+            `${backup.metadata.namespace}/${(backup as PostgresBackup).spec.cluster.name}`,
+          ],
+          selection,
+        },
+      ],
     },
-    watches: [
-      {
-        resourceType: PostgresBackup.resourceType,
-        map: (backup) => [
-          `${backup.metadata.namespace}/${(backup as PostgresBackup).spec.cluster.name}`,
-        ],
-        selection,
-      },
-    ],
-    maxConcurrentReconciles: options.maxConcurrentReconciles ?? 4,
-    ...(options.fairness ? { fairness: options.fairness } : {}),
-  });
-  const jobs = manager.informers.informerFor<JobObject>(Jobs, wiring.childSelection);
+  );
+  const jobs = manager.informers.informerFor<JobObject>(Jobs, wired.wiring.childSelection);
   const requests = manager.informers.informerFor<PostgresBackup>(
     PostgresBackup.resourceType,
     selection,
   );
   indexByCluster(requests.store);
   const pg = options.pg ?? pgAdmin();
-  manager.add({
-    name: 'postgres-cluster-connections',
-    needsLeaderElection: false,
-    stop: () => pg.close(),
-  });
-
+  wired.closeOnStop('postgres-cluster-connections', () => pg.close());
   const reconciler = postgresClusterReconciler({
-    client,
-    children: wiring.children,
+    ...wired.deps,
     pg,
-    pods: wiring.podsOf,
-    claims: wiring.claimsOf,
     jobs: () => jobs.store.list(),
     requests: (namespace, name) =>
       requests.store
@@ -138,17 +119,8 @@ export function postgresClusterController(
         .filter(isOpenRequest)
         .map((r) => ({ name: r.metadata.name!, due: requestedDue(r) }))
         .sort((a, b) => a.due.getTime() - b.due.getTime() || a.name.localeCompare(b.name)),
-    profile: (name) => profiles.store.get(name),
-    namespace: (name) => namespaces.facts(name),
-    options,
   });
-  const namespaceWatch = namespaces.watchFor(wiring.objects);
-  return wiring.builder
-    .watches(namespaceWatch.resourceType, namespaceWatch.map, {
-      predicates: namespaceWatch.predicates,
-    })
-    .gauges(...postgresClusterGauges)
-    .completeObjects(reconciler);
+  return wired.complete(reconciler, postgresClusterGauges);
 }
 
 /** Passes updates that change the value of one annotation. */
@@ -158,21 +130,11 @@ function annotationChanged(key: string): Predicate {
   };
 }
 
-interface ReconcilerDeps {
-  client: KubeClient;
-  children: WorkloadChildren;
+interface ReconcilerDeps extends WorkloadReconcilerDeps<Pod, PostgresClusterControllerOptions> {
   pg: PgAdmin;
-  /** The pods of one cluster (both instance sets), by its label. */
-  pods: (namespace: string, name: string) => Pod[];
-  /** The claims of one cluster's pods, by its label. */
-  claims: (namespace: string, name: string) => ClaimObject[];
   jobs: () => JobObject[];
   /** The open PostgresBackups of a cluster, oldest first. */
   requests: (namespace: string, cluster: string) => BackupRequest[];
-  profile: (name: string) => Profile | undefined;
-  /** The namespace's name and labels, for the profile's namespace binding. */
-  namespace: (name: string) => NamespaceFacts;
-  options: PostgresClusterControllerOptions;
 }
 
 /** The reconciler of one PostgresCluster (exported for tests that drive it with their own deps). */
@@ -180,14 +142,8 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
   const { client, options } = deps;
   const memories = new Map<string, PlanMemory>();
   const plannedRestarts = new Map<string, { pod: string; until: number }>();
-  const now = options.now ?? (() => new Date());
-  const poll = {
-    pollMs: options.pollIntervalMs ?? 5000,
-    busyMs: options.busyPollIntervalMs ?? 1000,
-  };
+  const { now, poll, emit } = workloadRuntime<Cluster>(options);
   const profiles = new WorkloadProfiles<Cluster>(deps.profile, options.defaultProfile);
-  const emit = (obj: Cluster, type: 'Normal' | 'Warning', reason: string, message: string) =>
-    options.events?.event(obj, type, reason, message);
   const env: PhaseEnv = {
     client,
     pg: deps.pg,
@@ -216,16 +172,10 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
     emit,
   };
 
-  function admission(obj: Cluster, version: string): Resolution {
-    const missing = profiles.missing(obj);
-    if (missing) return { allowed: false, ...missing };
-    return resolvePostgres(
-      obj,
-      profiles.of(obj),
-      version,
-      deps.namespace(obj.metadata.namespace ?? ''),
+  const admission = (obj: Cluster, version: string): Resolution =>
+    profiles.admit(obj, (profile) =>
+      resolvePostgres(obj, profile, version, deps.namespace(obj.metadata.namespace ?? '')),
     );
-  }
 
   const marks = new DecisionMarks();
   const state: ConvergeState = {
@@ -243,12 +193,7 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
   return workloadReconciler<Cluster>(client, {
     resourceType: PostgresCluster.resourceType,
     finalizer: PostgresClusterFinalizer,
-    refusal: (obj) => {
-      const resolution = admission(obj, obj.status?.version ?? obj.spec.version);
-      return resolution.allowed
-        ? undefined
-        : { reason: resolution.reason, message: resolution.message };
-    },
+    refusal: (obj) => refusalOf(admission(obj, obj.status?.version ?? obj.spec.version)),
     deletionPolicy: (obj) => obj.spec.deletionPolicy ?? 'Retain',
     deletionRefusal: (obj) =>
       profiles.deletionRefusal('PostgresCluster', obj, 'its volumes and Secrets'),
@@ -270,9 +215,5 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
  * PostgresClusters as users of ProviderProfiles (for `status.usedBy` and the in-use finalizer):
  * the profile each names, or the default profile when it names none.
  */
-export function postgresClusterUsers(defaultProfile?: string): ProfileUser<Cluster> {
-  return {
-    resourceType: PostgresCluster.resourceType,
-    profileNameOf: (obj) => obj.spec.providerProfileRef?.name ?? defaultProfile,
-  };
-}
+export const postgresClusterUsers = (defaultProfile?: string): ProfileUser<Cluster> =>
+  workloadProfileUsers<Cluster>(PostgresCluster.resourceType, defaultProfile);

@@ -7,6 +7,7 @@ import {
 } from '@steward/postgres-cluster-api';
 import { admitWorkload, type NamespaceFacts } from '@steward/provider-profile';
 import { type ProviderProfile } from '@steward/provider-profile-api';
+import { type Admission } from '@steward/workload';
 import { backupPrefix, destinationOf, sourceDestinationOf, sourcePrefix } from './backup/layout.js';
 import { BuiltInImages } from './images.js';
 import { PostgresReasons } from './status.js';
@@ -21,9 +22,7 @@ export interface ResolvedPostgres {
   storage: { size: string; storageClassName?: string };
 }
 
-export type Resolution =
-  | { allowed: true; resolved: ResolvedPostgres }
-  | { allowed: false; reason: string; message: string };
+export type Resolution = Admission<ResolvedPostgres>;
 
 /** The default volume size when neither the spec nor a size class gives one. */
 export const DEFAULT_STORAGE = '1Gi';

@@ -13,7 +13,12 @@
  * instances desired change (`status.replicas`, the count last stated).
  */
 import { type PostgresCluster, type PostgresPhase } from '@steward/postgres-cluster-api';
-import { workloadConditions, WorkloadReasons } from '@steward/workload';
+import {
+  workloadConditions,
+  WorkloadReasons,
+  type WorkloadStatusChange,
+  type WorkloadStatusProblems,
+} from '@steward/workload';
 import { type PlanHealth } from './plan/plan.js';
 
 export const PostgresReasons = {
@@ -40,7 +45,7 @@ export const PostgresReasons = {
   BackupCredentialsNotCopied: 'BackupCredentialsNotCopied',
 } as const;
 
-export interface StatusInput {
+export interface StatusInput extends WorkloadStatusProblems {
   cluster: PostgresCluster;
   /** Instances desired. */
   replicas: number;
@@ -59,21 +64,11 @@ export interface StatusInput {
     superuserSecret: string;
     appSecret: string;
   };
-  /** Something the controller could not do this time (e.g. a PVC that cannot grow). */
-  problems: { reason: string; message: string }[];
   /** Under way and worth saying (e.g. volumes growing). */
   notes: { reason: string; message: string }[];
-  /** Why pods or volumes do not come up (`workloadFailures`): Ready=False names them. */
-  failures?: { reason: string; message: string }[];
-  /** Spec changes that cannot take effect: Ready=False (not converged) names them. */
-  refusals?: { reason: string; message: string }[];
 }
 
-export interface PostgresStatusChange {
-  phase: PostgresPhase;
-  conditions: { type: string; status: 'True' | 'False'; reason: string; message: string }[];
-  fields: Record<string, unknown>;
-}
+export type PostgresStatusChange = WorkloadStatusChange<PostgresPhase>;
 
 export function postgresStatus(input: StatusInput): PostgresStatusChange {
   const { health, replicas, cluster } = input;

@@ -133,3 +133,10 @@ export {
   type WorkloadFields,
   type WorkloadRequest,
 } from './workload-admission.js';
+export {
+  wireProfiledWorkload,
+  workloadProfileUsers,
+  type ProfiledWorkload,
+  type ProfiledWorkloadSpec,
+  type WorkloadReconcilerDeps,
+} from './profiled-workload.js';

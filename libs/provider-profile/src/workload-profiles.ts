@@ -46,6 +46,18 @@ export class WorkloadProfiles<T extends ProfileReferrer> {
   }
 
   /**
+   * Admission of `obj`: `ProviderProfileNotFound` when its profile is missing, else what the kind's
+   * own `resolve` says over the profile (undefined when none is named).
+   */
+  admit<R extends { allowed: boolean }>(
+    obj: T,
+    resolve: (profile: ProviderProfile | undefined) => R,
+  ): R | ({ allowed: false } & ProfileRefusal) {
+    const missing = this.missing(obj);
+    return missing ? { allowed: false, ...missing } : resolve(this.of(obj));
+  }
+
+  /**
    * Why the profile's guardrails hold a `Delete` deletion (`allowedDeletionPolicies` without
    * `Delete`), or undefined: what stays (`kept`, e.g. "its volumes and Secret") and the two ways out.
    */

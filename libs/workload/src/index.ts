@@ -127,12 +127,16 @@ export { WorkloadReasons } from './reasons.js';
 export {
   labelSelector,
   renderClusterIpService,
+  renderConfigMap,
   renderHeadlessService,
   renderIngressPolicy,
   renderPodDisruptionBudget,
+  renderRoleServices,
   renderService,
   type ChildMeta,
   type IngressPeers,
+  type RoleLabel,
+  type RoleServiceNames,
   type ChildObject,
   type ServedPort,
 } from './render.js';
@@ -158,13 +162,31 @@ export {
   type PodLike,
 } from './pod-problems.js';
 export { ChildConflictReason, childSecretValue, syncOwnChildren } from './sync.js';
+export {
+  compactResources,
+  ContainerSecurityContext,
+  podSecurityContext,
+  renderWorkloadStatefulSet,
+  TmpVolume,
+  type CpuMemory,
+  type WorkloadStatefulSetSpec,
+} from './stateful-set.js';
 export { abortable } from './abortable.js';
 export { EndpointPool, type EndpointEntry, type EndpointPoolOptions } from './endpoint-pool.js';
-export { nextLook, scalingEvent, stateStatus, type WorkloadStatusChange } from './status-cycle.js';
+export {
+  nextLook,
+  scalingEvent,
+  stateStatus,
+  type StatedProblem,
+  type WorkloadStatusChange,
+  type WorkloadStatusProblems,
+} from './status-cycle.js';
 export {
   durationMs,
   wireWorkload,
   WorkloadChildKinds,
+  workloadRuntime,
+  type WorkloadRuntime,
   type WorkloadControllerOptions,
   type WorkloadWatch,
   type WorkloadWiring,
@@ -174,9 +196,11 @@ export {
   PausedAnnotation,
   PausedCondition,
   ReconcilePaused,
+  refusalOf,
   workloadChanges,
   workloadFacts,
   workloadReconciler,
+  type Admission,
   type PreDeleteOutcome,
   type WorkloadKind,
   type WorkloadRefusal,

@@ -78,6 +78,54 @@ export function renderClusterIpService(
   return renderService(meta, name, { type: 'ClusterIP', selector, ports: servicePorts(port) });
 }
 
+/** The names of a workload's Services: per pod, the primary's, the replicas'. */
+export interface RoleServiceNames {
+  headless: string;
+  readWrite: string;
+  readOnly: string;
+}
+
+/** The role label the controller sets on its pods, and its values. */
+export interface RoleLabel {
+  label: string;
+  primary: string;
+  replica: string;
+}
+
+/**
+ * A workload's Services: the headless one (the StatefulSet's serviceName), `readWrite` over the
+ * pod the controller labelled primary, `readOnly` over those it labelled replica.
+ */
+export function renderRoleServices(
+  meta: ChildMeta,
+  names: RoleServiceNames,
+  selector: Record<string, string>,
+  roles: RoleLabel,
+  port: ServedPort,
+): { headless: ChildObject; readWrite: ChildObject; readOnly: ChildObject } {
+  const roleService = (name: string, role: string) =>
+    renderClusterIpService(meta, name, { ...selector, [roles.label]: role }, port);
+  return {
+    headless: renderHeadlessService(meta, names.headless, selector, port),
+    readWrite: roleService(names.readWrite, roles.primary),
+    readOnly: roleService(names.readOnly, roles.replica),
+  };
+}
+
+/** A ConfigMap `name` holding `data` (the server's configuration files). */
+export function renderConfigMap(
+  meta: ChildMeta,
+  name: string,
+  data: Record<string, string>,
+): ChildObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: meta.namespace, labels: meta.labels },
+    data,
+  };
+}
+
 /**
  * The PodDisruptionBudget: at most one pod evicted at a time, so a drain never takes the primary
  * and its replicas at once (and a single pod can still be drained).

@@ -7,10 +7,26 @@ import {
 import { type ConditionUpdate } from '@steward/conditions';
 
 /** What a workload kind's status function states: the phase, the conditions, the fields. */
-export interface WorkloadStatusChange {
-  phase: string;
+export interface WorkloadStatusChange<Phase extends string = string> {
+  phase: Phase;
   conditions: Omit<ConditionUpdate, 'observedGeneration'>[];
   fields: Record<string, unknown>;
+}
+
+/** A cause with a reason from the registry and a message a user can act on. */
+export interface StatedProblem {
+  reason: string;
+  message: string;
+}
+
+/** What every workload kind's status function is told beside its own observations. */
+export interface WorkloadStatusProblems {
+  /** Something the controller could not do this time (e.g. a PVC that cannot grow). */
+  problems: StatedProblem[];
+  /** Why pods or volumes do not come up (`workloadFailures`): Ready=False names them. */
+  failures?: StatedProblem[];
+  /** Spec changes that cannot take effect: Ready=False (not converged) names them. */
+  refusals?: StatedProblem[];
 }
 
 /**

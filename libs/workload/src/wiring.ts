@@ -182,3 +182,24 @@ export function durationMs(text: string): number {
   const n = Number(match[1]);
   return match[2] === 'ms' ? n : match[2] === 's' ? n * 1000 : n * 60_000;
 }
+
+/** The clock, the poll cadence and the Event emitter of a workload kind's reconciler. */
+export interface WorkloadRuntime<T extends KubeObject> {
+  now: () => Date;
+  poll: { pollMs: number; busyMs: number };
+  emit: (obj: T, type: 'Normal' | 'Warning', reason: string, message: string) => void;
+}
+
+/** `WorkloadRuntime` from the controller's options (their defaults: a 5 s poll, 1 s while busy). */
+export function workloadRuntime<T extends KubeObject>(
+  options: WorkloadControllerOptions,
+): WorkloadRuntime<T> {
+  return {
+    now: options.now ?? (() => new Date()),
+    poll: {
+      pollMs: options.pollIntervalMs ?? 5000,
+      busyMs: options.busyPollIntervalMs ?? 1000,
+    },
+    emit: (obj, type, reason, message) => options.events?.event(obj, type, reason, message),
+  };
+}

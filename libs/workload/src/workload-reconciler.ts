@@ -34,6 +34,18 @@ export interface WorkloadRefusal {
   recheckAfterMs?: number;
 }
 
+/** What a kind's admission says of an object: what it resolved to, or why it is refused. */
+export type Admission<R> = { allowed: true; resolved: R } | ({ allowed: false } & WorkloadRefusal);
+
+/** The refusal an admission result carries (`allowed: false`), or undefined (allowed). */
+export function refusalOf(
+  resolution: { allowed: true } | ({ allowed: false } & WorkloadRefusal),
+): WorkloadRefusal | undefined {
+  if (resolution.allowed) return undefined;
+  const { reason, message, recheckAfterMs } = resolution;
+  return { reason, message, ...(recheckAfterMs ? { recheckAfterMs } : {}) };
+}
+
 /** What the kind's pre-delete step says when it is called (a final backup). */
 export type PreDeleteOutcome =
   /** Done (or nothing to do): `note` goes into the deletion's Event. */

@@ -48,11 +48,7 @@ export {
   type RenderedChildren,
   type RenderInput,
 } from './render-input.js';
-export {
-  renderHeadlessService,
-  renderReadOnlyService,
-  renderReadWriteService,
-} from './services.js';
+export { renderServices } from './services.js';
 export {
   PasswordEnv,
   readinessScript,

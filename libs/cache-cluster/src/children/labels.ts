@@ -1,4 +1,5 @@
 import { type CacheCluster, type CacheEngine } from '@steward/cache-cluster-api';
+import { type ChildMeta } from '@steward/workload';
 
 /**
  * The labels the CacheCluster controller sets and selects on. `cluster` is on every child and on
@@ -58,4 +59,9 @@ export function clusterNamespace(cluster: CacheCluster): string {
     throw new TypeError('steward/cache-cluster: a CacheCluster without metadata.namespace');
   }
   return namespace;
+}
+
+/** Where a child of `cluster` goes and the labels it carries. */
+export function childMeta(cluster: CacheCluster): ChildMeta {
+  return { namespace: clusterNamespace(cluster), labels: commonLabels(cluster) };
 }

@@ -1,6 +1,6 @@
 import { CACHE_PORT } from '@steward/cache-cluster-api';
 import { renderIngressPolicy } from '@steward/workload';
-import { clusterName, clusterNamespace, clusterSelector, commonLabels } from './labels.js';
+import { childMeta, clusterName, clusterSelector } from './labels.js';
 import { childNames } from './names.js';
 import { type ChildObject, type RenderInput } from './render-input.js';
 
@@ -16,7 +16,7 @@ export function renderNetworkPolicy(input: RenderInput): ChildObject {
   const { cluster, controller } = input;
   const name = clusterName(cluster);
   return renderIngressPolicy(
-    { namespace: clusterNamespace(cluster), labels: commonLabels(cluster) },
+    childMeta(cluster),
     childNames(name).networkPolicy,
     clusterSelector(name),
     CACHE_PORT,

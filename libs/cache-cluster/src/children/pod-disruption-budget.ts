@@ -1,5 +1,5 @@
 import { renderPodDisruptionBudget as render } from '@steward/workload';
-import { clusterName, clusterNamespace, clusterSelector, commonLabels } from './labels.js';
+import { childMeta, clusterName, clusterSelector } from './labels.js';
 import { childNames } from './names.js';
 import { type ChildObject, type RenderInput } from './render-input.js';
 
@@ -10,7 +10,7 @@ import { type ChildObject, type RenderInput } from './render-input.js';
 export function renderPodDisruptionBudget(input: RenderInput): ChildObject {
   const name = clusterName(input.cluster);
   return render(
-    { namespace: clusterNamespace(input.cluster), labels: commonLabels(input.cluster) },
+    childMeta(input.cluster),
     childNames(name).podDisruptionBudget,
     clusterSelector(name),
   );

@@ -5,11 +5,7 @@ import { childNames, PasswordKey } from './names.js';
 import { renderNetworkPolicy } from './network-policy.js';
 import { renderPodDisruptionBudget } from './pod-disruption-budget.js';
 import { type RenderedChildren, type RenderInput } from './render-input.js';
-import {
-  renderHeadlessService,
-  renderReadOnlyService,
-  renderReadWriteService,
-} from './services.js';
+import { renderServices } from './services.js';
 import { renderStatefulSet } from './stateful-set.js';
 
 /**
@@ -24,9 +20,7 @@ export function renderChildren(input: RenderInput): RenderedChildren {
   const generated = !input.cluster.spec.auth?.existingSecret;
   return {
     statefulSet: renderStatefulSet(input),
-    headless: renderHeadlessService(input),
-    readWrite: renderReadWriteService(input),
-    readOnly: renderReadOnlyService(input),
+    ...renderServices(input),
     configMap: renderConfigMap(input),
     podDisruptionBudget: renderPodDisruptionBudget(input),
     networkPolicy: renderNetworkPolicy(input),

@@ -1,5 +1,12 @@
 import { CACHE_PORT, type CacheEngine } from '@steward/cache-cluster-api';
 import {
+  compactResources,
+  ContainerSecurityContext,
+  podSecurityContext,
+  renderWorkloadStatefulSet,
+  TmpVolume,
+} from '@steward/workload';
+import {
   AuthConfigPath,
   ConfigDirectory,
   ConfigFileName,
@@ -100,91 +107,37 @@ export function renderStatefulSet(input: RenderInput): ChildObject {
       failureThreshold: 6,
     },
     ...(input.resources ? { resources: compactResources(input.resources) } : {}),
-    securityContext: {
-      allowPrivilegeEscalation: false,
-      readOnlyRootFilesystem: true,
-      capabilities: { drop: ['ALL'] },
-    },
+    securityContext: ContainerSecurityContext,
     volumeMounts: [
       { name: 'config', mountPath: ConfigDirectory, readOnly: true },
       { name: 'tmp', mountPath: '/tmp' },
       { name: DataVolumeName, mountPath: DataDirectory },
     ],
   };
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'StatefulSet',
-    metadata: {
-      name: names.statefulSet,
-      namespace: clusterNamespace(cluster),
-      labels: { ...labels },
-    },
-    spec: {
-      replicas: replicasOf(cluster),
-      serviceName: names.headless,
-      selector: { matchLabels: clusterSelector(name) },
-      podManagementPolicy: 'Parallel',
-      updateStrategy: { type: 'RollingUpdate' },
-      persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Retain' },
-      template: {
-        metadata: {
-          labels: { ...labels },
-          annotations: { [ConfigHashAnnotation]: configHash(renderConfig(input)) },
-        },
-        spec: {
-          terminationGracePeriodSeconds: 30,
-          enableServiceLinks: false,
-          automountServiceAccountToken: false,
-          securityContext: {
-            runAsNonRoot: true,
-            runAsUser: ServerUid,
-            runAsGroup: ServerGid,
-            fsGroup: ServerGid,
-            fsGroupChangePolicy: 'OnRootMismatch',
-            seccompProfile: { type: 'RuntimeDefault' },
+  return renderWorkloadStatefulSet({
+    meta: { namespace: clusterNamespace(cluster), labels },
+    name: names.statefulSet,
+    serviceName: names.headless,
+    selector: clusterSelector(name),
+    replicas: replicasOf(cluster),
+    updateStrategy: 'RollingUpdate',
+    whenScaled: 'Retain',
+    podAnnotations: { [ConfigHashAnnotation]: configHash(renderConfig(input)) },
+    securityContext: podSecurityContext(ServerUid, ServerGid),
+    containers: [container],
+    volumes: [
+      { name: 'config', configMap: { name: names.configMap } },
+      TmpVolume,
+      ...(storage ? [] : [{ name: DataVolumeName, emptyDir: {} }]),
+    ],
+    ...(storage
+      ? {
+          claim: {
+            name: DataVolumeName,
+            size: input.existingTemplateStorage ?? storage.size,
+            ...(storage.storageClassName ? { storageClassName: storage.storageClassName } : {}),
           },
-          containers: [container],
-          volumes: [
-            { name: 'config', configMap: { name: names.configMap } },
-            { name: 'tmp', emptyDir: { medium: 'Memory', sizeLimit: '16Mi' } },
-            ...(storage ? [] : [{ name: DataVolumeName, emptyDir: {} }]),
-          ],
-        },
-      },
-      ...(storage
-        ? {
-            volumeClaimTemplates: [
-              {
-                apiVersion: 'v1',
-                kind: 'PersistentVolumeClaim',
-                metadata: { name: DataVolumeName, labels: { ...labels } },
-                spec: {
-                  accessModes: ['ReadWriteOnce'],
-                  resources: {
-                    requests: { storage: input.existingTemplateStorage ?? storage.size },
-                  },
-                  ...(storage.storageClassName
-                    ? { storageClassName: storage.storageClassName }
-                    : {}),
-                },
-              },
-            ],
-          }
-        : {}),
-    },
-  };
-}
-
-/** `resources` without empty members (an apply configuration sends only what it means). */
-function compactResources(resources: NonNullable<RenderInput['resources']>) {
-  const compact = (pair: { cpu?: string; memory?: string } | undefined) => {
-    if (!pair) return undefined;
-    const out: Record<string, string> = {};
-    if (pair.cpu !== undefined) out.cpu = pair.cpu;
-    if (pair.memory !== undefined) out.memory = pair.memory;
-    return Object.keys(out).length ? out : undefined;
-  };
-  const requests = compact(resources.requests);
-  const limits = compact(resources.limits);
-  return { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) };
+        }
+      : {}),
+  });
 }

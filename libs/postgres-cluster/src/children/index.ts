@@ -2,12 +2,7 @@ import { renderConfigMap } from './config-map.js';
 import { renderNetworkPolicy, renderPodDisruptionBudget } from './policies.js';
 import { type ChildObject, type RenderInput } from './render-input.js';
 import { renderAppSecret, renderSuperuserSecret } from './secrets.js';
-import {
-  renderAnyService,
-  renderHeadlessService,
-  renderReadOnlyService,
-  renderReadWriteService,
-} from './services.js';
+import { renderServices } from './services.js';
 import { renderStatefulSet } from './stateful-set.js';
 
 /** Everything a PostgresCluster runs on, as apply configurations (the Secrets as generators). */
@@ -29,10 +24,7 @@ export interface RenderedChildren {
 export function renderChildren(input: RenderInput): RenderedChildren {
   return {
     statefulSet: renderStatefulSet(input),
-    headless: renderHeadlessService(input),
-    readWrite: renderReadWriteService(input),
-    readOnly: renderReadOnlyService(input),
-    any: renderAnyService(input),
+    ...renderServices(input),
     configMap: renderConfigMap(input),
     podDisruptionBudget: renderPodDisruptionBudget(input),
     networkPolicy: renderNetworkPolicy(input),

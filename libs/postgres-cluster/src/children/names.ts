@@ -1,5 +1,7 @@
 import { type PostgresCluster } from '@steward/postgres-cluster-api';
 
+import { type ChildMeta } from '@steward/workload';
+
 export { ordinalOf } from '@steward/workload';
 
 /**
@@ -125,6 +127,11 @@ export function clusterNamespace(cluster: PostgresCluster): string {
   if (!namespace)
     throw new TypeError('steward/postgres-cluster: a PostgresCluster without metadata.namespace');
   return namespace;
+}
+
+/** Where a child of `cluster` goes and the labels it carries. */
+export function childMeta(cluster: PostgresCluster): ChildMeta {
+  return { namespace: clusterNamespace(cluster), labels: commonLabels(cluster) };
 }
 
 /** Instances desired (the API server defaults spec.replicas to 1). */

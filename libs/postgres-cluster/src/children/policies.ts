@@ -1,19 +1,8 @@
 import { POSTGRES_PORT } from '@steward/postgres-cluster-api';
 import { renderIngressPolicy, renderPodDisruptionBudget as render } from '@steward/workload';
-import {
-  childNames,
-  clusterName,
-  clusterNamespace,
-  clusterSelector,
-  commonLabels,
-} from './names.js';
+import { childMeta, childNames, clusterName, clusterSelector } from './names.js';
 import { BackupLabels } from '../backup/layout.js';
 import { type ChildObject, type RenderInput } from './render-input.js';
-
-const metaOf = (input: RenderInput) => ({
-  namespace: clusterNamespace(input.cluster),
-  labels: commonLabels(input.cluster),
-});
 
 /**
  * The PodDisruptionBudget `<name>`: at most one instance evicted at a time, so a drain never takes
@@ -21,7 +10,11 @@ const metaOf = (input: RenderInput) => ({
  */
 export function renderPodDisruptionBudget(input: RenderInput): ChildObject {
   const name = clusterName(input.cluster);
-  return render(metaOf(input), childNames(name).podDisruptionBudget, clusterSelector(name));
+  return render(
+    childMeta(input.cluster),
+    childNames(name).podDisruptionBudget,
+    clusterSelector(name),
+  );
 }
 
 /**
@@ -41,7 +34,7 @@ export function renderNetworkPolicy(input: RenderInput): ChildObject {
   if (cluster.spec.upgrade?.approvedVersion || cluster.status?.upgrade)
     pods.push({ [BackupLabels.upgradeOf]: name });
   return renderIngressPolicy(
-    metaOf(input),
+    childMeta(input.cluster),
     childNames(name).networkPolicy,
     clusterSelector(name),
     POSTGRES_PORT,

@@ -1,4 +1,11 @@
 import { POSTGRES_PORT } from '@steward/postgres-cluster-api';
+import {
+  compactResources,
+  ContainerSecurityContext,
+  podSecurityContext,
+  renderWorkloadStatefulSet,
+  TmpVolume,
+} from '@steward/workload';
 import { backupPrefix, destinationOf, rcloneEnv, SourceRemote } from '../backup/layout.js';
 import { ConfigFiles, configHash, renderConfigFiles } from './config.js';
 import {
@@ -27,20 +34,10 @@ export const ServerGid = 999;
 /** The instance container's name in every pod. */
 export const InstanceContainerName = 'postgres';
 /** Every container of a PostgresCluster's pods (instances, backup and rehearsal Jobs). */
-export const ContainerSecurityContext = {
-  allowPrivilegeEscalation: false,
-  readOnlyRootFilesystem: true,
-  capabilities: { drop: ['ALL'] },
-} as const;
+export { ContainerSecurityContext };
 
 /** Every pod of a PostgresCluster: the images' unprivileged user, RuntimeDefault seccomp. */
-export const PodSecurityContext = {
-  runAsNonRoot: true,
-  runAsUser: ServerUid,
-  runAsGroup: ServerGid,
-  fsGroup: ServerGid,
-  seccompProfile: { type: 'RuntimeDefault' },
-} as const;
+export const PodSecurityContext = podSecurityContext(ServerUid, ServerGid);
 
 /** The file in PodInfoDirectory that holds the instruction (the downward API). */
 export const InstructionFile = 'instruction';
@@ -122,82 +119,41 @@ export function renderStatefulSet(input: RenderInput): ChildObject {
       { name: DataVolumeName, mountPath: DataDirectory },
     ],
   };
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'StatefulSet',
-    metadata: {
-      name: set,
-      namespace: clusterNamespace(cluster),
-      labels: { ...labels },
-    },
-    spec: {
-      replicas: input.replicas ?? replicasOf(cluster),
-      serviceName: names.headless,
-      selector: { matchLabels: { ...clusterSelector(name), ...own } },
-      podManagementPolicy: 'Parallel',
-      updateStrategy: { type: 'OnDelete' },
-      persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Delete' },
-      template: {
-        metadata: {
-          labels: { ...labels },
-          annotations: { [ConfigHashAnnotation]: configHash(renderConfigFiles(input)) },
-        },
-        spec: {
-          terminationGracePeriodSeconds: 30,
-          enableServiceLinks: false,
-          automountServiceAccountToken: false,
-          securityContext: { ...PodSecurityContext, fsGroupChangePolicy: 'OnRootMismatch' },
-          containers: [container],
-          volumes: [
-            { name: 'config', configMap: { name: names.configMap, defaultMode: 0o444 } },
+  return renderWorkloadStatefulSet({
+    meta: { namespace: clusterNamespace(cluster), labels },
+    name: set,
+    serviceName: names.headless,
+    selector: { ...clusterSelector(name), ...own },
+    replicas: input.replicas ?? replicasOf(cluster),
+    updateStrategy: 'OnDelete',
+    whenScaled: 'Delete',
+    podAnnotations: { [ConfigHashAnnotation]: configHash(renderConfigFiles(input)) },
+    securityContext: PodSecurityContext,
+    containers: [container],
+    volumes: [
+      { name: 'config', configMap: { name: names.configMap, defaultMode: 0o444 } },
+      {
+        name: 'pod',
+        downwardAPI: {
+          items: [
             {
-              name: 'pod',
-              downwardAPI: {
-                items: [
-                  {
-                    path: InstructionFile,
-                    fieldRef: { fieldPath: `metadata.annotations['${InstructionAnnotation}']` },
-                  },
-                ],
-              },
+              path: InstructionFile,
+              fieldRef: { fieldPath: `metadata.annotations['${InstructionAnnotation}']` },
             },
-            { name: 'tmp', emptyDir: { medium: 'Memory', sizeLimit: '16Mi' } },
-            { name: 'socket', emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } },
           ],
         },
       },
-      volumeClaimTemplates: [
-        {
-          apiVersion: 'v1',
-          kind: 'PersistentVolumeClaim',
-          metadata: { name: DataVolumeName, labels: { ...labels } },
-          spec: {
-            accessModes: ['ReadWriteOnce'],
-            resources: {
-              requests: { storage: input.existingTemplateStorage ?? input.storage.size },
-            },
-            ...(input.storage.storageClassName
-              ? { storageClassName: input.storage.storageClassName }
-              : {}),
-          },
-        },
-      ],
+      TmpVolume,
+      { name: 'socket', emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } },
+    ],
+    claim: {
+      name: DataVolumeName,
+      size: input.existingTemplateStorage ?? input.storage.size,
+      ...(input.storage.storageClassName
+        ? { storageClassName: input.storage.storageClassName }
+        : {}),
     },
-  };
-}
-
-/** `resources` without empty members (an apply configuration sends only what it means). */
-function compactResources(resources: NonNullable<RenderInput['resources']>) {
-  const compact = (pair: { cpu?: string; memory?: string } | undefined) => {
-    if (!pair) return undefined;
-    const out: Record<string, string> = {};
-    if (pair.cpu !== undefined) out.cpu = pair.cpu;
-    if (pair.memory !== undefined) out.memory = pair.memory;
-    return Object.keys(out).length ? out : undefined;
-  };
-  const requests = compact(resources.requests);
-  const limits = compact(resources.limits);
-  return { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) };
+  });
 }
 
 /**

@@ -1,0 +1,127 @@
+import { type ChildMeta, type ChildObject } from './render.js';
+
+/**
+ * The StatefulSet every workload kind runs its servers in, and the hardening every one of its pods
+ * gets (pure). A kind gives its containers, volumes and policies; this says the rest once.
+ */
+
+/** Every container of a workload's pods: no privilege escalation, a read-only root, no capabilities. */
+export const ContainerSecurityContext = {
+  allowPrivilegeEscalation: false,
+  readOnlyRootFilesystem: true,
+  capabilities: { drop: ['ALL'] },
+} as const;
+
+/** Every pod of a workload: the image's unprivileged user and group, RuntimeDefault seccomp. */
+export function podSecurityContext(uid: number, gid: number) {
+  return {
+    runAsNonRoot: true,
+    runAsUser: uid,
+    runAsGroup: gid,
+    fsGroup: gid,
+    seccompProfile: { type: 'RuntimeDefault' },
+  } as const;
+}
+
+/** `/tmp`: memory, 16 MiB (the root filesystem is read-only). */
+export const TmpVolume = {
+  name: 'tmp',
+  emptyDir: { medium: 'Memory', sizeLimit: '16Mi' },
+} as const;
+
+/** A quantity pair as a container's `resources` takes it. */
+export interface CpuMemory {
+  cpu?: string;
+  memory?: string;
+}
+
+/** `resources` without empty members (an apply configuration sends only what it means). */
+export function compactResources(resources: { requests?: CpuMemory; limits?: CpuMemory }): {
+  requests?: Record<string, string>;
+  limits?: Record<string, string>;
+} {
+  const compact = (pair: CpuMemory | undefined) => {
+    if (!pair) return undefined;
+    const out: Record<string, string> = {};
+    if (pair.cpu !== undefined) out.cpu = pair.cpu;
+    if (pair.memory !== undefined) out.memory = pair.memory;
+    return Object.keys(out).length ? out : undefined;
+  };
+  const requests = compact(resources.requests);
+  const limits = compact(resources.limits);
+  return { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) };
+}
+
+/** What a workload kind's StatefulSet is made of. */
+export interface WorkloadStatefulSetSpec {
+  /** Namespace and labels: the StatefulSet's, its pods' and its claims'. */
+  meta: ChildMeta;
+  name: string;
+  /** The headless Service that names each pod. */
+  serviceName: string;
+  /** The pods' selector (immutable once created). */
+  selector: Record<string, string>;
+  replicas: number;
+  /** `RollingUpdate`: the StatefulSet rolls on a template change; `OnDelete`: the controller does. */
+  updateStrategy: 'RollingUpdate' | 'OnDelete';
+  /** The claims of a scaled-away pod (a deleted StatefulSet's are always kept). */
+  whenScaled: 'Retain' | 'Delete';
+  /** The pod template's annotations (e.g. the configuration's hash, so a change rolls). */
+  podAnnotations: Record<string, string>;
+  /** The pods' security context (`podSecurityContext`); volumes change group only when wrong. */
+  securityContext: ReturnType<typeof podSecurityContext>;
+  containers: Record<string, unknown>[];
+  volumes: Record<string, unknown>[];
+  /** Each pod's data volume (ReadWriteOnce); absent: the kind mounts something else. */
+  claim?: { name: string; size: string; storageClassName?: string };
+}
+
+/**
+ * The StatefulSet: pods started in parallel, no service-account token and no service links in
+ * them, 30 s to stop, claims kept when the StatefulSet is deleted (the controller keeps or deletes
+ * them per the object's deletionPolicy).
+ */
+export function renderWorkloadStatefulSet(spec: WorkloadStatefulSetSpec): ChildObject {
+  const labels = spec.meta.labels;
+  const claim = spec.claim;
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: { name: spec.name, namespace: spec.meta.namespace, labels: { ...labels } },
+    spec: {
+      replicas: spec.replicas,
+      serviceName: spec.serviceName,
+      selector: { matchLabels: spec.selector },
+      podManagementPolicy: 'Parallel',
+      updateStrategy: { type: spec.updateStrategy },
+      persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: spec.whenScaled },
+      template: {
+        metadata: { labels: { ...labels }, annotations: spec.podAnnotations },
+        spec: {
+          terminationGracePeriodSeconds: 30,
+          enableServiceLinks: false,
+          automountServiceAccountToken: false,
+          securityContext: { ...spec.securityContext, fsGroupChangePolicy: 'OnRootMismatch' },
+          containers: spec.containers,
+          volumes: spec.volumes,
+        },
+      },
+      ...(claim
+        ? {
+            volumeClaimTemplates: [
+              {
+                apiVersion: 'v1',
+                kind: 'PersistentVolumeClaim',
+                metadata: { name: claim.name, labels: { ...labels } },
+                spec: {
+                  accessModes: ['ReadWriteOnce'],
+                  resources: { requests: { storage: claim.size } },
+                  ...(claim.storageClassName ? { storageClassName: claim.storageClassName } : {}),
+                },
+              },
+            ],
+          }
+        : {}),
+    },
+  };
+}
