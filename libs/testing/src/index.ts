@@ -8,7 +8,9 @@
  * `stop()`, the test process, or a SIGINT: each process has a watchdog that ends it when its parent
  * is gone. `installCRDs()` returns once the CRDs are Established and served. `eventually()` polls
  * for an outcome; tests assert outcomes, never elapsed time. `kstatus()` reads an object as GitOps
- * tools do.
+ * tools do. `assertModelRuns()` proves a state machine by a model (random command sequences, run
+ * count and replay from the environment); `FailoverModelWorld` is what the workload kinds'
+ * failover-plan models share.
  *
  * The heavier components are projects of their own, so that changing one reruns only the tests
  * that use it: @steward/testing-backends (Kafka, moto, the OTel collector, Prometheus),
@@ -58,3 +60,36 @@ export {
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 export { kubeConfigWithServer } from './kubeconfig-with-server.js';
 export { tcpConnect } from './tcp-connect.js';
+// Models of state machines that guard data (STYLE.md habit 12): random command sequences with the
+// run count and replay from the environment, a replicated stream compared by content, and what the
+// workload kinds' failover-plan models share.
+export {
+  assertModelRuns,
+  modelCommand,
+  modelRunParameters,
+  sometimes,
+  type ModelCommand,
+  type ModelRunsOptions,
+} from './model-runs.js';
+export {
+  commonPrefix,
+  copyStream,
+  epochAt,
+  isPrefix,
+  received,
+  startEpoch,
+  truncated,
+  type ReplicatedStream,
+  type StreamPosition,
+} from './replicated-stream.js';
+export {
+  failoverModelCommands,
+  FailoverModelWorld,
+  recordId,
+  type FailoverModelNames,
+  type ModelFailoverRecord,
+  type ModelServer,
+  type ModelStatus,
+  type ReconcileDraw,
+  type ServerTarget,
+} from './failover-model.js';

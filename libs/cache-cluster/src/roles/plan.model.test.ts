@@ -35,6 +35,17 @@
  * refuse if `primary` or `failoverCount` changed) → carry out the actions in order, each failure
  * skipped.
  */
+import {
+  assertModelRuns,
+  commonPrefix,
+  failoverModelCommands,
+  FailoverModelWorld,
+  received,
+  startEpoch,
+  type ModelServer,
+  type ReconcileDraw,
+  type ReplicatedStream,
+} from '@steward/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -50,56 +61,14 @@ const PORT = 6379;
 const T0 = Date.parse('2026-12-02T10:00:00.000Z');
 const AFTER_MS = 10_000;
 
-// ---- A dataset: the replication ids it went through and its offset, compared by content.
+// ---- A dataset: the replication ids it went through (its epochs) and its offset (its end),
+// compared by content (@steward/testing's ReplicatedStream).
 
-interface Data {
-  id: number;
-  offset: number;
-  /** Earlier replication ids: each ran up to `end`. */
-  history: { id: number; end: number }[];
-}
-
-const copy = (d: Data): Data => ({
-  id: d.id,
-  offset: d.offset,
-  history: d.history.map((h) => ({ ...h })),
-});
-
-function idAt(d: Data, x: number): number {
-  for (const h of d.history) if (x < h.end) return h.id;
-  return d.id;
-}
-
-/** How far `a` and `b` hold the same stream. */
-function commonPrefix(a: Data, b: Data): number {
-  const end = Math.min(a.offset, b.offset);
-  const points = [0, ...a.history.map((h) => h.end), ...b.history.map((h) => h.end)]
-    .filter((p) => p < end)
-    .sort((x, y) => x - y);
-  for (const p of points) if (idAt(a, p) !== idAt(b, p)) return p;
-  return end;
-}
-
-const isPrefix = (s: Data, p: Data) => s.offset <= p.offset && commonPrefix(s, p) === s.offset;
-
-function truncated(d: Data, offset: number): Data {
-  const cut = d.history.find((h) => h.end > offset);
-  return {
-    id: cut ? cut.id : d.id,
-    offset,
-    history: d.history.filter((h) => h.end <= offset).map((h) => ({ ...h })),
-  };
-}
+type Data = ReplicatedStream<number>;
 
 // ---- The world.
 
-interface Server {
-  name: string;
-  ordinal: number;
-  ip: string;
-  container: boolean;
-  partitioned: boolean;
-  roleLabel?: string;
+interface Server extends ModelServer {
   role: 'primary' | 'replica';
   runId: string;
   data: Data;
@@ -108,7 +77,6 @@ interface Server {
   acked: { at: number; offset: number }[];
   /** Booted since it last served as primary (plan.ts: it must not return as one by itself). */
   rebootedSinceChosen: boolean;
-  splitBrainExcused: boolean;
 }
 
 interface Config {
@@ -116,19 +84,14 @@ interface Config {
   persistence: boolean;
 }
 
-class World {
-  now = T0;
-  servers: Server[];
-  status: RoleStatus = {};
-  statusVersion = 0;
-  memory?: PrimaryMemory;
+class World extends FailoverModelWorld<Server, RoleStatus, PrimaryMemory> {
   nextId = 1;
   nextRun = 1;
-  failoverRecords = 0;
 
   constructor(readonly config: Config) {
-    this.servers = Array.from({ length: config.replicas }, (_, i) => {
-      const s = {
+    super(
+      T0,
+      Array.from({ length: config.replicas }, (_, i) => ({
         name: `c-${i}`,
         ordinal: i,
         ip: `10.88.0.${10 + i}`,
@@ -136,37 +99,22 @@ class World {
         partitioned: false,
         role: 'replica' as const,
         runId: '',
-        data: { id: 0, offset: 0, history: [] },
+        data: { epoch: 0, end: 0, history: [] },
         primaryHost: '127.0.0.1',
         acked: [],
         rebootedSinceChosen: false,
         splitBrainExcused: false,
-      };
-      return s;
-    });
+      })),
+    );
     for (const s of this.servers) this.boot(s, false);
   }
 
-  fail(message: string): never {
-    throw new Error(
-      `${message}\n  world: ${this.describe()}\n  status: ${JSON.stringify(this.status)}`,
-    );
+  protected describeServer(s: Server): string {
+    return `${s.name}[${s.container ? s.role : 'down'}${s.partitioned ? ',partitioned' : ''} of=${s.role === 'replica' ? s.primaryHost : '-'} l=${s.roleLabel ?? '-'} id${s.data.epoch}@${s.data.end}]`;
   }
 
-  describe(): string {
-    return this.servers
-      .map(
-        (s) =>
-          `${s.name}[${s.container ? s.role : 'down'}${s.partitioned ? ',partitioned' : ''} of=${s.role === 'replica' ? s.primaryHost : '-'} l=${s.roleLabel ?? '-'} id${s.data.id}@${s.data.offset}]`,
-      )
-      .join(' ');
-  }
-
-  byName(name: string | undefined) {
-    return this.servers.find((s) => s.name === name);
-  }
-  byIp(ip: string) {
-    return this.servers.find((s) => s.ip === ip);
+  protected serves(s: Server): boolean {
+    return s.container && s.role === 'primary';
   }
 
   /** A server starts: fenced (a replica of nowhere), empty without persistence, a new run id. */
@@ -175,7 +123,7 @@ class World {
     s.role = 'replica';
     s.primaryHost = '127.0.0.1';
     s.runId = `run-${this.nextRun++}`;
-    if (!keep) s.data = { id: this.nextId++, offset: 0, history: [] };
+    if (!keep) s.data = { epoch: this.nextId++, end: 0, history: [] };
     s.acked = [];
     s.rebootedSinceChosen = true;
     s.splitBrainExcused = false;
@@ -197,26 +145,27 @@ class World {
   sync(s: Server, upTo?: number) {
     const u = this.upstream(s);
     if (!u) return;
-    const target = Math.min(upTo ?? u.data.offset, u.data.offset);
-    if (!isPrefix(s.data, u.data))
-      s.data = copy(u.data); // full resync: the dataset is replaced
-    else if (target > s.data.offset) s.data = truncated(u.data, target);
+    s.data = received(s.data, u.data, upTo); // not a prefix: a full resync replaces the dataset
   }
 
   write(bytes: number, lags: number[]) {
     this.now += 1;
     for (const p of this.servers) {
       if (!p.container || p.role !== 'primary') continue;
-      p.data.offset += bytes;
-      p.acked.push({ at: this.now, offset: p.data.offset });
+      p.data.end += bytes;
+      p.acked.push({ at: this.now, offset: p.data.end });
       for (const s of this.servers)
-        if (this.upstream(s) === p)
-          this.sync(s, p.data.offset - (lags[s.ordinal % lags.length] ?? 0));
+        if (this.upstream(s) === p) this.sync(s, p.data.end - (lags[s.ordinal % lags.length] ?? 0));
     }
   }
 
   catchUp() {
     for (const s of this.servers) this.sync(s);
+  }
+
+  passTime(seconds: number, catchUp: boolean) {
+    this.now += seconds * 1000;
+    if (catchUp) this.catchUp();
   }
 
   promote(s: Server) {
@@ -226,9 +175,9 @@ class World {
       this.fail(`invariant 2: ${s.name} promoted while the status names ${st.primary ?? 'nobody'}`);
     const f = st.failover;
     if (f && f.phase !== 'Completed' && f.to === s.name) {
-      if (s.data.offset < f.promotedOffset)
+      if (s.data.end < f.promotedOffset)
         this.fail(
-          `invariant 2: ${s.name} promoted holding offset ${s.data.offset}, chosen at ${f.promotedOffset}`,
+          `invariant 2: ${s.name} promoted holding offset ${s.data.end}, chosen at ${f.promotedOffset}`,
         );
       // 3.
       const old = this.byName(f.from);
@@ -244,8 +193,7 @@ class World {
       }
     }
     if (s.role === 'primary') return;
-    s.data.history.push({ id: s.data.id, end: s.data.offset });
-    s.data.id = this.nextId++;
+    startEpoch(s.data, this.nextId++);
     s.role = 'primary';
     s.acked = [];
     s.rebootedSinceChosen = false;
@@ -273,8 +221,8 @@ class World {
               // so their offsets are comparable. Stricter than Redis (a replica takes its
               // primary's id when it links, even below the primary's promotion point): here the
               // plan states Unknown in some cases where against Redis it could bound the loss.
-              replId: `r${s.data.id}`,
-              offset: s.data.offset,
+              replId: `r${s.data.epoch}`,
+              offset: s.data.end,
               ...(s.role === 'replica'
                 ? { primary: { host: s.primaryHost, port: PORT, linkUp: u !== undefined } }
                 : {}),
@@ -295,22 +243,16 @@ class World {
 
   // -- the API server
 
+  /** Writes the status, checking invariants 3 (the record), 4, 5 and 7 on the transition. */
   writeStatus(next: RoleStatus) {
     const prev = this.status;
-    const id = (f: RoleStatus['failover']) => (f ? `${f.from}>${f.to}@${f.startedAt}` : undefined);
-    const newFailover = next.failover !== undefined && id(next.failover) !== id(prev.failover);
-    if (newFailover) this.failoverRecords++;
-    // 4.
-    if ((next.failoverCount ?? 0) !== this.failoverRecords)
-      this.fail(
-        `invariant 4: failoverCount ${next.failoverCount ?? 0} after ${this.failoverRecords} records`,
-      );
+    const newFailover = this.isNewRecord(prev.failover, next.failover);
     // 3. (the record)
     if (newFailover) {
       const f = next.failover!;
       const target = this.byName(f.to);
       if (f.phase !== 'Promoting') this.fail('invariant 3: a new failover record not Promoting');
-      if (!target || target.data.offset < f.promotedOffset)
+      if (!target || target.data.end < f.promotedOffset)
         this.fail(`invariant 3: promotedOffset ${f.promotedOffset} beyond what ${f.to} holds`);
       if (
         f.dataLossRisk === 'Bounded' &&
@@ -318,28 +260,8 @@ class World {
       )
         this.fail('invariant 3: bytesPossiblyLost is not primaryLastOffset − promotedOffset');
     }
-    // 5.
-    if (prev.primary !== undefined && next.primary !== prev.primary) {
-      const byFailover =
-        newFailover && next.failover!.from === prev.primary && next.failover!.to === next.primary;
-      if (!byFailover)
-        this.fail(`invariant 5: primary ${prev.primary} → ${next.primary} without a record`);
-    }
-    if (prev.failover && prev.failover.phase !== 'Completed') {
-      const kept = id(next.failover) === id(prev.failover);
-      if (kept && next.primary !== prev.failover.to)
-        this.fail(
-          `invariant 5: failover to ${prev.failover.to} in progress, primary now ${next.primary}`,
-        );
-      if (!kept && next.failover?.from !== prev.failover.to)
-        this.fail(`invariant 5: failover to ${prev.failover.to} replaced by one not from it`);
-    }
-    // 7.
-    if (next.failover?.phase === 'Completed' && prev.failover?.phase !== 'Completed') {
-      const t = this.byName(next.failover.to);
-      if (!t || !t.container || t.role !== 'primary')
-        this.fail(`invariant 7: failover to ${next.failover.to} completed while it does not serve`);
-    }
+    // 4, 5, 7.
+    this.checkFailoverRecords(prev, next, newFailover);
     this.status = next;
     this.statusVersion++;
   }
@@ -358,7 +280,7 @@ class World {
         this.fail(`invariant 6: ${s.name} serves as primary after a restart by itself`);
   }
 
-  checkAfterReconcile() {
+  protected checkAfterReconcile() {
     const recorded = this.byName(this.status.primary);
     // Only a serving primary has others follow it: while it is lost, nobody is repointed.
     const primary =
@@ -378,52 +300,32 @@ class World {
 
   // -- the controller
 
-  reconcile(opts: { crashAfter?: number; conflict: boolean }): string {
-    const basis = this.status;
-    const basisVersion = this.statusVersion;
+  reconcile(opts: ReconcileDraw): string {
+    const basis = { status: this.status, version: this.statusVersion };
     if (opts.conflict) this.statusVersion++;
     const plan = planRoles({
       mode: 'Replicated',
       replicas: this.config.replicas,
       failover: { enabled: true, afterMs: AFTER_MS },
       port: PORT,
-      status: basis,
+      status: basis.status,
       pods: this.facts(),
       memory: this.memory ?? {},
       now: new Date(this.now).toISOString(),
     });
     this.memory = plan.memory;
-    if (plan.status) {
-      if (basisVersion !== this.statusVersion) {
-        const latest = this.status;
-        if (
-          latest.primary !== basis.primary ||
-          (latest.failoverCount ?? 0) !== (basis.failoverCount ?? 0)
-        )
-          return 'stale decision: starts over';
-      }
-      const d = plan.status;
-      this.writeStatus(
-        Object.fromEntries(
-          Object.entries({
-            primary: d.primary,
-            primaryRunId: d.primaryRunId,
-            failover: d.failover,
-            failoverCount: d.failoverCount,
-            lastFailover: d.lastFailover,
-          }).filter(([, v]) => v !== undefined),
-        ) as RoleStatus,
-      );
-    }
-    for (const [i, action] of plan.actions.entries()) {
-      if (opts.crashAfter === i) {
-        this.memory = undefined;
-        return `crashed after ${i} of ${plan.actions.length} actions`;
-      }
-      this.carryOut(action);
-    }
-    this.checkAfterReconcile();
-    return `${plan.actions.length} actions${plan.status ? ', status written' : ''}`;
+    // A 409 is read again: the decision stands only if the primary and the count did not move.
+    const decidedOn = (s: RoleStatus) => [s.primary, s.failoverCount ?? 0];
+    const fields = [
+      'primary',
+      'primaryRunId',
+      'failover',
+      'failoverCount',
+      'lastFailover',
+    ] as const;
+    if (plan.status && !this.writeDecision(plan.status, basis, decidedOn, fields))
+      return 'stale decision: starts over';
+    return this.carryOutPlan(plan, opts.crashAfter, (action) => this.carryOut(action));
   }
 
   carryOut(action: RoleAction) {
@@ -443,84 +345,13 @@ class World {
 
 // ---- Commands.
 
-type Cmd = fc.Command<object, World>;
-
-const command = (name: string, run: (w: World) => string | void): Cmd => ({
-  check: () => true,
-  run: (_, w) => {
-    run(w);
-    w.checkOneWriter();
-  },
-  toString: () => name,
+const { onServer, standard } = failoverModelCommands<World>({
+  cluster: 'c',
+  followers: 'replicas',
 });
 
-const sometimes = (weight: number) =>
-  fc.oneof({ arbitrary: fc.constant(false), weight }, { arbitrary: fc.constant(true), weight: 1 });
-
-type Target = 'primary' | 'the old primary' | 'a replica' | number;
-const target = fc.constantFrom<Target>(
-  'primary',
-  'primary',
-  'the old primary',
-  'a replica',
-  0,
-  1,
-  2,
-);
-const resolve = (w: World, t: Target): Server => {
-  if (t === 'primary') return w.byName(w.status.primary) ?? w.servers[0]!;
-  if (t === 'the old primary') return w.byName(w.status.failover?.from) ?? w.servers[0]!;
-  if (t === 'a replica') return w.servers.find((s) => s.name !== w.status.primary) ?? w.servers[0]!;
-  return w.servers[t % w.servers.length]!;
-};
-const onServer = (what: string, act: (w: World, s: Server) => void) =>
-  target.map((t) =>
-    command(`${typeof t === 'number' ? `c-${t}` : t}: ${what}`, (w) => act(w, resolve(w, t))),
-  );
-
-const reconcile = fc
-  .record({
-    crashAfter: fc.oneof(
-      { arbitrary: fc.constant(undefined), weight: 4 },
-      { arbitrary: fc.nat({ max: 4 }), weight: 1 },
-    ),
-    conflict: sometimes(6),
-  })
-  .map((o) =>
-    command(
-      `reconcile${o.crashAfter !== undefined ? ` (controller crashes after ${o.crashAfter} actions)` : ''}${o.conflict ? ' (another writer changes status first)' : ''}`,
-      (w) => w.reconcile(o),
-    ),
-  );
-
-const timePasses = fc
-  .record({ seconds: fc.integer({ min: 1, max: 12 }), catchUp: fc.boolean() })
-  .map(({ seconds, catchUp }) =>
-    command(`${seconds}s pass${catchUp ? ', replicas catch up' : ''}`, (w) => {
-      w.now += seconds * 1000;
-      if (catchUp) w.catchUp();
-    }),
-  );
-
-const writes = fc
-  .record({
-    bytes: fc.integer({ min: 1, max: 3000 }),
-    lags: fc.array(fc.integer({ min: 0, max: 4000 }), { minLength: 3, maxLength: 3 }),
-  })
-  .map(({ bytes, lags }) =>
-    command(`clients write ${bytes} bytes, replicas ${lags.join('/')} behind`, (w) =>
-      w.write(bytes, lags),
-    ),
-  );
-
 const commands = [
-  reconcile,
-  reconcile,
-  reconcile,
-  timePasses,
-  timePasses,
-  writes,
-  fc.constant(command('the controller restarts (memory lost)', (w) => void (w.memory = undefined))),
+  ...standard,
   onServer('its server dies', (w, s) => w.kill(s)),
   onServer('its server restarts (fenced)', (w, s) => {
     if (!s.container) w.boot(s, w.config.persistence);
@@ -559,27 +390,8 @@ describe('planRoles, proven by a model', () => {
   });
 
   it('keeps the invariants through random failures, crashes and conflicts', () => {
-    fc.assert(
-      fc.property(
-        configs,
-        fc.commands(commands, { maxCommands: 60, size: 'max' }),
-        (config, cmds) => {
-          fc.modelRun(() => ({ model: {}, real: bootstrapped(config) }), cmds);
-        },
-      ),
-      // The seed is random: every CI run explores new sequences. MODEL_RUNS hunts longer;
-      // MODEL_SEED and MODEL_PATH replay a failure as fast-check reports it (MODEL_SHRINK=1
-      // shrinks it again).
-      {
-        numRuns: Number(process.env.MODEL_RUNS ?? 50_000),
-        ...(process.env.MODEL_SEED
-          ? {
-              seed: Number(process.env.MODEL_SEED),
-              path: process.env.MODEL_PATH,
-              endOnFailure: !process.env.MODEL_SHRINK,
-            }
-          : {}),
-      },
-    );
+    // A random seed: every run explores new sequences (MODEL_RUNS, MODEL_SEED, MODEL_PATH: see
+    // @steward/testing's model-runs.ts).
+    assertModelRuns({ configs, commands, world: bootstrapped, runs: 50_000 });
   });
 });

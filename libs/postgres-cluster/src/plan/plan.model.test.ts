@@ -42,6 +42,20 @@
  * failoverCount, the failover/switchover phases or switchoverCount changed) → carry out the
  * actions in order, each failure skipped.
  */
+import {
+  assertModelRuns,
+  commonPrefix,
+  copyStream,
+  failoverModelCommands,
+  FailoverModelWorld,
+  isPrefix,
+  received,
+  recordId,
+  startEpoch,
+  type ModelServer,
+  type ReconcileDraw,
+  type ReplicatedStream,
+} from '@steward/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatLsn, parseLsn } from '../pg/lsn.js';
@@ -59,57 +73,15 @@ const SYSID = '7300000000000000001';
 const T0 = Date.parse('2026-12-02T10:00:00.000Z');
 const AFTER_MS = 10_000;
 
-// ---- WAL: a timeline history, compared by content.
+// ---- WAL: a timeline history (its epochs) and an LSN (its end), compared by content
+// (@steward/testing's ReplicatedStream).
 
-interface Wal {
-  tl: number;
-  lsn: bigint;
-  /** Earlier timelines: each ran up to `end`. */
-  history: { tl: number; end: bigint }[];
-}
-
-const copyWal = (w: Wal): Wal => ({
-  tl: w.tl,
-  lsn: w.lsn,
-  history: w.history.map((h) => ({ ...h })),
-});
-
-/** The timeline WAL byte `x` was written on. */
-function tlAt(w: Wal, x: bigint): number {
-  for (const h of w.history) if (x < h.end) return h.tl;
-  return w.tl;
-}
-
-/** How far `a` and `b` hold the same WAL. */
-function commonPrefix(a: Wal, b: Wal): bigint {
-  const end = a.lsn < b.lsn ? a.lsn : b.lsn;
-  const points = [0n, ...a.history.map((h) => h.end), ...b.history.map((h) => h.end)]
-    .filter((p) => p < end)
-    .sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
-  for (const p of points) if (tlAt(a, p) !== tlAt(b, p)) return p;
-  return end;
-}
-
-/** `s` is a prefix of `p`: a standby holding `s` can stream from `p` (following its timelines). */
-const isPrefix = (s: Wal, p: Wal) => s.lsn <= p.lsn && commonPrefix(s, p) === s.lsn;
-
-/** `w` cut back to `lsn` (a standby receiving part of its upstream's WAL). */
-function truncated(w: Wal, lsn: bigint): Wal {
-  const history = w.history.filter((h) => h.end <= lsn);
-  const cut = w.history.find((h) => h.end > lsn);
-  return { tl: cut ? cut.tl : w.tl, lsn, history: history.map((h) => ({ ...h })) };
-}
+type Wal = ReplicatedStream<bigint>;
 
 // ---- The world.
 
-interface Server {
-  name: string;
-  ordinal: number;
-  ip: string;
-  container: boolean;
-  partitioned: boolean;
+interface Server extends ModelServer {
   instruction?: string;
-  roleLabel?: string;
   lastMessage?: string;
   pg: 'stopped' | 'primary' | 'standby';
   /** The agent's `running` variable (a standby told `primary` keeps running, as primary). */
@@ -119,8 +91,6 @@ interface Server {
   syncNames: string;
   /** Positions acknowledged to clients while this data directory served as primary. */
   acked: { at: number; lsn: bigint }[];
-  /** Running as a primary while partitioned when another was promoted (invariant 1's exception). */
-  splitBrainExcused: boolean;
 }
 
 interface Config {
@@ -130,55 +100,57 @@ interface Config {
 }
 
 type ApiStatus = PlanStatus;
+/** What the plan decides of the status (the rest is the status function's). */
+const statusFields = [
+  'primary',
+  'systemIdentifier',
+  'failover',
+  'failoverCount',
+  'lastFailover',
+  'switchover',
+  'switchoverCount',
+] as const;
 
-class World {
-  now = T0;
-  servers: Server[];
-  status: ApiStatus = {};
-  statusVersion = 0;
+class World extends FailoverModelWorld<Server, ApiStatus, PlanMemory> {
   previousStatus?: { status: ApiStatus; version: number };
-  memory?: PlanMemory;
   switchoverRequest?: string;
   nextTimeline = 2;
   initdbRuns = 0;
-  failoverRecords = 0;
   switchoverRecords = 0;
   log: string[] = [];
 
   constructor(readonly config: Config) {
-    this.servers = Array.from({ length: config.replicas }, (_, i) => ({
-      name: `${CLUSTER}-${i}`,
-      ordinal: i,
-      ip: `10.0.0.${i + 1}`,
-      container: true,
-      partitioned: false,
-      pg: 'stopped',
-      syncNames: '',
-      acked: [],
-      splitBrainExcused: false,
-    }));
-  }
-
-  fail(message: string): never {
-    throw new Error(
-      `${message}\n  world: ${this.describe()}\n  status: ${JSON.stringify(this.status)}`,
+    super(
+      T0,
+      Array.from({ length: config.replicas }, (_, i) => ({
+        name: `${CLUSTER}-${i}`,
+        ordinal: i,
+        ip: `10.0.0.${i + 1}`,
+        container: true,
+        partitioned: false,
+        pg: 'stopped',
+        syncNames: '',
+        acked: [],
+        splitBrainExcused: false,
+      })),
     );
   }
 
-  describe(): string {
-    return this.servers
-      .map(
-        (s) =>
-          `${s.name}[${s.container ? s.pg : 'down'}${s.partitioned ? ',partitioned' : ''} i=${s.instruction ?? '-'} l=${s.roleLabel ?? '-'} ${s.data ? `tl${s.data.tl}@${s.data.lsn}` : 'nodata'}]`,
-      )
-      .join(' ');
+  protected describeServer(s: Server): string {
+    return `${s.name}[${s.container ? s.pg : 'down'}${s.partitioned ? ',partitioned' : ''} i=${s.instruction ?? '-'} l=${s.roleLabel ?? '-'} ${s.data ? `tl${s.data.epoch}@${s.data.end}` : 'nodata'}]`;
   }
 
-  byIp(ip: string | undefined) {
-    return this.servers.find((s) => s.ip === ip);
+  protected serves(s: Server): boolean {
+    return s.container && s.pg === 'primary';
   }
-  byName(name: string | undefined) {
-    return this.servers.find((s) => s.name === name);
+
+  protected override oldPrimary(): string | undefined {
+    return this.status.failover?.from ?? this.status.switchover?.from;
+  }
+
+  override afterCommand(name: string, outcome: string | void): void {
+    this.log.push(`${name}${outcome ? ` → ${outcome}` : ''}`);
+    super.afterCommand(name, outcome);
   }
 
   // -- replication
@@ -194,9 +166,8 @@ class World {
 
   receive(s: Server, lsn: bigint) {
     const u = this.upstream(s);
-    if (!u || !s.data || lsn <= s.data.lsn) return;
-    const target = lsn < u.data!.lsn ? lsn : u.data!.lsn;
-    s.data = { ...truncated(u.data!, target), standbySignal: s.data.standbySignal };
+    if (!u || !s.data || lsn <= s.data.end) return;
+    s.data = { ...received(s.data, u.data!, lsn), standbySignal: s.data.standbySignal };
   }
 
   syncListed(p: Server): Set<string> {
@@ -205,24 +176,24 @@ class World {
   }
 
   /** Clients write `bytes` on every server running as a primary; standbys fall `lags` behind. */
-  write(bytes: bigint, lags: bigint[]) {
+  write(bytes: number, lags: number[]) {
     // A write takes time: acknowledged after any observation made before it.
     this.now += 1;
     for (const p of this.servers) {
       if (!p.container || p.pg !== 'primary' || !p.data) continue;
-      p.data.lsn += bytes;
+      p.data.end += BigInt(bytes);
       const followers = this.servers.filter((s) => this.upstream(s) === p);
       for (const s of followers) {
-        const lag = lags[s.ordinal % lags.length] ?? 0n;
-        this.receive(s, p.data.lsn - lag);
+        const lag = BigInt(lags[s.ordinal % lags.length] ?? 0);
+        this.receive(s, p.data.end - lag);
       }
-      let acked = p.data.lsn;
+      let acked = p.data.end;
       const listed = this.syncListed(p);
       if (this.config.replication === 'sync' && listed.size > 0) {
         // ANY 1: a commit returns once one listed standby has it.
         acked = p.acked.at(-1)?.lsn ?? 0n;
         for (const s of followers)
-          if (listed.has(s.name) && s.data!.lsn > acked) acked = s.data!.lsn;
+          if (listed.has(s.name) && s.data!.end > acked) acked = s.data!.end;
       }
       p.acked.push({ at: this.now, lsn: acked });
     }
@@ -231,8 +202,15 @@ class World {
   catchUp() {
     for (const s of this.servers) {
       const u = this.upstream(s);
-      if (u) this.receive(s, u.data!.lsn);
+      if (u) this.receive(s, u.data!.end);
     }
+  }
+
+  /** Time passes: every agent acts on its instruction (after the standbys caught up, with `catchUp`). */
+  passTime(seconds: number, catchUp: boolean) {
+    this.now += seconds * 1000;
+    if (catchUp) this.catchUp();
+    for (const s of this.servers) this.agent(s);
   }
 
   // -- servers
@@ -240,7 +218,7 @@ class World {
   /** Fast shutdown: streaming standbys receive all of a primary's WAL first. */
   stop(s: Server) {
     if (s.pg === 'primary')
-      for (const f of this.servers) if (this.upstream(f) === s) this.receive(f, s.data!.lsn);
+      for (const f of this.servers) if (this.upstream(f) === s) this.receive(f, s.data!.end);
     s.pg = 'stopped';
     s.agentRole = undefined;
     s.splitBrainExcused = false;
@@ -288,8 +266,7 @@ class World {
       }
     }
     if (newTimeline && wasStandby) {
-      data.history.push({ tl: data.tl, end: data.lsn });
-      data.tl = this.nextTimeline++;
+      startEpoch(data, this.nextTimeline++);
     }
     data.standbySignal = false;
     s.conninfoHost = undefined;
@@ -326,7 +303,7 @@ class World {
         if (!s.data) {
           this.initdbRuns++;
           if (this.initdbRuns > 1) this.fail(`invariant 6: initdb ran a second time, on ${s.name}`);
-          s.data = { tl: 1, lsn: 100n, history: [], standbySignal: false };
+          s.data = { epoch: 1, end: 100n, history: [], standbySignal: false };
         }
         s.agentRole = 'primary';
         this.becomePrimary(s, false);
@@ -347,11 +324,11 @@ class World {
         if (verb === 'reclone') s.data = undefined;
         if (!s.data) {
           if (!peer) return failed(`pg_basebackup from ${host} failed`);
-          s.data = { ...copyWal(peer.data!), standbySignal: true };
+          s.data = { ...copyStream(peer.data!), standbySignal: true };
         } else if (verb === 'rewind' || !s.data.standbySignal) {
           if (!peer) return failed(`pg_rewind against ${host} failed: connection refused`);
           if (!isPrefix(s.data, peer.data!))
-            s.data = { ...copyWal(peer.data!), standbySignal: true };
+            s.data = { ...copyStream(peer.data!), standbySignal: true };
         }
         s.data.standbySignal = true;
         s.acked = [];
@@ -378,8 +355,8 @@ class World {
       reachable: true,
       systemIdentifier: SYSID,
       inRecovery: standby,
-      timeline: s.data.tl,
-      ...(standby ? { receiveLsn: s.data.lsn, replayLsn: s.data.lsn } : { currentLsn: s.data.lsn }),
+      timeline: s.data.epoch,
+      ...(standby ? { receiveLsn: s.data.end, replayLsn: s.data.end } : { currentLsn: s.data.end }),
       streaming: standby && this.upstream(s) !== undefined,
       ...(s.conninfoHost ? { conninfoHost: s.conninfoHost } : {}),
       replication: standby
@@ -414,30 +391,16 @@ class World {
   /** Writes the status, checking invariants 3 (the record), 4, 5, 6 and 7 on the transition. */
   writeStatus(next: ApiStatus) {
     const prev = this.status;
-    const id = (f: ApiStatus['failover']) => (f ? `${f.from}>${f.to}@${f.startedAt}` : undefined);
-    const swId = (s: ApiStatus['switchover']) =>
-      s ? `${s.from}>${s.to}@${s.startedAt}` : undefined;
     // A new record: another `from>to@startedAt`, or a record in its first phase (failover
     // Promoting, switchover Demoting) over one that is not — a record's phase only moves forward,
     // so that is a new one with the same name. Two records share a name when a switchover is
     // requested again right after one to the same target was given up, or refused, in the same
     // instant: the model's clock moves only when a command says so, and a reconcile takes none.
-    const newFailover =
-      next.failover !== undefined &&
-      (id(next.failover) !== id(prev.failover) ||
-        (next.failover.phase === 'Promoting' && prev.failover?.phase !== 'Promoting'));
-    const newSwitchover =
-      next.switchover !== undefined &&
-      (swId(next.switchover) !== swId(prev.switchover) ||
-        (next.switchover.phase === 'Demoting' && prev.switchover?.phase !== 'Demoting'));
-    if (newFailover) this.failoverRecords++;
+    const newFailover = this.isNewRecord(prev.failover, next.failover, 'Promoting');
+    const newSwitchover = this.isNewRecord(prev.switchover, next.switchover, 'Demoting');
     // A refused request is recorded Failed without being counted: the ones that start, are.
     if (newSwitchover && next.switchover!.phase === 'Demoting') this.switchoverRecords++;
-    // 4.
-    if ((next.failoverCount ?? 0) !== this.failoverRecords)
-      this.fail(
-        `invariant 4: failoverCount ${next.failoverCount ?? 0} after ${this.failoverRecords} failover records`,
-      );
+    // 4. (the switchovers)
     if ((next.switchoverCount ?? 0) !== this.switchoverRecords)
       this.fail(
         `invariant 4: switchoverCount ${next.switchoverCount ?? 0} after ${this.switchoverRecords} switchovers`,
@@ -451,7 +414,7 @@ class World {
       if (f.phase !== 'Promoting') this.fail('invariant 3: a new failover record not Promoting');
       const target = this.byName(f.to);
       const promoted = parseLsn(f.promotedLsn);
-      if (!target?.data || target.data.lsn < promoted)
+      if (!target?.data || target.data.end < promoted)
         this.fail(`invariant 3: promotedLsn ${f.promotedLsn} is beyond what ${f.to} holds`);
       if (f.dataLossRisk === 'Bounded') {
         const lag = parseLsn(f.primaryLastLsn!) - promoted;
@@ -463,34 +426,14 @@ class World {
           );
       }
     }
-    // 5.
-    if (prev.primary !== undefined && next.primary !== prev.primary) {
-      const byFailover =
-        newFailover && next.failover!.from === prev.primary && next.failover!.to === next.primary;
-      const bySwitchover =
-        next.switchover?.phase === 'Promoting' &&
-        prev.switchover?.phase === 'Demoting' &&
-        swId(next.switchover) === swId(prev.switchover) &&
-        next.switchover.from === prev.primary &&
-        next.switchover.to === next.primary;
-      if (!byFailover && !bySwitchover)
-        this.fail(`invariant 5: primary ${prev.primary} → ${next.primary} without a record of it`);
-    }
-    if (prev.failover && prev.failover.phase !== 'Completed') {
-      const kept = id(next.failover) === id(prev.failover);
-      if (kept && next.primary !== prev.failover.to)
-        this.fail(
-          `invariant 5: failover to ${prev.failover.to} in progress, primary now ${next.primary}`,
-        );
-      if (!kept && next.failover?.from !== prev.failover.to)
-        this.fail(`invariant 5: failover to ${prev.failover.to} replaced by one not from it`);
-    }
-    // 7.
-    if (next.failover?.phase === 'Completed' && prev.failover?.phase !== 'Completed') {
-      const t = this.byName(next.failover.to);
-      if (!t || t.pg !== 'primary' || !t.container)
-        this.fail(`invariant 7: failover to ${next.failover.to} completed while it does not serve`);
-    }
+    // 4, 5, 7 — the primary moves by a failover record, or by a switchover promoting its target.
+    const bySwitchover =
+      next.switchover?.phase === 'Promoting' &&
+      prev.switchover?.phase === 'Demoting' &&
+      recordId(next.switchover) === recordId(prev.switchover) &&
+      next.switchover.from === prev.primary &&
+      next.switchover.to === next.primary;
+    this.checkFailoverRecords(prev, next, newFailover, bySwitchover);
     this.previousStatus = { status: prev, version: this.statusVersion };
     this.status = next;
     this.statusVersion++;
@@ -507,7 +450,7 @@ class World {
       );
   }
 
-  checkAfterReconcile() {
+  protected checkAfterReconcile() {
     // A pod that cannot be observed keeps its labels (it is not Ready, so no Service sends it
     // anything); every pod observed is labelled for what it is.
     const labelled = this.servers.filter(
@@ -532,8 +475,9 @@ class World {
   /** One reconcile (controller.ts converge's failover part). */
   reconcile(opts: ReconcileOptions): string {
     const stale = opts.stale && this.previousStatus;
-    const basis = stale ? this.previousStatus!.status : this.status;
-    const basisVersion = stale ? this.previousStatus!.version : this.statusVersion;
+    const basis = stale
+      ? this.previousStatus!
+      : { status: this.status, version: this.statusVersion };
     if (opts.conflict) this.statusVersion++; // someone else wrote status (e.g. a condition)
     const requested = this.switchoverRequest;
     const plan = planInstances({
@@ -542,56 +486,30 @@ class World {
       failover: { enabled: true, afterMs: AFTER_MS, maxLagBytes: this.config.maxLagBytes },
       replication: this.config.replication,
       ...(requested ? { switchover: { to: requested, reason: 'Requested' as const } } : {}),
-      status: basis,
+      status: basis.status,
       instances: this.facts(),
       memory: this.memory ?? {},
       now: new Date(this.now).toISOString(),
     });
     const memory = plan.memory;
     this.memory = memory;
-    if (basis.systemIdentifier)
+    if (basis.status.systemIdentifier)
       for (const a of plan.actions)
         if (a.type === 'instruct' && a.instruction === 'initdb')
           this.fail(`invariant 6: ${a.pod} told initdb after the cluster was initialised`);
-    if (plan.status) {
-      if (basisVersion !== this.statusVersion) {
-        // 409: read again, refuse if the decision's basis changed.
-        const latest = this.status;
-        if (
-          latest.primary !== basis.primary ||
-          (latest.failoverCount ?? 0) !== (basis.failoverCount ?? 0) ||
-          latest.failover?.phase !== basis.failover?.phase ||
-          (latest.switchoverCount ?? 0) !== (basis.switchoverCount ?? 0) ||
-          latest.switchover?.phase !== basis.switchover?.phase
-        )
-          return 'stale decision: starts over';
-      }
-      const d = plan.status;
-      this.writeStatus(
-        Object.fromEntries(
-          Object.entries({
-            primary: d.primary,
-            systemIdentifier: d.systemIdentifier,
-            failover: d.failover,
-            failoverCount: d.failoverCount,
-            lastFailover: d.lastFailover,
-            switchover: d.switchover,
-            switchoverCount: d.switchoverCount,
-          }).filter(([, v]) => v !== undefined),
-        ) as ApiStatus,
-      );
-    }
+    // 409: read again, refuse if the decision's basis changed.
+    const decidedOn = (s: ApiStatus) => [
+      s.primary,
+      s.failoverCount ?? 0,
+      s.failover?.phase,
+      s.switchoverCount ?? 0,
+      s.switchover?.phase,
+    ];
+    if (plan.status && !this.writeDecision(plan.status, basis, decidedOn, statusFields))
+      return 'stale decision: starts over';
     if (plan.switchoverHandled && requested === this.switchoverRequest)
       this.switchoverRequest = undefined;
-    for (const [i, action] of plan.actions.entries()) {
-      if (opts.crashAfter === i) {
-        this.memory = undefined;
-        return `crashed after ${i} of ${plan.actions.length} actions`;
-      }
-      this.carryOut(action, memory);
-    }
-    this.checkAfterReconcile();
-    return `${plan.actions.length} actions${plan.status ? ', status written' : ''}`;
+    return this.carryOutPlan(plan, opts.crashAfter, (action) => this.carryOut(action, memory));
   }
 
   carryOut(action: PlanAction, memory: PlanMemory) {
@@ -623,9 +541,7 @@ class World {
   }
 }
 
-interface ReconcileOptions {
-  /** The controller stops after carrying out this many of the actions (0: right after the write). */
-  crashAfter?: number;
+interface ReconcileOptions extends ReconcileDraw {
   /**
    * The reconcile reads the status as it was before the last write (an informer cache behind the
    * controller's own write). Not drawn in the property: the plan decides over the status it is
@@ -634,109 +550,19 @@ interface ReconcileOptions {
    * precondition stops them. Guarding against that is the controller's (a reconcile must not act
    * on a status older than the one it wrote), not the plan's; see issue 25's report.
    */
-  stale: boolean;
-  /** Someone else wrote the status first (a new resourceVersion, the decision's fields unchanged). */
-  conflict: boolean;
+  stale?: boolean;
 }
 
-// ---- Commands.
+// ---- Commands (a reconcile never reads a stale cache: see the note on ReconcileOptions.stale).
 
-type Cmd = fc.Command<object, World>;
-
-const command = (name: string, run: (w: World) => string | void): Cmd => ({
-  check: () => true,
-  run: (_, w) => {
-    const outcome = run(w);
-    w.log.push(`${name}${outcome ? ` → ${outcome}` : ''}`);
-    w.checkOneWriter();
-  },
-  toString: () => name,
+const { onServer, standard } = failoverModelCommands<World>({
+  cluster: CLUSTER,
+  followers: 'standbys',
+  everyTick: 'every agent acts',
 });
 
-/** `weight` in 1 + weight: true now and then. */
-const sometimes = (weight: number) =>
-  fc.oneof({ arbitrary: fc.constant(false), weight }, { arbitrary: fc.constant(true), weight: 1 });
-
-/** Which server a command hits: the one the status names primary, a standby, or by ordinal. */
-type Target = 'primary' | 'the old primary' | 'a standby' | number;
-const target: fc.Arbitrary<Target> = fc.constantFrom<Target>(
-  'primary',
-  'primary',
-  'the old primary',
-  'a standby',
-  0,
-  1,
-  2,
-);
-const resolve = (w: World, t: Target): Server => {
-  if (t === 'primary') return w.byName(w.status.primary) ?? w.servers[0]!;
-  if (t === 'the old primary')
-    return w.byName(w.status.failover?.from ?? w.status.switchover?.from) ?? w.servers[0]!;
-  if (t === 'a standby') return w.servers.find((s) => s.name !== w.status.primary) ?? w.servers[0]!;
-  return w.servers[t % w.servers.length]!;
-};
-const onServer = (what: string, act: (w: World, s: Server) => void) =>
-  target.map((t) =>
-    command(`${typeof t === 'number' ? `${CLUSTER}-${t}` : t}: ${what}`, (w) => {
-      const s = resolve(w, t);
-      act(w, s);
-      return s.name;
-    }),
-  );
-
-const reconcile = fc
-  .record({
-    crashAfter: fc.oneof(
-      { arbitrary: fc.constant(undefined), weight: 4 },
-      { arbitrary: fc.nat({ max: 4 }), weight: 1 },
-    ),
-    // Not drawn: see the note on ReconcileOptions.stale.
-    stale: fc.constant(false),
-    conflict: sometimes(6),
-  })
-  .map((o) =>
-    command(
-      `reconcile${[
-        o.crashAfter !== undefined ? ` (controller crashes after ${o.crashAfter} actions)` : '',
-        o.stale ? ' (reads a stale cache)' : '',
-        o.conflict ? ' (another writer changes status first)' : '',
-      ].join('')}`,
-      (w) => w.reconcile(o),
-    ),
-  );
-
-const timePasses = fc
-  .record({ seconds: fc.integer({ min: 1, max: 12 }), catchUp: fc.boolean() })
-  .map(({ seconds, catchUp }) =>
-    command(`${seconds}s pass, every agent acts${catchUp ? ', standbys catch up' : ''}`, (w) => {
-      w.now += seconds * 1000;
-      if (catchUp) w.catchUp();
-      for (const s of w.servers) w.agent(s);
-    }),
-  );
-
-const writes = fc
-  .record({
-    bytes: fc.integer({ min: 1, max: 3000 }),
-    lags: fc.array(fc.integer({ min: 0, max: 4000 }), { minLength: 3, maxLength: 3 }),
-  })
-  .map(({ bytes, lags }) =>
-    command(`clients write ${bytes} bytes, standbys ${lags.join('/')} behind`, (w) =>
-      w.write(
-        BigInt(bytes),
-        lags.map((l) => BigInt(l)),
-      ),
-    ),
-  );
-
 const commands = [
-  reconcile,
-  reconcile,
-  reconcile,
-  timePasses,
-  timePasses,
-  writes,
-  fc.constant(command('the controller restarts (memory lost)', (w) => void (w.memory = undefined))),
+  ...standard,
   onServer('its agent acts', (w, s) => w.agent(s)),
   onServer('its container dies', (w, s) => w.kill(s)),
   onServer('its container restarts', (_, s) => void (s.container = true)),
@@ -777,31 +603,12 @@ describe('planInstances, proven by a model', () => {
     expect(w.servers.map((s) => s.pg)).toEqual(['primary', 'standby', 'standby']);
     expect(w.servers.map((s) => w.upstream(s)?.name)).toEqual([undefined, 'pg-0', 'pg-0']);
     expect(w.servers[0]!.syncNames).toBe('ANY 1 ("pg-1", "pg-2")');
-    expect(formatLsn(w.servers[0]!.data!.lsn)).toBe('0/64');
+    expect(formatLsn(w.servers[0]!.data!.end)).toBe('0/64');
   });
 
   it('keeps the invariants through random failures, crashes and conflicts', () => {
-    fc.assert(
-      fc.property(
-        configs,
-        fc.commands(commands, { maxCommands: 60, size: 'max' }),
-        (config, cmds) => {
-          fc.modelRun(() => ({ model: {}, real: bootstrapped(config) }), cmds);
-        },
-      ),
-      // The seed is random: every CI run explores new sequences. MODEL_RUNS hunts longer;
-      // MODEL_SEED and MODEL_PATH replay a failure as fast-check reports it (MODEL_SHRINK=1
-      // shrinks it again).
-      {
-        numRuns: Number(process.env.MODEL_RUNS ?? 20_000),
-        ...(process.env.MODEL_SEED
-          ? {
-              seed: Number(process.env.MODEL_SEED),
-              path: process.env.MODEL_PATH,
-              endOnFailure: !process.env.MODEL_SHRINK,
-            }
-          : {}),
-      },
-    );
+    // A random seed: every run explores new sequences (MODEL_RUNS, MODEL_SEED, MODEL_PATH: see
+    // @steward/testing's model-runs.ts).
+    assertModelRuns({ configs, commands, world: bootstrapped, runs: 20_000 });
   });
 });
