@@ -60,6 +60,10 @@ export {
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 export { kubeConfigWithServer } from './kubeconfig-with-server.js';
 export { tcpConnect } from './tcp-connect.js';
+// A listener that is no real server (a client's failure paths), and what each test opened closed
+// after it.
+export { startFakeTcpServer, type FakeTcpServer } from './fake-tcp-server.js';
+export { closeAfterEach, type Closable, type OpenedPerTest } from './close-after-each.js';
 // Models of state machines that guard data (STYLE.md habit 12): random command sequences with the
 // run count and replay from the environment, a replicated stream compared by content, and what the
 // workload kinds' failover-plan models share.

@@ -1,49 +1,18 @@
-import { createServer, type Server, type Socket } from 'node:net';
+import { closeAfterEach, freePort, startFakeTcpServer } from '@steward/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { describeFailure, redisAdmin, RedisAdminError, type RedisAdmin } from './admin.js';
-
-/** A TCP listener that accepts connections and never answers: what a SIGSTOPped server looks like. */
-async function silentServer(): Promise<{ port: number; sockets: Socket[]; server: Server }> {
-  const sockets: Socket[] = [];
-  const server = createServer((socket) => {
-    sockets.push(socket);
-    socket.on('error', () => undefined);
-    // read (and drop) what arrives, so the end of the stream is seen
-    socket.resume();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (!address || typeof address === 'string') throw new Error('no port');
-  return { port: address.port, sockets, server };
-}
-
-/** A port nothing listens on (bound, then closed). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (!address || typeof address === 'string') throw new Error('no port');
-  await new Promise((resolve) => server.close(resolve));
-  return address.port;
-}
+import { describeFailure, redisAdmin, RedisAdminError, type RedisAdminOptions } from './admin.js';
 
 const password = 's3cret-password';
-let admin: RedisAdmin | undefined;
-const servers: { server: Server; sockets: Socket[] }[] = [];
-
-afterEach(async () => {
-  await admin?.close();
-  admin = undefined;
-  for (const { server, sockets } of servers.splice(0)) {
-    for (const socket of sockets) socket.destroy();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
+const opened = closeAfterEach(afterEach);
+/** An admin closed after the test. */
+const adminWith = (options: RedisAdminOptions) => opened.own(redisAdmin(options));
+/** A listener that accepts connections and never answers: what a SIGSTOPped server looks like. */
+const silentServer = async () => opened.own(await startFakeTcpServer());
 
 describe('redisAdmin against sockets that are no Redis', () => {
   it('observes a closed port as unreachable (ECONNREFUSED)', async () => {
-    admin = redisAdmin({ connectTimeoutMs: 300, commandTimeoutMs: 300 });
-    const port = await closedPort();
+    const admin = adminWith({ connectTimeoutMs: 300, commandTimeoutMs: 300 });
+    const port = await freePort();
     const observation = await admin.observe({ host: '127.0.0.1', port, password });
     expect(observation).toEqual({
       reachable: false,
@@ -52,9 +21,8 @@ describe('redisAdmin against sockets that are no Redis', () => {
   });
 
   it('observes a listener that never answers as unreachable (no reply), without hanging', async () => {
-    admin = redisAdmin({ connectTimeoutMs: 300, commandTimeoutMs: 300 });
+    const admin = adminWith({ connectTimeoutMs: 300, commandTimeoutMs: 300 });
     const silent = await silentServer();
-    servers.push(silent);
     const endpoint = { host: '127.0.0.1', port: silent.port, password };
     const first = await admin.observe(endpoint);
     expect(first).toEqual({ reachable: false, error: expect.stringMatching(/no reply within/) });
@@ -63,16 +31,12 @@ describe('redisAdmin against sockets that are no Redis', () => {
     expect(second).toEqual({ reachable: false, error: expect.stringMatching(/no reply within/) });
     expect(silent.sockets.length).toBe(2);
     // ... and the dropped connections are really closed
-    for (const socket of silent.sockets.slice(0, 1)) {
-      await new Promise<void>((resolve) =>
-        socket.readableEnded || socket.destroyed ? resolve() : socket.once('close', resolve),
-      );
-    }
+    await silent.closedByClient(0);
   });
 
   it('throws a RedisAdminError naming the node (never the password) when promote cannot reach it', async () => {
-    admin = redisAdmin({ connectTimeoutMs: 300, commandTimeoutMs: 300 });
-    const port = await closedPort();
+    const admin = adminWith({ connectTimeoutMs: 300, commandTimeoutMs: 300 });
+    const port = await freePort();
     const error = await admin.promote({ host: '127.0.0.1', port, password }).then(
       () => undefined,
       (e: unknown) => e,
@@ -84,9 +48,8 @@ describe('redisAdmin against sockets that are no Redis', () => {
   });
 
   it('ends an aborted observation at once', async () => {
-    admin = redisAdmin({ connectTimeoutMs: 5_000, commandTimeoutMs: 5_000 });
+    const admin = adminWith({ connectTimeoutMs: 5_000, commandTimeoutMs: 5_000 });
     const silent = await silentServer();
-    servers.push(silent);
     const controller = new AbortController();
     const pending = admin.observe(
       { host: '127.0.0.1', port: silent.port, password },
@@ -103,21 +66,13 @@ describe('redisAdmin against sockets that are no Redis', () => {
   });
 
   it('closes every connection on close(), and reports later observations as closed', async () => {
-    admin = redisAdmin({ connectTimeoutMs: 300, commandTimeoutMs: 5_000 });
+    const admin = adminWith({ connectTimeoutMs: 300, commandTimeoutMs: 5_000 });
     const silent = await silentServer();
-    servers.push(silent);
     const pending = admin.observe({ host: '127.0.0.1', port: silent.port, password });
-    await new Promise<void>((resolve) => {
-      const poll = () => (silent.sockets.length ? resolve() : setTimeout(poll, 10));
-      poll();
-    });
+    await silent.accepted(1);
     await admin.close();
     expect(await pending).toMatchObject({ reachable: false });
-    await new Promise<void>((resolve) =>
-      silent.sockets[0]!.destroyed || silent.sockets[0]!.readableEnded
-        ? resolve()
-        : silent.sockets[0]!.once('end', resolve),
-    );
+    await silent.closedByClient(0);
     expect(await admin.observe({ host: '127.0.0.1', port: silent.port, password })).toEqual({
       reachable: false,
       error: 'the Redis admin is closed',

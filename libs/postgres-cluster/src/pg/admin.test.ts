@@ -1,7 +1,8 @@
-import { createServer, type Server, type Socket } from 'node:net';
+import { closeAfterEach, freePort, startFakeTcpServer } from '@steward/testing';
+import { type Socket } from 'node:net';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { describeFailure, pgAdmin, PgAdminError, type PgAdmin } from './admin.js';
+import { describeFailure, pgAdmin, PgAdminError, type PgAdminOptions } from './admin.js';
 
 type Behaviour = 'silent' | 'hang-up' | 'wrong-password' | 'stops-after-startup';
 
@@ -12,11 +13,8 @@ type Behaviour = 'silent' | 'hang-up' | 'wrong-password' | 'stops-after-startup'
  * lets the client in (AuthenticationOk, ReadyForQuery) and then answers nothing.
  */
 async function fakeServer(behaviour: Behaviour) {
-  const sockets: Socket[] = [];
   const started = new Set<Socket>();
-  const server = createServer((socket) => {
-    sockets.push(socket);
-    socket.on('error', () => undefined);
+  const server = await startFakeTcpServer((socket) => {
     if (behaviour === 'hang-up') {
       socket.destroy();
       return;
@@ -32,11 +30,7 @@ async function fakeServer(behaviour: Behaviour) {
       }
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (!address || typeof address === 'string') throw new Error('no port');
-  servers.push({ server, sockets });
-  return { port: address.port, sockets };
+  return opened.own(server);
 }
 
 /** A protocol-3 ErrorResponse message. */
@@ -58,34 +52,16 @@ function errorResponse(severity: string, code: string, message: string): Buffer 
   return Buffer.concat([header, fields]);
 }
 
-/** A port nothing listens on (bound, then closed). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (!address || typeof address === 'string') throw new Error('no port');
-  await new Promise((resolve) => server.close(resolve));
-  return address.port;
-}
-
 const password = 's3cret-password';
 const endpoint = (port: number) => ({ host: '127.0.0.1', port, user: 'postgres', password });
-let admin: PgAdmin | undefined;
-const servers: { server: Server; sockets: Socket[] }[] = [];
-
-afterEach(async () => {
-  await admin?.close();
-  admin = undefined;
-  for (const { server, sockets } of servers.splice(0)) {
-    for (const socket of sockets) socket.destroy();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
+const opened = closeAfterEach(afterEach);
+/** An admin closed after the test. */
+const adminWith = (options: PgAdminOptions) => opened.own(pgAdmin(options));
 
 describe('pgAdmin against sockets that are no PostgreSQL', () => {
   it('observes a closed port as unreachable (ECONNREFUSED), timed before it tried', async () => {
-    admin = pgAdmin({ connectTimeoutMs: 300, queryTimeoutMs: 300 });
-    const port = await closedPort();
+    const admin = adminWith({ connectTimeoutMs: 300, queryTimeoutMs: 300 });
+    const port = await freePort();
     const before = new Date().toISOString();
     const observation = await admin.observe(endpoint(port));
     expect(observation).toEqual({
@@ -97,7 +73,7 @@ describe('pgAdmin against sockets that are no PostgreSQL', () => {
   });
 
   it('observes a listener that never answers as a connect timeout, and tries afresh next time', async () => {
-    admin = pgAdmin({ connectTimeoutMs: 300, queryTimeoutMs: 300 });
+    const admin = adminWith({ connectTimeoutMs: 300, queryTimeoutMs: 300 });
     const silent = await fakeServer('silent');
     const first = await admin.observe(endpoint(silent.port));
     expect(first).toMatchObject({ reachable: false, error: 'connect timed out after 300 ms' });
@@ -105,15 +81,11 @@ describe('pgAdmin against sockets that are no PostgreSQL', () => {
     expect(second).toMatchObject({ reachable: false, error: 'connect timed out after 300 ms' });
     expect(silent.sockets.length).toBe(2);
     // the connection given up on is really closed
-    await new Promise<void>((resolve) =>
-      silent.sockets[0]!.destroyed || silent.sockets[0]!.readableEnded
-        ? resolve()
-        : silent.sockets[0]!.once('close', resolve),
-    );
+    await silent.closedByClient(0);
   });
 
   it('observes a server that lets us in and then answers nothing as no reply, on a new connection next time', async () => {
-    admin = pgAdmin({ connectTimeoutMs: 1000, queryTimeoutMs: 300 });
+    const admin = adminWith({ connectTimeoutMs: 1000, queryTimeoutMs: 300 });
     const server = await fakeServer('stops-after-startup');
     const first = await admin.observe(endpoint(server.port));
     expect(first).toMatchObject({
@@ -124,15 +96,11 @@ describe('pgAdmin against sockets that are no PostgreSQL', () => {
     expect(second).toMatchObject({ reachable: false, error: first.reachable ? '' : first.error });
     // the wedged connection was dropped, not reused
     expect(server.sockets.length).toBe(2);
-    await new Promise<void>((resolve) =>
-      server.sockets[0]!.destroyed || server.sockets[0]!.readableEnded
-        ? resolve()
-        : server.sockets[0]!.once('close', resolve),
-    );
+    await server.closedByClient(0);
   });
 
   it('observes a server that hangs up as unreachable', async () => {
-    admin = pgAdmin({ connectTimeoutMs: 1000, queryTimeoutMs: 1000 });
+    const admin = adminWith({ connectTimeoutMs: 1000, queryTimeoutMs: 1000 });
     const server = await fakeServer('hang-up');
     const observation = await admin.observe(endpoint(server.port));
     expect(observation).toMatchObject({
@@ -142,7 +110,7 @@ describe('pgAdmin against sockets that are no PostgreSQL', () => {
   });
 
   it('reports a wrong password as an authentication failure with its SQLSTATE, never the password', async () => {
-    admin = pgAdmin({ connectTimeoutMs: 1000, queryTimeoutMs: 1000 });
+    const admin = adminWith({ connectTimeoutMs: 1000, queryTimeoutMs: 1000 });
     const server = await fakeServer('wrong-password');
     const observation = await admin.observe(endpoint(server.port));
     expect(observation).toMatchObject({
@@ -163,8 +131,8 @@ describe('pgAdmin against sockets that are no PostgreSQL', () => {
   });
 
   it('throws a PgAdminError naming the server when alterSystem or bootstrap cannot reach it', async () => {
-    admin = pgAdmin({ connectTimeoutMs: 300, queryTimeoutMs: 300 });
-    const port = await closedPort();
+    const admin = adminWith({ connectTimeoutMs: 300, queryTimeoutMs: 300 });
+    const port = await freePort();
     await expect(admin.alterSystem(endpoint(port), { work_mem: '4MB' })).rejects.toThrow(
       new RegExp(`^alterSystem on 127\\.0\\.0\\.1:${port} failed: connect ECONNREFUSED`),
     );
@@ -180,7 +148,7 @@ describe('pgAdmin against sockets that are no PostgreSQL', () => {
   });
 
   it('refuses invalid input with a TypeError before connecting anywhere', async () => {
-    admin = pgAdmin({ connectTimeoutMs: 300, queryTimeoutMs: 300 });
+    const admin = adminWith({ connectTimeoutMs: 300, queryTimeoutMs: 300 });
     const silent = await fakeServer('silent');
     const target = endpoint(silent.port);
     await expect(admin.alterSystem(target, { 'work-mem': '4MB' })).rejects.toThrow(TypeError);
@@ -200,7 +168,7 @@ describe('pgAdmin against sockets that are no PostgreSQL', () => {
   });
 
   it('ends an aborted observation at once', async () => {
-    admin = pgAdmin({ connectTimeoutMs: 5000, queryTimeoutMs: 5000 });
+    const admin = adminWith({ connectTimeoutMs: 5000, queryTimeoutMs: 5000 });
     const silent = await fakeServer('silent');
     const controller = new AbortController();
     const pending = admin.observe(endpoint(silent.port), { signal: controller.signal });
@@ -212,23 +180,16 @@ describe('pgAdmin against sockets that are no PostgreSQL', () => {
   });
 
   it('closes every connection on close(), and reports later calls as closed', async () => {
-    admin = pgAdmin({ connectTimeoutMs: 5000, queryTimeoutMs: 5000 });
+    const admin = adminWith({ connectTimeoutMs: 5000, queryTimeoutMs: 5000 });
     const silent = await fakeServer('silent');
     const pending = admin.observe(endpoint(silent.port));
-    await new Promise<void>((resolve) => {
-      const poll = () => (silent.sockets.length ? resolve() : setTimeout(poll, 10));
-      poll();
-    });
+    await silent.accepted(1);
     const closing = Date.now();
     await admin.close();
     expect(await pending).toMatchObject({ reachable: false });
     // at once, not after the 5 s connect timeout
     expect(Date.now() - closing).toBeLessThan(2500);
-    await new Promise<void>((resolve) =>
-      silent.sockets[0]!.destroyed || silent.sockets[0]!.readableEnded
-        ? resolve()
-        : silent.sockets[0]!.once('end', resolve),
-    );
+    await silent.closedByClient(0);
     expect(await admin.observe(endpoint(silent.port))).toMatchObject({
       reachable: false,
       error: 'the PostgreSQL admin is closed',
