@@ -1,22 +1,9 @@
-import { type KubeObject } from '@steward/kube';
-import { podsByOrdinal } from '@steward/workload';
+import { podsByOrdinal, type WorkloadPod } from '@steward/workload';
 import { Labels } from './children/index.js';
 import { type NodeView, type PodFacts } from './roles/plan.js';
 
 /** The parts of a Pod the controller reads. */
-export interface Pod extends KubeObject {
-  status?: {
-    phase?: string;
-    podIP?: string;
-    conditions?: { type: string; status: string }[];
-    containerStatuses?: {
-      name: string;
-      ready: boolean;
-      started?: boolean;
-      state?: { running?: unknown };
-    }[];
-  };
-}
+export type Pod = WorkloadPod;
 
 /**
  * Every pod of the cluster as the role plan sees it: Kubernetes facts (`podsByOrdinal`), and one

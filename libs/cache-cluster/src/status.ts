@@ -16,8 +16,13 @@
  */
 import { type CacheCluster, type CachePhase } from '@steward/cache-cluster-api';
 import {
+  availableStatement,
+  missingStatement,
+  scaling,
+  stated,
   workloadConditions,
   WorkloadReasons,
+  type PhaseStatement,
   type WorkloadStatusChange,
   type WorkloadStatusProblems,
 } from '@steward/workload';
@@ -68,66 +73,9 @@ export function cacheStatus(input: StatusInput): CacheStatusChange {
     !health.failingOver &&
     health.lagging.length === 0;
   const established = cluster.status?.primaryRunId !== undefined || health.primaryServing;
-  // The phase this status was last stated with, and whether the pods desired changed since.
-  const previous = cluster.status?.phase;
-  const scalingTo = cluster.status?.replicas !== undefined && cluster.status.replicas !== replicas;
-  const rolling = rollout && !rollout.complete ? rollout.message : undefined;
-  const inRole = `${health.readyReplicas} of ${replicas} pods ready and in their role${
-    health.lagging.length ? `: ${health.lagging.join('; ')}` : ''
-  }`;
-
-  let reason: string;
-  let message: string;
-  let phase: CachePhase;
-  let progressing = true;
-  if (ready) {
-    reason = CacheReasons.Available;
-    phase = 'Ready';
-    progressing = false;
-    message =
-      `${replicas} of ${replicas} pods ready; primary ${cluster.status?.primary ?? ''}`.trim();
-  } else if (health.failingOver) {
-    reason = CacheReasons.FailingOver;
-    phase = 'FailingOver';
-    message = `failing over to ${cluster.status?.failover?.to ?? 'a replica'}`;
-  } else if (health.lost) {
-    reason = CacheReasons.PrimaryLost;
-    phase = health.stuck ? 'Degraded' : 'FailingOver';
-    progressing = !health.stuck;
-    message = health.stuck?.message ?? health.lost.message;
-  } else if (!established) {
-    reason = CacheReasons.Provisioning;
-    phase = 'Provisioning';
-    message = rollout && !rollout.complete ? rollout.message : 'waiting for the first primary';
-  } else if (scalingTo || previous === 'Scaling') {
-    // A scale is over only once every pod desired exists and is ready and in its role (a new
-    // replica synced from the primary): until then the cluster is Scaling.
-    reason = CacheReasons.Scaling;
-    phase = 'Scaling';
-    message =
-      input.podCount !== replicas
-        ? `${input.podCount} pods, ${replicas} desired${rolling ? `: ${rolling}` : ''}`
-        : `${inRole}${rolling ? `; ${rolling}` : ''}`;
-  } else if (previous === undefined || previous === 'Provisioning') {
-    // The first primary serves; the replicas' first sync is still provisioning.
-    reason = CacheReasons.Provisioning;
-    phase = 'Provisioning';
-    message = `${inRole}${rolling ? `; ${rolling}` : ''}`;
-  } else if (input.podCount !== replicas) {
-    // The pods desired did not change: one is gone (deleted, evicted) until the StatefulSet
-    // re-creates it.
-    reason = CacheReasons.InstancesMissing;
-    phase = 'Degraded';
-    message = `${input.podCount} of ${replicas} pods exist; the StatefulSet re-creates the missing ones`;
-  } else if (rolling) {
-    reason = CacheReasons.Updating;
-    phase = 'Updating';
-    message = rolling;
-  } else {
-    reason = CacheReasons.InstancesNotReady;
-    phase = 'Degraded';
-    message = health.lagging.length ? health.lagging.join('; ') : inRole;
-  }
+  const { phase, reason, message, progressing } = ready
+    ? availableStatement(replicas, 'pods', cluster.status?.primary)
+    : cachePhase(input, established);
 
   // What is wrong with what exists — not the replicas a creation or a scale is still syncing.
   const changing = phase === 'Provisioning' || phase === 'Scaling';
@@ -150,8 +98,8 @@ export function cacheStatus(input: StatusInput): CacheStatusChange {
     message,
     progressing,
     degradations,
-    ...(input.failures ? { failures: input.failures } : {}),
-    ...(input.refusals ? { refusals: input.refusals } : {}),
+    failures: input.failures ?? [],
+    refusals: input.refusals ?? [],
     healthyMessage: 'every pod is in its role',
   });
   return {
@@ -183,4 +131,60 @@ export function cacheStatus(input: StatusInput): CacheStatusChange {
           },
     },
   };
+}
+
+/** The phase of a CacheCluster that is not converged, and why (pure; the first rule that holds). */
+function cachePhase(input: StatusInput, established: boolean): PhaseStatement<CachePhase> {
+  const { health, replicas, rollout, cluster } = input;
+  // The phase this status was last stated with.
+  const previous = cluster.status?.phase;
+  const rolling = rollout && !rollout.complete ? rollout.message : undefined;
+  const inRole = `${health.readyReplicas} of ${replicas} pods ready and in their role${
+    health.lagging.length ? `: ${health.lagging.join('; ')}` : ''
+  }`;
+  if (health.failingOver)
+    return stated(
+      'FailingOver',
+      CacheReasons.FailingOver,
+      `failing over to ${cluster.status?.failover?.to ?? 'a replica'}`,
+    );
+  if (health.lost)
+    return stated(
+      health.stuck ? 'Degraded' : 'FailingOver',
+      CacheReasons.PrimaryLost,
+      health.stuck?.message ?? health.lost.message,
+      !health.stuck,
+    );
+  if (!established)
+    return stated(
+      'Provisioning',
+      CacheReasons.Provisioning,
+      rolling ?? 'waiting for the first primary',
+    );
+  // A scale is over only once every pod desired exists and is ready and in its role (a new
+  // replica synced from the primary): until then the cluster is Scaling.
+  if (scaling(cluster.status, replicas))
+    return stated(
+      'Scaling',
+      CacheReasons.Scaling,
+      input.podCount !== replicas
+        ? `${input.podCount} pods, ${replicas} desired${rolling ? `: ${rolling}` : ''}`
+        : `${inRole}${rolling ? `; ${rolling}` : ''}`,
+    );
+  // The first primary serves; the replicas' first sync is still provisioning.
+  if (previous === undefined || previous === 'Provisioning')
+    return stated(
+      'Provisioning',
+      CacheReasons.Provisioning,
+      `${inRole}${rolling ? `; ${rolling}` : ''}`,
+    );
+  // The pods desired did not change: one is gone (deleted, evicted) until the StatefulSet
+  // re-creates it.
+  if (input.podCount !== replicas) return missingStatement(input.podCount, replicas, 'pods');
+  if (rolling) return stated('Updating', CacheReasons.Updating, rolling);
+  return stated(
+    'Degraded',
+    CacheReasons.InstancesNotReady,
+    health.lagging.length ? health.lagging.join('; ') : inRole,
+  );
 }

@@ -1,24 +1,9 @@
-import { type KubeObject } from '@steward/kube';
-import { podsByOrdinal } from '@steward/workload';
+import { podsByOrdinal, type WorkloadPod } from '@steward/workload';
 import { InstructionAnnotation, Labels } from './children/index.js';
 import { type InstanceFacts, type InstanceView } from './plan/plan.js';
 
 /** The parts of a Pod the controller reads. */
-export interface Pod extends KubeObject {
-  status?: {
-    phase?: string;
-    podIP?: string;
-    conditions?: { type: string; status: string }[];
-    containerStatuses?: {
-      name: string;
-      ready: boolean;
-      restartCount?: number;
-      containerID?: string;
-      state?: { running?: unknown; waiting?: { reason?: string; message?: string } };
-      lastState?: { terminated?: { exitCode?: number; message?: string; reason?: string } };
-    }[];
-  };
-}
+export type Pod = WorkloadPod;
 
 /**
  * Every pod of the cluster as the plan sees it: Kubernetes facts (IP, readiness, role label,

@@ -14,8 +14,13 @@
  */
 import { type PostgresCluster, type PostgresPhase } from '@steward/postgres-cluster-api';
 import {
+  availableStatement,
+  missingStatement,
+  scaling,
+  stated,
   workloadConditions,
   WorkloadReasons,
+  type PhaseStatement,
   type WorkloadStatusChange,
   type WorkloadStatusProblems,
 } from '@steward/workload';
@@ -71,7 +76,7 @@ export interface StatusInput extends WorkloadStatusProblems {
 export type PostgresStatusChange = WorkloadStatusChange<PostgresPhase>;
 
 export function postgresStatus(input: StatusInput): PostgresStatusChange {
-  const { health, replicas, cluster } = input;
+  const { health, replicas } = input;
   const ready =
     health.primaryServing &&
     health.readyReplicas >= replicas &&
@@ -80,57 +85,9 @@ export function postgresStatus(input: StatusInput): PostgresStatusChange {
     !health.failingOver &&
     !health.switchingOver &&
     health.degraded === undefined;
-  const previous = cluster.status?.phase;
-  const scalingTo = cluster.status?.replicas !== undefined && cluster.status.replicas !== replicas;
-  const inRole = `${health.readyReplicas} of ${replicas} instances ready${
-    health.progressing ? `: ${health.progressing.message}` : ''
-  }`;
-
-  let reason: string;
-  let message: string;
-  let phase: PostgresPhase;
-  let progressing = true;
-  if (ready) {
-    reason = PostgresReasons.Available;
-    phase = 'Ready';
-    progressing = false;
-    message = `${replicas} of ${replicas} instances ready; primary ${health.primary ?? ''}`.trim();
-  } else if (health.failingOver) {
-    reason = PostgresReasons.FailingOver;
-    phase = 'FailingOver';
-    message = health.progressing?.message ?? `failing over from ${health.primary ?? 'the primary'}`;
-  } else if (health.switchingOver) {
-    reason = PostgresReasons.SwitchingOver;
-    phase = 'SwitchingOver';
-    message =
-      health.progressing?.message ?? `switching over from ${health.primary ?? 'the primary'}`;
-  } else if (health.degraded && health.initialised && !health.primaryServing) {
-    reason = health.degraded.reason;
-    phase = 'Degraded';
-    progressing = false;
-    message = health.degraded.message;
-  } else if (!health.initialised || previous === undefined || previous === 'Provisioning') {
-    reason = health.initialised ? PostgresReasons.Provisioning : PostgresReasons.Initialising;
-    phase = 'Provisioning';
-    message = health.initialised ? inRole : (health.progressing?.message ?? 'initialising');
-  } else if (scalingTo || previous === 'Scaling') {
-    reason = PostgresReasons.Scaling;
-    phase = 'Scaling';
-    message =
-      input.podCount !== replicas ? `${input.podCount} instances, ${replicas} desired` : inRole;
-  } else if (input.outdated.length > 0) {
-    reason = PostgresReasons.Updating;
-    phase = 'Updating';
-    message = `restarting with the new configuration: ${input.outdated.join(', ')} still to go`;
-  } else if (input.podCount !== replicas) {
-    reason = PostgresReasons.InstancesMissing;
-    phase = 'Degraded';
-    message = `${input.podCount} of ${replicas} instances exist; the StatefulSet re-creates the missing ones`;
-  } else {
-    reason = health.degraded?.reason ?? PostgresReasons.InstancesNotReady;
-    phase = 'Degraded';
-    message = health.degraded?.message ?? inRole;
-  }
+  const { phase, reason, message, progressing } = ready
+    ? availableStatement(replicas, 'instances', health.primary)
+    : postgresPhase(input);
 
   const changing = phase === 'Provisioning' || phase === 'Scaling';
   const degradations: { reason: string; message: string }[] = [];
@@ -147,8 +104,8 @@ export function postgresStatus(input: StatusInput): PostgresStatusChange {
     progressing,
     notes: input.notes,
     degradations,
-    ...(input.failures ? { failures: input.failures } : {}),
-    ...(input.refusals ? { refusals: input.refusals } : {}),
+    failures: input.failures ?? [],
+    refusals: input.refusals ?? [],
     healthyMessage: 'every instance is in its role',
   });
   const port = input.endpoints.port;
@@ -172,4 +129,55 @@ export function postgresStatus(input: StatusInput): PostgresStatusChange {
       },
     },
   };
+}
+
+/** The phase of a PostgresCluster that is not converged, and why (pure; the first rule that holds). */
+function postgresPhase(input: StatusInput): PhaseStatement<PostgresPhase> {
+  const { health, replicas, cluster } = input;
+  // The phase this status was last stated with.
+  const previous = cluster.status?.phase;
+  const inRole = `${health.readyReplicas} of ${replicas} instances ready${
+    health.progressing ? `: ${health.progressing.message}` : ''
+  }`;
+  const from = health.primary ?? 'the primary';
+  if (health.failingOver)
+    return stated(
+      'FailingOver',
+      PostgresReasons.FailingOver,
+      health.progressing?.message ?? `failing over from ${from}`,
+    );
+  if (health.switchingOver)
+    return stated(
+      'SwitchingOver',
+      PostgresReasons.SwitchingOver,
+      health.progressing?.message ?? `switching over from ${from}`,
+    );
+  if (health.degraded && health.initialised && !health.primaryServing)
+    return stated('Degraded', health.degraded.reason, health.degraded.message, false);
+  if (!health.initialised || previous === undefined || previous === 'Provisioning')
+    return health.initialised
+      ? stated('Provisioning', PostgresReasons.Provisioning, inRole)
+      : stated(
+          'Provisioning',
+          PostgresReasons.Initialising,
+          health.progressing?.message ?? 'initialising',
+        );
+  if (scaling(cluster.status, replicas))
+    return stated(
+      'Scaling',
+      PostgresReasons.Scaling,
+      input.podCount !== replicas ? `${input.podCount} instances, ${replicas} desired` : inRole,
+    );
+  if (input.outdated.length > 0)
+    return stated(
+      'Updating',
+      PostgresReasons.Updating,
+      `restarting with the new configuration: ${input.outdated.join(', ')} still to go`,
+    );
+  if (input.podCount !== replicas) return missingStatement(input.podCount, replicas, 'instances');
+  return stated(
+    'Degraded',
+    health.degraded?.reason ?? PostgresReasons.InstancesNotReady,
+    health.degraded?.message ?? inRole,
+  );
 }

@@ -141,8 +141,13 @@ export {
   type ServedPort,
 } from './render.js';
 export {
+  availableStatement,
+  missingStatement,
+  scaling,
+  stated,
   workloadConditions,
   type ConditionsInput,
+  type PhaseStatement,
   type StatedCondition,
 } from './workload-conditions.js';
 export {
@@ -161,7 +166,13 @@ export {
   type Failure,
   type PodLike,
 } from './pod-problems.js';
-export { ChildConflictReason, childSecretValue, syncOwnChildren } from './sync.js';
+export {
+  ChildConflictReason,
+  childSecretValue,
+  desiredWorkload,
+  syncOwnChildren,
+  type RenderedWorkload,
+} from './sync.js';
 export {
   compactResources,
   ContainerSecurityContext,

@@ -7,7 +7,15 @@ export interface WorkloadPod extends KubeObject {
     phase?: string;
     podIP?: string;
     conditions?: { type: string; status: string }[];
-    containerStatuses?: { name: string; state?: { running?: unknown } }[];
+    containerStatuses?: {
+      name: string;
+      ready?: boolean;
+      started?: boolean;
+      restartCount?: number;
+      containerID?: string;
+      state?: { running?: unknown; waiting?: { reason?: string; message?: string } };
+      lastState?: { terminated?: { exitCode?: number; message?: string; reason?: string } };
+    }[];
   };
 }
 

@@ -1,6 +1,17 @@
 import { TerminalError } from '@steward/controller';
-import { type KubeObject } from '@steward/kube';
-import { type DesiredChild } from './desired-child.js';
+import {
+  ConfigMaps,
+  NetworkPolicies,
+  PodDisruptionBudgets,
+  Secrets,
+  Services,
+  StatefulSets,
+  type KubeObject,
+  type ResourceType,
+} from '@steward/kube';
+import { type ApplyObject, type DesiredChild } from './desired-child.js';
+import { generatePassword } from './password.js';
+import { type ChildObject } from './render.js';
 import { type WorkloadChildren } from './workload-children.js';
 
 /** The reason of a child name taken by an object this parent did not create. */
@@ -37,4 +48,40 @@ export function childSecretValue(
     synced.get(`Secret/${name}`) as (KubeObject & { data?: Record<string, string> }) | undefined
   )?.data?.[key];
   return raw === undefined ? undefined : Buffer.from(raw, 'base64').toString('utf8');
+}
+
+/** What a workload kind renders, each in its place in the order of `desiredWorkload`. */
+export interface RenderedWorkload {
+  /** Generated once (a password never changes): the Secret's name and its rendering. */
+  generatedSecrets: { name: string; render: (password: string) => ChildObject }[];
+  configMap: ChildObject;
+  services: ChildObject[];
+  podDisruptionBudget: ChildObject;
+  networkPolicy: ChildObject;
+  statefulSets: ChildObject[];
+}
+
+/**
+ * A workload's desired children (pure), in the order they are applied: the generated Secrets
+ * (created once with a fresh password), the ConfigMap, the Services, the PDB, the NetworkPolicy,
+ * and last the StatefulSets — whose pods need the rest.
+ */
+export function desiredWorkload(rendered: RenderedWorkload): DesiredChild[] {
+  const applied = (resourceType: ResourceType, object: ChildObject): DesiredChild => ({
+    resourceType,
+    object: object as ApplyObject,
+  });
+  return [
+    ...rendered.generatedSecrets.map((secret): DesiredChild => ({
+      resourceType: Secrets,
+      mode: 'create-once',
+      name: secret.name,
+      object: () => secret.render(generatePassword()) as ApplyObject,
+    })),
+    applied(ConfigMaps, rendered.configMap),
+    ...rendered.services.map((service) => applied(Services, service)),
+    applied(PodDisruptionBudgets, rendered.podDisruptionBudget),
+    applied(NetworkPolicies, rendered.networkPolicy),
+    ...rendered.statefulSets.map((set) => applied(StatefulSets, set)),
+  ];
 }

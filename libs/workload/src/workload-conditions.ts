@@ -1,3 +1,5 @@
+import { WorkloadReasons } from './reasons.js';
+
 /** A condition as a workload kind's status function states it (the writer stamps the rest). */
 export interface StatedCondition {
   type: string;
@@ -77,4 +79,59 @@ export function workloadConditions(input: ConditionsInput): StatedCondition[] {
         }
       : { type: 'Degraded', status: 'False', reason: 'Healthy', message: input.healthyMessage },
   ];
+}
+
+/** The phase a status function states, with `Ready`'s reason and message while not converged. */
+export interface PhaseStatement<Phase extends string = string> {
+  phase: Phase;
+  reason: string;
+  message: string;
+  /** The controller is moving the workload (`Progressing=True`). */
+  progressing: boolean;
+}
+
+/** A phase, its reason and message (pure); under way unless `progressing` says not. */
+export function stated<Phase extends string>(
+  phase: Phase,
+  reason: string,
+  message: string,
+  progressing = true,
+): PhaseStatement<Phase> {
+  return { phase, reason, message, progressing };
+}
+
+/** Converged: every one of `replicas` ready (`noun`: pods, instances) and which is primary. */
+export function availableStatement(
+  replicas: number,
+  noun: string,
+  primary: string | undefined,
+): PhaseStatement<'Ready'> {
+  const message = `${replicas} of ${replicas} ${noun} ready; primary ${primary ?? ''}`.trim();
+  return stated('Ready', WorkloadReasons.Available, message, false);
+}
+
+/** A member desired is gone (deleted, evicted) while the count desired did not change. */
+export function missingStatement(
+  existing: number,
+  replicas: number,
+  noun: string,
+): PhaseStatement<'Degraded'> {
+  return stated(
+    'Degraded',
+    WorkloadReasons.InstancesMissing,
+    `${existing} of ${replicas} ${noun} exist; the StatefulSet re-creates the missing ones`,
+  );
+}
+
+/**
+ * A scale is under way (pure): the count desired differs from the one last stated, or the phase
+ * last stated was Scaling (a scale is over only once the workload is Ready).
+ */
+export function scaling(
+  status: { phase?: string; replicas?: number } | undefined,
+  replicas: number,
+): boolean {
+  return (
+    (status?.replicas !== undefined && status.replicas !== replicas) || status?.phase === 'Scaling'
+  );
 }

@@ -1,13 +1,5 @@
 import { type CacheCluster } from '@steward/cache-cluster-api';
-import {
-  ConfigMaps,
-  NetworkPolicies,
-  PodDisruptionBudgets,
-  Secrets,
-  Services,
-  StatefulSets,
-} from '@steward/kube';
-import { generatePassword, type DesiredChild } from '@steward/workload';
+import { desiredWorkload, type DesiredChild } from '@steward/workload';
 import { childNames, renderChildren } from '../children/index.js';
 import { type ResolvedCache } from '../resolve.js';
 import { passwordSecretOf } from './auth.js';
@@ -36,25 +28,17 @@ export function desiredChildren(
     ...(controller ? { controller } : {}),
   });
   const authSecret = rendered.authSecret;
-  return [
-    ...(authSecret
-      ? [
-          {
-            resourceType: Secrets,
-            mode: 'create-once' as const,
-            name: names.authSecret,
-            object: () => authSecret(generatePassword()) as never,
-          },
-        ]
-      : []),
-    { resourceType: ConfigMaps, object: rendered.configMap as never },
-    { resourceType: Services, object: rendered.headless as never },
-    { resourceType: Services, object: rendered.readWrite as never },
-    ...(cluster.spec.mode === 'Replicated'
-      ? [{ resourceType: Services, object: rendered.readOnly as never }]
-      : []),
-    { resourceType: PodDisruptionBudgets, object: rendered.podDisruptionBudget as never },
-    { resourceType: NetworkPolicies, object: rendered.networkPolicy as never },
-    { resourceType: StatefulSets, object: rendered.statefulSet as never },
-  ];
+  return desiredWorkload({
+    generatedSecrets: authSecret ? [{ name: names.authSecret, render: authSecret }] : [],
+    configMap: rendered.configMap,
+    services: [
+      rendered.headless,
+      rendered.readWrite,
+      // No replicas to read from in Standalone.
+      ...(cluster.spec.mode === 'Replicated' ? [rendered.readOnly] : []),
+    ],
+    podDisruptionBudget: rendered.podDisruptionBudget,
+    networkPolicy: rendered.networkPolicy,
+    statefulSets: [rendered.statefulSet],
+  });
 }

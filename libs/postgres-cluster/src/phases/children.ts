@@ -1,16 +1,8 @@
 import { type RestoreStatus } from '@steward/postgres-cluster-api';
-import {
-  ConfigMaps,
-  NetworkPolicies,
-  PodDisruptionBudgets,
-  Secrets,
-  Services,
-  StatefulSets,
-  type KubeObject,
-} from '@steward/kube';
+import { StatefulSets, type KubeObject } from '@steward/kube';
 import {
   childSecretValue,
-  generatePassword,
+  desiredWorkload,
   syncOwnChildren,
   type DesiredChild,
   type StatefulSetWithClaims,
@@ -65,44 +57,34 @@ export function desiredChildren(facts: ChildrenFacts): DesiredChild[] {
       : {}),
   };
   const rendered = renderChildren(input);
-  const want: DesiredChild[] = [
-    {
-      resourceType: Secrets,
-      mode: 'create-once',
-      name: names.superuserSecret,
-      object: () => rendered.superuserSecret(generatePassword()) as never,
-    },
-    {
-      resourceType: Secrets,
-      mode: 'create-once',
-      name: names.appSecret,
-      object: () => rendered.appSecret(generatePassword()) as never,
-    },
-    { resourceType: ConfigMaps, object: rendered.configMap as never },
-    { resourceType: Services, object: rendered.headless as never },
-    { resourceType: Services, object: rendered.readWrite as never },
-    { resourceType: Services, object: rendered.readOnly as never },
-    { resourceType: Services, object: rendered.any as never },
-    { resourceType: PodDisruptionBudgets, object: rendered.podDisruptionBudget as never },
-    { resourceType: NetworkPolicies, object: rendered.networkPolicy as never },
-    { resourceType: StatefulSets, object: rendered.statefulSet as never },
-  ];
   const extra = topology.extra;
-  if (extra) {
-    const storage = facts.templateStorage(extra.set);
-    const { restore: _restore, existingTemplateStorage: _storage, ...base } = input;
-    want.push({
-      resourceType: StatefulSets,
-      object: renderStatefulSet({
-        ...base,
-        instanceSet: extra.set,
-        image: extra.image,
-        replicas: extra.replicas,
-        ...(storage ? { existingTemplateStorage: storage } : {}),
-      }) as never,
-    });
-  }
-  return want;
+  const extraStorage = extra ? facts.templateStorage(extra.set) : undefined;
+  const { restore: _restore, existingTemplateStorage: _storage, ...base } = input;
+  return desiredWorkload({
+    generatedSecrets: [
+      { name: names.superuserSecret, render: rendered.superuserSecret },
+      { name: names.appSecret, render: rendered.appSecret },
+    ],
+    configMap: rendered.configMap,
+    services: [rendered.headless, rendered.readWrite, rendered.readOnly, rendered.any],
+    podDisruptionBudget: rendered.podDisruptionBudget,
+    networkPolicy: rendered.networkPolicy,
+    statefulSets: [
+      rendered.statefulSet,
+      // During a major upgrade, the other instance set (its image and size of its own).
+      ...(extra
+        ? [
+            renderStatefulSet({
+              ...base,
+              instanceSet: extra.set,
+              image: extra.image,
+              replicas: extra.replicas,
+              ...(extraStorage ? { existingTemplateStorage: extraStorage } : {}),
+            }),
+          ]
+        : []),
+    ],
+  });
 }
 
 /** The children as they are after the sync: the Secrets' values, the StatefulSet's revision. */
