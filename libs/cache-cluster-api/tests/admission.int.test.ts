@@ -1,8 +1,6 @@
 import { CacheCluster } from '../src/index.js';
-import { InvalidError, KubeClient, Namespaces } from '@steward/kube';
-import { repoRoot, startControlPlane, type ControlPlane } from '@steward/testing';
-import { loadAll } from 'js-yaml';
-import { readdir, readFile } from 'node:fs/promises';
+import { isInvalid, KubeClient } from '@steward/kube';
+import { controlPlaneSuite, customObject, examplesOf, refusalOf, repoRoot } from '@steward/testing';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -10,48 +8,29 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const chartCrds = join(repoRoot(), 'charts', 'cache-cluster-controller', 'crds');
 const namespace = 'caches';
 const Kind = CacheCluster.resourceType;
-
-let plane: ControlPlane;
-let client: KubeClient;
-
-beforeAll(async () => {
-  plane = await startControlPlane({ crds: [chartCrds] });
-  client = new KubeClient(plane.kubeConfig, { fieldManager: 'cache-cluster-api-test' });
-  await client.create(Namespaces, {
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    metadata: { name: namespace },
-  });
-});
-afterAll(async () => {
-  await client?.close();
-  await plane?.stop();
-});
-
-const cache = (name: string, spec: Record<string, unknown>): CacheCluster =>
-  ({
-    apiVersion: CacheCluster.apiVersion,
-    kind: 'CacheCluster',
-    metadata: { name, namespace },
-    spec,
-  }) as CacheCluster;
-
+const cache = (name: string, spec: Record<string, unknown>) =>
+  customObject<CacheCluster>(CacheCluster, { name, namespace }, spec);
 /** The server's refusal message of `call` (fails the test when the server accepts it). */
-async function rejection(call: Promise<unknown>): Promise<string> {
-  try {
-    await call;
-  } catch (error) {
-    if (error instanceof InvalidError) return error.message;
-    throw error;
-  }
-  throw new Error('the API server accepted it');
-}
+const rejection = (call: Promise<unknown>) => refusalOf(call, isInvalid);
+
+const api = controlPlaneSuite(
+  { beforeAll, afterAll },
+  { crds: [chartCrds], namespaces: [namespace] },
+  (kubeConfig) => new KubeClient(kubeConfig, { fieldManager: 'cache-cluster-api-test' }),
+);
 
 const base = { version: '7.0' };
 
 describe('CacheCluster admission (the real API server, the chart’s CRD)', () => {
+  it('admits every example CacheCluster', async () => {
+    const examples = await examplesOf<CacheCluster>('cache-cluster', 'CacheCluster', namespace);
+    expect(examples.length).toBeGreaterThan(0);
+    for (const example of examples)
+      await expect(api.client.create(Kind, example, { dryRun: true })).resolves.toBeDefined();
+  });
+
   it('defaults a minimal spec: redis, Standalone, noeviction, no persistence, Retain', async () => {
-    const created = await client.create<CacheCluster>(Kind, cache('minimal', base));
+    const created = await api.client.create<CacheCluster>(Kind, cache('minimal', base));
     expect(created.spec).toMatchObject({
       engine: 'redis',
       mode: 'Standalone',
@@ -133,7 +112,7 @@ describe('CacheCluster admission (the real API server, the chart’s CRD)', () =
     ],
   ])('refuses %s', async (_what, spec, message) => {
     const name = `bad-${Math.random().toString(36).slice(2, 8)}`;
-    expect(await rejection(client.create(Kind, cache(name, spec)))).toContain(message);
+    expect(await rejection(api.client.create(Kind, cache(name, spec)))).toContain(message);
   });
 
   describe('quantities: above 0, and whole bytes for memory, maxMemory and volumes', () => {
@@ -153,7 +132,7 @@ describe('CacheCluster admission (the real API server, the chart’s CRD)', () =
       ],
     ])('accepts %s', async (_, spec) => {
       await expect(
-        client.create(Kind, cache(`ok-${++probes}`, spec), { dryRun: true }),
+        api.client.create(Kind, cache(`ok-${++probes}`, spec), { dryRun: true }),
       ).resolves.toBeDefined();
     });
 
@@ -192,45 +171,24 @@ describe('CacheCluster admission (the real API server, the chart’s CRD)', () =
       ],
     ])('refuses %s', async (_, spec, message) => {
       expect(
-        await rejection(client.create(Kind, cache(`bad-q-${++probes}`, spec), { dryRun: true })),
+        await rejection(
+          api.client.create(Kind, cache(`bad-q-${++probes}`, spec), { dryRun: true }),
+        ),
       ).toContain(message);
     });
   });
 
-  it('admits every example CacheCluster', async () => {
-    const dir = join(repoRoot(), 'examples', 'cache-cluster');
-    const examples = (
-      await Promise.all(
-        (await readdir(dir))
-          .filter((file) => file.endsWith('.yaml'))
-          .map(async (file) => loadAll(await readFile(join(dir, file), 'utf8'))),
-      )
-    )
-      .flat()
-      .filter((o): o is CacheCluster => (o as { kind?: string }).kind === 'CacheCluster');
-    expect(examples.length).toBeGreaterThan(0);
-    for (const example of examples) {
-      await expect(
-        client.create<CacheCluster>(
-          Kind,
-          { ...example, metadata: { ...example.metadata, namespace } },
-          { dryRun: true },
-        ),
-      ).resolves.toBeDefined();
-    }
-  });
-
   it('refuses a name its StatefulSet’s pods could not carry, and one that is no DNS-1035 label', async () => {
-    expect(await rejection(client.create(Kind, cache('a'.repeat(53), base)))).toContain(
+    expect(await rejection(api.client.create(Kind, cache('a'.repeat(53), base)))).toContain(
       'metadata.name must be a DNS label of at most 52 characters',
     );
-    expect(await rejection(client.create(Kind, cache('1cache', base)))).toContain(
+    expect(await rejection(api.client.create(Kind, cache('1cache', base)))).toContain(
       'metadata.name must be a DNS label of at most 52 characters starting with a letter',
     );
   });
 
   it('refuses changes that would lose data or cannot be carried out', async () => {
-    await client.create(
+    await api.client.create(
       Kind,
       cache('durable', {
         version: '8.0',
@@ -240,7 +198,7 @@ describe('CacheCluster admission (the real API server, the chart’s CRD)', () =
       }),
     );
     const patch = (spec: Record<string, unknown>) =>
-      client.mergePatch<CacheCluster>(Kind, 'durable', namespace, { spec });
+      api.client.mergePatch<CacheCluster>(Kind, 'durable', namespace, { spec });
     expect(await rejection(patch({ persistence: { size: '1Gi' } }))).toContain(
       'spec.persistence.size may only grow (from 2Gi to 1Gi): a PersistentVolumeClaim cannot shrink',
     );
@@ -260,10 +218,13 @@ describe('CacheCluster admission (the real API server, the chart’s CRD)', () =
     expect(await rejection(patch({ auth: { existingSecret: { name: 'mine' } } }))).toContain(
       'spec.auth is immutable',
     );
-    await client.create(Kind, cache('plain', { version: '7.0', persistence: { enabled: true } }));
+    await api.client.create(
+      Kind,
+      cache('plain', { version: '7.0', persistence: { enabled: true } }),
+    );
     expect(
       await rejection(
-        client.mergePatch(Kind, 'plain', namespace, {
+        api.client.mergePatch(Kind, 'plain', namespace, {
           spec: { persistence: { storageClassName: 'fast' } },
         }),
       ),

@@ -1,65 +1,35 @@
 import { PostgresCluster, RefusedParameters } from '../src/index.js';
-import { InvalidError, KubeClient, Namespaces } from '@steward/kube';
-import { repoRoot, startControlPlane, type ControlPlane } from '@steward/testing';
-import { loadAll } from 'js-yaml';
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isInvalid, KubeClient } from '@steward/kube';
+import { controlPlaneSuite, customObject, examplesOf, refusalOf } from '@steward/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const namespace = 'databases';
 const Kind = PostgresCluster.resourceType;
 
-let plane: ControlPlane;
-let client: KubeClient;
+// The CRD as this library generates it (the chart that ships it comes with the app).
+const api = controlPlaneSuite(
+  { beforeAll, afterAll },
+  { generatedCrds: [PostgresCluster.crd()], namespaces: [namespace] },
+  (kubeConfig) => new KubeClient(kubeConfig, { fieldManager: 'postgres-cluster-api-test' }),
+);
 
-beforeAll(async () => {
-  // The CRD as this library generates it (the chart that ships it comes with the app).
-  const dir = await mkdtemp(join(tmpdir(), 'pgc-crd-'));
-  await writeFile(join(dir, 'postgresclusters.json'), JSON.stringify(PostgresCluster.crd()));
-  plane = await startControlPlane({ crds: [dir] });
-  client = new KubeClient(plane.kubeConfig, { fieldManager: 'postgres-cluster-api-test' });
-  await client.create(Namespaces, {
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    metadata: { name: namespace },
-  });
-});
-afterAll(async () => {
-  await client?.close();
-  await plane?.stop();
-});
-
-const cluster = (name: string, spec: Record<string, unknown>): PostgresCluster =>
-  ({
-    apiVersion: PostgresCluster.apiVersion,
-    kind: 'PostgresCluster',
-    metadata: { name, namespace },
-    spec,
-  }) as PostgresCluster;
+const cluster = (name: string, spec: Record<string, unknown>) =>
+  customObject<PostgresCluster>(PostgresCluster, { name, namespace }, spec);
 
 /** The server's refusal message of `call` (fails the test when the server accepts it). */
-async function rejection(call: Promise<unknown>): Promise<string> {
-  try {
-    await call;
-  } catch (error) {
-    if (error instanceof InvalidError) return error.message;
-    throw error;
-  }
-  throw new Error('the API server accepted it');
-}
+const rejection = (call: Promise<unknown>) => refusalOf(call, isInvalid);
 
 const base = { version: '17' };
 
 describe('PostgresCluster admission (the real API server)', () => {
   it('defaults a minimal spec: 1 replica, async, failover after 10s within 16 MiB, app/app, Retain', async () => {
-    const created = await client.create<PostgresCluster>(Kind, cluster('minimal', base));
+    const created = await api.client.create<PostgresCluster>(Kind, cluster('minimal', base));
     expect(created.spec).toMatchObject({
       version: '17',
       replicas: 1,
       deletionPolicy: 'Retain',
     });
-    const full = await client.create<PostgresCluster>(
+    const full = await api.client.create<PostgresCluster>(
       Kind,
       cluster('defaults', {
         ...base,
@@ -143,17 +113,17 @@ describe('PostgresCluster admission (the real API server)', () => {
     ],
   ])('refuses %s', async (_, spec, message) => {
     const refused = await rejection(
-      client.create(Kind, cluster(`bad-${Math.random().toString(36).slice(2, 8)}`, spec)),
+      api.client.create(Kind, cluster(`bad-${Math.random().toString(36).slice(2, 8)}`, spec)),
     );
     expect(refused).toContain(message);
   });
 
   /** Creates `spec` without storing it (dryRun): the server's defaulting and admission only. */
   const admitted = (spec: Record<string, unknown>) =>
-    client.create<PostgresCluster>(Kind, cluster(`ok-${++probes}`, spec), { dryRun: true });
+    api.client.create<PostgresCluster>(Kind, cluster(`ok-${++probes}`, spec), { dryRun: true });
   let probes = 0;
   const refusal = (spec: Record<string, unknown>) =>
-    rejection(client.create(Kind, cluster(`bad-${++probes}`, spec), { dryRun: true }));
+    rejection(api.client.create(Kind, cluster(`bad-${++probes}`, spec), { dryRun: true }));
 
   describe('quantities: above 0, and whole bytes for memory and volumes', () => {
     it.each<[string, Record<string, unknown>]>([
@@ -473,30 +443,18 @@ describe('PostgresCluster admission (the real API server)', () => {
   });
 
   it('admits every example PostgresCluster', async () => {
-    const dir = join(repoRoot(), 'examples', 'postgres-cluster');
-    const examples = (
-      await Promise.all(
-        (await readdir(dir))
-          .filter((file) => file.endsWith('.yaml'))
-          .map(async (file) => loadAll(await readFile(join(dir, file), 'utf8'))),
-      )
-    )
-      .flat()
-      .filter((o): o is PostgresCluster => (o as { kind?: string }).kind === 'PostgresCluster');
+    const examples = await examplesOf<PostgresCluster>(
+      'postgres-cluster',
+      'PostgresCluster',
+      namespace,
+    );
     expect(examples.length).toBeGreaterThan(0);
-    for (const example of examples) {
-      await expect(
-        client.create<PostgresCluster>(
-          Kind,
-          { ...example, metadata: { ...example.metadata, namespace } },
-          { dryRun: true },
-        ),
-      ).resolves.toBeDefined();
-    }
+    for (const example of examples)
+      await expect(api.client.create(Kind, example, { dryRun: true })).resolves.toBeDefined();
   });
 
   it('refuses a name longer than the StatefulSet revision label allows (an upgrade’s set <name>-v<major> included)', async () => {
-    expect(await rejection(client.create(Kind, cluster('a'.repeat(49), base)))).toContain(
+    expect(await rejection(api.client.create(Kind, cluster('a'.repeat(49), base)))).toContain(
       'metadata.name must be a DNS label of at most 48 characters',
     );
   });
@@ -507,9 +465,12 @@ describe('PostgresCluster admission (the real API server)', () => {
       spec: Record<string, unknown>,
       next: Record<string, unknown>,
     ) => {
-      const created = await client.create<PostgresCluster>(Kind, cluster(name, spec));
+      const created = await api.client.create<PostgresCluster>(Kind, cluster(name, spec));
       return rejection(
-        client.update(Kind, { ...created, spec: { ...created.spec, ...next } } as PostgresCluster),
+        api.client.update(Kind, {
+          ...created,
+          spec: { ...created.spec, ...next },
+        } as PostgresCluster),
       );
     };
 
@@ -560,11 +521,11 @@ describe('PostgresCluster admission (the real API server)', () => {
     });
 
     it('accepts growing the storage and raising the version', async () => {
-      const created = await client.create<PostgresCluster>(
+      const created = await api.client.create<PostgresCluster>(
         Kind,
         cluster('grow', { version: '15', storage: { size: '1Gi' } }),
       );
-      const grown = await client.update<PostgresCluster>(Kind, {
+      const grown = await api.client.update<PostgresCluster>(Kind, {
         ...created,
         spec: { ...created.spec, version: '17', storage: { size: '2Gi' } },
       } as PostgresCluster);

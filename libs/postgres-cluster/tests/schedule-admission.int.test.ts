@@ -12,8 +12,8 @@
  *   as `25,L`).
  */
 import { PostgresCluster } from '@steward/postgres-cluster-api';
-import { InvalidError, KubeClient, Namespaces } from '@steward/kube';
-import { repoRoot, startControlPlane, type ControlPlane } from '@steward/testing';
+import { InvalidError, KubeClient } from '@steward/kube';
+import { controlPlaneSuite, repoRoot } from '@steward/testing';
 import fc from 'fast-check';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,28 +22,17 @@ import { parseSchedule } from '../src/backup/plan.js';
 const chartCrds = join(repoRoot(), 'charts', 'postgres-cluster-controller', 'crds');
 const namespace = 'schedules';
 
-let plane: ControlPlane;
-let client: KubeClient;
-
-beforeAll(async () => {
-  plane = await startControlPlane({ crds: [chartCrds] });
-  client = new KubeClient(plane.kubeConfig, { fieldManager: 'schedule-admission-test' });
-  await client.create(Namespaces, {
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    metadata: { name: namespace },
-  });
-});
-afterAll(async () => {
-  await client?.close();
-  await plane?.stop();
-});
+const api = controlPlaneSuite(
+  { beforeAll, afterAll },
+  { crds: [chartCrds], namespaces: [namespace] },
+  (kubeConfig) => new KubeClient(kubeConfig, { fieldManager: 'schedule-admission-test' }),
+);
 
 let probes = 0;
 /** Whether the API server admits a PostgresCluster backing up on `schedule` (dryRun). */
 async function admitted(schedule: string): Promise<boolean> {
   try {
-    await client.create(
+    await api.client.create(
       PostgresCluster.resourceType,
       {
         apiVersion: PostgresCluster.apiVersion,

@@ -24,6 +24,13 @@
 export { controlPlaneBinaries, type ControlPlaneBinaries } from './binaries.js';
 export { startControlPlane, type ControlPlane, type ControlPlaneOptions } from './control-plane.js';
 export { installCRDs, type InstalledCRD } from './crds.js';
+export {
+  controlPlaneSuite,
+  type ControlPlaneSuite,
+  type ControlPlaneSuiteOptions,
+  type SuiteHooks,
+} from './control-plane-suite.js';
+export { customObject, examplesOf, refusalOf, type KindOf } from './custom-objects.js';
 export { freePort } from './free-port.js';
 export { defaultListenHost, type ListenHostOption } from './listen-host.js';
 export { ManagedProcess } from './managed-process.js';
