@@ -34,6 +34,20 @@ describe('WorkloadProfiles', () => {
     expect(profiles.of(obj('prod'))?.metadata.name).toBe('prod');
   });
 
+  it('admits through the kind’s resolve over the profile, or refuses a missing profile first', () => {
+    const seen: (string | undefined)[] = [];
+    const resolve = (p: ProviderProfile | undefined) => {
+      seen.push(p?.metadata.name);
+      return { allowed: true as const, resolved: p?.metadata.name };
+    };
+    expect(profiles.admit(obj('prod'), resolve)).toEqual({ allowed: true, resolved: 'prod' });
+    expect(profiles.admit(obj('gone'), resolve)).toMatchObject({
+      allowed: false,
+      reason: 'ProviderProfileNotFound',
+    });
+    expect(seen).toEqual(['prod']);
+  });
+
   it('names a missing profile, and says nothing when none is named', () => {
     expect(profiles.missing(obj('gone'))).toEqual({
       reason: 'ProviderProfileNotFound',

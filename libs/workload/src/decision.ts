@@ -87,3 +87,21 @@ export function compareMarks(a: readonly number[], b: readonly number[]): number
   }
   return 0;
 }
+
+/**
+ * Why the status a decision was taken over is no longer the API server's — another reconcile
+ * decided meanwhile: another primary, or records further on (`marksOf`, the kind's
+ * `DecisionMarks`) — or undefined (pure).
+ */
+export function decisionStale<S extends { primary?: string }>(
+  basis: S | undefined,
+  latest: S | undefined,
+  key: string,
+  marksOf: (status: S | undefined) => number[],
+): string | undefined {
+  const same =
+    latest?.primary === basis?.primary && compareMarks(marksOf(basis), marksOf(latest)) === 0;
+  return same
+    ? undefined
+    : `status of ${key} changed since it was read (primary ${basis?.primary ?? '-'} → ${latest?.primary ?? '-'}): deciding again`;
+}

@@ -116,6 +116,7 @@ export {
 export {
   compareMarks,
   DecisionMarks,
+  decisionStale,
   failoverMarksOf,
   recordDecision,
   StaleDecisionError,
@@ -131,6 +132,7 @@ export {
   renderHeadlessService,
   renderIngressPolicy,
   renderPodDisruptionBudget,
+  renderPolicies,
   renderRoleServices,
   renderService,
   type ChildMeta,
@@ -182,7 +184,21 @@ export {
   type CpuMemory,
   type WorkloadStatefulSetSpec,
 } from './stateful-set.js';
-export { abortable } from './abortable.js';
+export {
+  ServerGid,
+  ServerUid,
+  storedName,
+  storedNamespace,
+  workloadChildNames,
+  workloadLabels,
+} from './names.js';
+export {
+  abortable,
+  AdminClosedError,
+  adminFailure,
+  ObservationAbortedError,
+  scrubbed,
+} from './abortable.js';
 export { EndpointPool, type EndpointEntry, type EndpointPoolOptions } from './endpoint-pool.js';
 export {
   nextLook,

@@ -143,6 +143,23 @@ export function renderPodDisruptionBudget(
   };
 }
 
+/**
+ * A workload's PodDisruptionBudget (`renderPodDisruptionBudget`) and ingress NetworkPolicy
+ * (`renderIngressPolicy`) over the pods of `selector`.
+ */
+export function renderPolicies(
+  meta: ChildMeta,
+  names: { podDisruptionBudget: string; networkPolicy: string },
+  selector: Record<string, string>,
+  port: number,
+  peers: IngressPeers,
+): { podDisruptionBudget: ChildObject; networkPolicy: ChildObject } {
+  return {
+    podDisruptionBudget: renderPodDisruptionBudget(meta, names.podDisruptionBudget, selector),
+    networkPolicy: renderIngressPolicy(meta, names.networkPolicy, selector, port, peers),
+  };
+}
+
 /** The namespace label the API server sets on every namespace (NamespaceDefaultLabelName). */
 const NamespaceNameLabel = 'kubernetes.io/metadata.name';
 

@@ -38,8 +38,7 @@ export {
 } from './labels.js';
 export { memoryBytes } from './memory.js';
 export { childNames, DataVolumeName, PasswordKey, type ChildNames } from './names.js';
-export { renderNetworkPolicy } from './network-policy.js';
-export { renderPodDisruptionBudget } from './pod-disruption-budget.js';
+export { renderPolicies } from './policies.js';
 export { passwordSecretOf, renderChildren } from './render-children.js';
 export {
   replicasOf,

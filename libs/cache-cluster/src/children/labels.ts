@@ -1,5 +1,5 @@
 import { type CacheCluster, type CacheEngine } from '@steward/cache-cluster-api';
-import { type ChildMeta } from '@steward/workload';
+import { storedName, storedNamespace, workloadLabels, type ChildMeta } from '@steward/workload';
 
 /**
  * The labels the CacheCluster controller sets and selects on. `cluster` is on every child and on
@@ -30,14 +30,7 @@ export function engineOf(cluster: CacheCluster): CacheEngine {
 
 /** The labels on every child of `cluster` and on its pods (the role label aside). */
 export function commonLabels(cluster: CacheCluster): Record<string, string> {
-  const name = clusterName(cluster);
-  return {
-    'app.kubernetes.io/name': engineOf(cluster),
-    'app.kubernetes.io/instance': name,
-    'app.kubernetes.io/component': 'cache',
-    'app.kubernetes.io/managed-by': 'steward',
-    [Labels.cluster]: name,
-  };
+  return workloadLabels(engineOf(cluster), 'cache', Labels.cluster, clusterName(cluster));
 }
 
 /** The StatefulSet's selector, and the base of every other one: the cluster label alone. */
@@ -46,20 +39,12 @@ export function clusterSelector(name: string): Record<string, string> {
 }
 
 /** `metadata.name` of a CacheCluster, which every rendered child needs. */
-export function clusterName(cluster: CacheCluster): string {
-  const name = cluster.metadata.name;
-  if (!name) throw new TypeError('steward/cache-cluster: a CacheCluster without metadata.name');
-  return name;
-}
+export const clusterName = (cluster: CacheCluster): string =>
+  storedName(cluster, 'CacheCluster', 'steward/cache-cluster');
 
 /** `metadata.namespace` of a CacheCluster (namespaced kind: always set on a stored object). */
-export function clusterNamespace(cluster: CacheCluster): string {
-  const namespace = cluster.metadata.namespace;
-  if (!namespace) {
-    throw new TypeError('steward/cache-cluster: a CacheCluster without metadata.namespace');
-  }
-  return namespace;
-}
+export const clusterNamespace = (cluster: CacheCluster): string =>
+  storedNamespace(cluster, 'CacheCluster', 'steward/cache-cluster');
 
 /** Where a child of `cluster` goes and the labels it carries. */
 export function childMeta(cluster: CacheCluster): ChildMeta {

@@ -1,3 +1,5 @@
+import { workloadChildNames } from '@steward/workload';
+
 /**
  * The names of a CacheCluster's children, all derived from the cluster's name (at most 52
  * characters, MAX_NAME_LENGTH, so `<name>-headless` and `data-<name>-<ordinal>` stay DNS labels).
@@ -30,14 +32,8 @@ export const PasswordKey = 'password';
 
 export function childNames(clusterName: string): ChildNames {
   return {
-    statefulSet: clusterName,
-    headless: `${clusterName}-headless`,
-    readWrite: `${clusterName}-rw`,
-    readOnly: `${clusterName}-ro`,
-    configMap: `${clusterName}-config`,
+    ...workloadChildNames(clusterName),
     authSecret: `${clusterName}-auth`,
-    podDisruptionBudget: clusterName,
-    networkPolicy: clusterName,
     pod: (ordinal) => `${clusterName}-${checkedOrdinal(ordinal)}`,
     pvc: (ordinal) => `${DataVolumeName}-${clusterName}-${checkedOrdinal(ordinal)}`,
   };

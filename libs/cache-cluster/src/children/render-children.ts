@@ -2,8 +2,7 @@ import { renderAuthSecret } from './auth-secret.js';
 import { renderConfigMap } from './config-map.js';
 import { clusterName } from './labels.js';
 import { childNames, PasswordKey } from './names.js';
-import { renderNetworkPolicy } from './network-policy.js';
-import { renderPodDisruptionBudget } from './pod-disruption-budget.js';
+import { renderPolicies } from './policies.js';
 import { type RenderedChildren, type RenderInput } from './render-input.js';
 import { renderServices } from './services.js';
 import { renderStatefulSet } from './stateful-set.js';
@@ -22,8 +21,7 @@ export function renderChildren(input: RenderInput): RenderedChildren {
     statefulSet: renderStatefulSet(input),
     ...renderServices(input),
     configMap: renderConfigMap(input),
-    podDisruptionBudget: renderPodDisruptionBudget(input),
-    networkPolicy: renderNetworkPolicy(input),
+    ...renderPolicies(input),
     ...(generated ? { authSecret: (password: string) => renderAuthSecret(input, password) } : {}),
   };
 }

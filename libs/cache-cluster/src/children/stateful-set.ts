@@ -4,6 +4,8 @@ import {
   ContainerSecurityContext,
   podSecurityContext,
   renderWorkloadStatefulSet,
+  ServerGid,
+  ServerUid,
   TmpVolume,
 } from '@steward/workload';
 import {
@@ -25,9 +27,7 @@ import {
 import { childNames, DataVolumeName } from './names.js';
 import { type ChildObject, type RenderInput, replicasOf } from './render-input.js';
 
-/** The uid and gid the server images run as (tools/node-tier/images/versions.env SERVER_UID/GID). */
-export const ServerUid = 999;
-export const ServerGid = 999;
+export { ServerGid, ServerUid };
 /** The server container's name in every pod. */
 export const ServerContainerName = 'server';
 /** The environment variable the pods read the password from (a secretKeyRef, never a value). */

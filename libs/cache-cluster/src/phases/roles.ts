@@ -1,7 +1,13 @@
 import { CACHE_PORT, type CacheCluster } from '@steward/cache-cluster-api';
 import { type ObjectReconcileContext } from '@steward/controller';
 import { isNotFound, Pods, type KubeClient } from '@steward/kube';
-import { durationMs, failoverMarksOf, recordDecision, type DecisionMarks } from '@steward/workload';
+import {
+  decisionStale,
+  durationMs,
+  failoverMarksOf,
+  recordDecision,
+  type DecisionMarks,
+} from '@steward/workload';
 import { Labels } from '../children/index.js';
 import { podFacts, type Pod } from '../pods.js';
 import { type RedisAdmin, type RedisEndpoint } from '../redis/index.js';
@@ -55,22 +61,6 @@ export function rolesInputOf(
   };
 }
 
-/**
- * Why the status a role decision was taken over is no longer the API server's (another
- * reconcile decided meanwhile), or undefined (pure).
- */
-export function roleDecisionStale(
-  basis: Cluster['status'],
-  latest: Cluster['status'],
-  key: string,
-): string | undefined {
-  const was = basis ?? {};
-  const now = latest ?? {};
-  return now.primary !== was.primary || (now.failoverCount ?? 0) !== (was.failoverCount ?? 0)
-    ? `status of ${key} changed since it was read (primary ${was.primary ?? '-'} → ${now.primary ?? '-'}): deciding again`
-    : undefined;
-}
-
 /** The marks of the failover record (pure), which only grow: its count and phase (`DecisionMarks`). */
 export function roleMarksOf(status: Cluster['status'] | RolePlan['status']): number[] {
   return failoverMarksOf(status);
@@ -114,7 +104,7 @@ export async function rolesPhase(
     const basis = cluster.status;
     await recordDecision(ctx.status, {
       stale: (latest) =>
-        roleDecisionStale(basis, latest.status, `${cluster.metadata.namespace}/${name}`),
+        decisionStale(basis, latest.status, `${cluster.metadata.namespace}/${name}`, roleMarksOf),
       fields: () => ({
         primary: decided.primary,
         primaryRunId: decided.primaryRunId,

@@ -11,7 +11,15 @@
  * observation (`reachable: false` with the reason), never an exception, a hang, an unhandled
  * `'error'` event or an unhandled rejection. Passwords never appear in errors.
  */
-import { abortable, EndpointPool, type EndpointEntry } from '@steward/workload';
+import {
+  abortable,
+  AdminClosedError,
+  adminFailure,
+  EndpointPool,
+  ObservationAbortedError,
+  scrubbed,
+  type EndpointEntry,
+} from '@steward/workload';
 import { Redis } from 'ioredis';
 import {
   observationFromInfo,
@@ -108,7 +116,7 @@ class PooledRedisAdmin implements RedisAdmin {
         Promise.all([client.info(), client.role()]),
       );
       const [info, role] = signal
-        ? await abortable(work, signal, () => new AbortedError('observation aborted'))
+        ? await abortable(work, signal, () => new ObservationAbortedError())
         : await work;
       return observationFromInfo(parseInfo(info), role);
     } catch (error) {
@@ -214,13 +222,13 @@ class PooledRedisAdmin implements RedisAdmin {
     });
     try {
       await deadline(client.connect(), this.connectTimeoutMs + this.commandTimeoutMs + marginMs);
-      if (this.closed) throw new ClosedError();
+      if (this.closed) throw new AdminClosedError('Redis');
       return client;
     } catch (error) {
       if (entry.client === client) entry.client = undefined;
       this.discard(client);
       // connect() rejects with "Connection is closed."; the 'error' before it has the reason
-      throw error instanceof DeadlineError || error instanceof ClosedError
+      throw error instanceof DeadlineError || error instanceof AdminClosedError
         ? error
         : (lastError ?? error);
     }
@@ -253,7 +261,7 @@ class PooledRedisAdmin implements RedisAdmin {
     steps: number,
     work: (client: Redis) => Promise<T>,
   ): Promise<T> {
-    if (this.closed) throw new ClosedError();
+    if (this.closed) throw new AdminClosedError('Redis');
     const entry = this.entryFor(endpoint);
     const client = await this.connection(entry);
     try {
@@ -276,12 +284,6 @@ class PooledRedisAdmin implements RedisAdmin {
 }
 
 class DeadlineError extends Error {}
-class ClosedError extends Error {
-  constructor() {
-    super('the Redis admin is closed');
-  }
-}
-class AbortedError extends Error {}
 
 /** `promise`, or a DeadlineError after `ms` (the promise's own outcome is still handled). */
 function deadline<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -318,17 +320,13 @@ export function describeFailure(
   password: string,
   timeouts: { connectTimeoutMs: number; commandTimeoutMs: number },
 ): { kind: RedisFailureKind; reason: string } {
+  const common = adminFailure(error);
+  if (common) return common;
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: unknown } | undefined)?.code;
   let kind: RedisFailureKind;
   let reason: string;
-  if (error instanceof ClosedError) {
-    kind = 'closed';
-    reason = message;
-  } else if (error instanceof AbortedError) {
-    kind = 'timeout';
-    reason = message;
-  } else if (authPattern.test(message)) {
+  if (authPattern.test(message)) {
     kind = 'auth';
     reason = `authentication failed: ${message}`;
   } else if (code === 'ETIMEDOUT' && /connect/i.test(message)) {
@@ -347,5 +345,5 @@ export function describeFailure(
     kind = 'command';
     reason = message;
   }
-  return { kind, reason: password ? reason.split(password).join('***') : reason };
+  return { kind, reason: scrubbed(reason, [password]) };
 }

@@ -28,6 +28,7 @@
  *   when the primary is lost its pod is labelled replica until a new primary exists.
  */
 import { type CacheClusterStatus, type FailoverRecord } from '@steward/cache-cluster-api';
+import { type PodBasics } from '@steward/workload';
 
 /** A Redis server as one observation saw it (structurally @steward/cache-cluster's RedisObservation). */
 export type NodeView =
@@ -48,17 +49,7 @@ export type NodeView =
     };
 
 /** One pod of the StatefulSet, as the cache and one observation see it. */
-export interface PodFacts {
-  name: string;
-  ordinal: number;
-  /** The pod IP, once it has one. */
-  ip?: string;
-  /** The pod's Ready condition. */
-  ready: boolean;
-  /** `metadata.deletionTimestamp` is set. */
-  deleting: boolean;
-  /** The role label the controller last gave it. */
-  roleLabel?: string;
+export interface PodFacts extends Omit<PodBasics, 'running'> {
   /** Undefined when the pod has no IP or is not running (not observed). */
   node?: NodeView;
 }

@@ -1,5 +1,5 @@
 import { renderConfigMap } from './config-map.js';
-import { renderNetworkPolicy, renderPodDisruptionBudget } from './policies.js';
+import { renderPolicies } from './policies.js';
 import { type ChildObject, type RenderInput } from './render-input.js';
 import { renderAppSecret, renderSuperuserSecret } from './secrets.js';
 import { renderServices } from './services.js';
@@ -26,8 +26,7 @@ export function renderChildren(input: RenderInput): RenderedChildren {
     statefulSet: renderStatefulSet(input),
     ...renderServices(input),
     configMap: renderConfigMap(input),
-    podDisruptionBudget: renderPodDisruptionBudget(input),
-    networkPolicy: renderNetworkPolicy(input),
+    ...renderPolicies(input),
     superuserSecret: (password) => renderSuperuserSecret(input, password),
     appSecret: (password) => renderAppSecret(input, password),
   };

@@ -1,6 +1,12 @@
 import { type PostgresCluster } from '@steward/postgres-cluster-api';
 
-import { type ChildMeta } from '@steward/workload';
+import {
+  storedName,
+  storedNamespace,
+  workloadChildNames,
+  workloadLabels,
+  type ChildMeta,
+} from '@steward/workload';
 
 export { ordinalOf } from '@steward/workload';
 
@@ -75,16 +81,10 @@ export function upgradeInstanceSet(name: string, major: string): string {
 /** The names of a PostgresCluster's children: all derive from `metadata.name` (at most 48). */
 export function childNames(name: string) {
   return {
-    statefulSet: name,
-    headless: `${name}-headless`,
-    readWrite: `${name}-rw`,
-    readOnly: `${name}-ro`,
+    ...workloadChildNames(name),
     any: `${name}-r`,
-    configMap: `${name}-config`,
     superuserSecret: `${name}-superuser`,
     appSecret: `${name}-app`,
-    podDisruptionBudget: name,
-    networkPolicy: name,
   };
 }
 
@@ -100,14 +100,7 @@ export function claimName(name: string, ordinal: number): string {
 
 /** The labels on every child of `cluster` and on its pods (the role label aside). */
 export function commonLabels(cluster: PostgresCluster): Record<string, string> {
-  const name = clusterName(cluster);
-  return {
-    'app.kubernetes.io/name': 'postgresql',
-    'app.kubernetes.io/instance': name,
-    'app.kubernetes.io/component': 'database',
-    'app.kubernetes.io/managed-by': 'steward',
-    [Labels.cluster]: name,
-  };
+  return workloadLabels('postgresql', 'database', Labels.cluster, clusterName(cluster));
 }
 
 /** The StatefulSet's selector, and the base of every other one: the cluster label alone. */
@@ -115,19 +108,13 @@ export function clusterSelector(name: string): Record<string, string> {
   return { [Labels.cluster]: name };
 }
 
-export function clusterName(cluster: PostgresCluster): string {
-  const name = cluster.metadata.name;
-  if (!name)
-    throw new TypeError('steward/postgres-cluster: a PostgresCluster without metadata.name');
-  return name;
-}
+/** `metadata.name` of a PostgresCluster, which every rendered child needs. */
+export const clusterName = (cluster: PostgresCluster): string =>
+  storedName(cluster, 'PostgresCluster', 'steward/postgres-cluster');
 
-export function clusterNamespace(cluster: PostgresCluster): string {
-  const namespace = cluster.metadata.namespace;
-  if (!namespace)
-    throw new TypeError('steward/postgres-cluster: a PostgresCluster without metadata.namespace');
-  return namespace;
-}
+/** `metadata.namespace` of a PostgresCluster (namespaced kind: always set on a stored object). */
+export const clusterNamespace = (cluster: PostgresCluster): string =>
+  storedNamespace(cluster, 'PostgresCluster', 'steward/postgres-cluster');
 
 /** Where a child of `cluster` goes and the labels it carries. */
 export function childMeta(cluster: PostgresCluster): ChildMeta {

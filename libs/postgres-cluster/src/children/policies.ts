@@ -1,30 +1,22 @@
 import { POSTGRES_PORT } from '@steward/postgres-cluster-api';
-import { renderIngressPolicy, renderPodDisruptionBudget as render } from '@steward/workload';
+import { renderPolicies as render } from '@steward/workload';
 import { childMeta, childNames, clusterName, clusterSelector } from './names.js';
 import { BackupLabels } from '../backup/layout.js';
 import { type ChildObject, type RenderInput } from './render-input.js';
 
 /**
- * The PodDisruptionBudget `<name>`: at most one instance evicted at a time, so a drain never takes
- * the primary and its standbys at once (and a single instance can still be drained).
- */
-export function renderPodDisruptionBudget(input: RenderInput): ChildObject {
-  const name = clusterName(input.cluster);
-  return render(
-    childMeta(input.cluster),
-    childNames(name).podDisruptionBudget,
-    clusterSelector(name),
-  );
-}
-
-/**
- * The NetworkPolicy `<name>`: the instances accept connections on 5432 only from the cluster's own
+ * The PodDisruptionBudget `<name>` — at most one instance evicted at a time, so a drain never takes
+ * the primary and its standbys at once (and a single instance can still be drained) — and the
+ * NetworkPolicy `<name>`: the instances accept connections on 5432 only from the cluster's own
  * instances (replication, cloning, rewinding), its backup Jobs' pods, a major upgrade's
  * dump-and-restore Job, the controller's pods (`input.controller`) and `spec.clients` (pods
  * matching podSelector — all when absent — in the namespaces matching namespaceSelector, or in the
  * cluster's namespace). Egress is not restricted.
  */
-export function renderNetworkPolicy(input: RenderInput): ChildObject {
+export function renderPolicies(input: RenderInput): {
+  podDisruptionBudget: ChildObject;
+  networkPolicy: ChildObject;
+} {
   const { cluster, controller } = input;
   const name = clusterName(cluster);
   const pods: Record<string, string>[] = [];
@@ -33,15 +25,9 @@ export function renderNetworkPolicy(input: RenderInput): ChildObject {
   // A major upgrade's dump-and-restore Job (reads the old primary, writes the new one).
   if (cluster.spec.upgrade?.approvedVersion || cluster.status?.upgrade)
     pods.push({ [BackupLabels.upgradeOf]: name });
-  return renderIngressPolicy(
-    childMeta(input.cluster),
-    childNames(name).networkPolicy,
-    clusterSelector(name),
-    POSTGRES_PORT,
-    {
-      pods,
-      ...(controller ? { controller } : {}),
-      ...(cluster.spec.clients ? { clients: cluster.spec.clients } : {}),
-    },
-  );
+  return render(childMeta(cluster), childNames(name), clusterSelector(name), POSTGRES_PORT, {
+    pods,
+    ...(controller ? { controller } : {}),
+    ...(cluster.spec.clients ? { clients: cluster.spec.clients } : {}),
+  });
 }

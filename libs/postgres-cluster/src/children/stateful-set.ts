@@ -4,6 +4,8 @@ import {
   ContainerSecurityContext,
   podSecurityContext,
   renderWorkloadStatefulSet,
+  ServerGid,
+  ServerUid,
   TmpVolume,
 } from '@steward/workload';
 import { backupPrefix, destinationOf, rcloneEnv, SourceRemote } from '../backup/layout.js';
@@ -28,9 +30,7 @@ import {
 } from './names.js';
 import { type ChildObject, type RenderInput } from './render-input.js';
 
-/** The uid and gid the postgres images run as (tools/node-tier/images/versions.env SERVER_UID/GID). */
-export const ServerUid = 999;
-export const ServerGid = 999;
+export { ServerGid, ServerUid };
 /** The instance container's name in every pod. */
 export const InstanceContainerName = 'postgres';
 /** Every container of a PostgresCluster's pods (instances, backup and rehearsal Jobs). */

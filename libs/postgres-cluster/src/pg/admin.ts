@@ -18,7 +18,15 @@
  * The admin user must be a superuser (it reads `pg_authid` and `pg_file_settings` and calls
  * `pg_promote`). No TLS yet: the servers have none.
  */
-import { abortable, EndpointPool, type EndpointEntry } from '@steward/workload';
+import {
+  abortable,
+  AdminClosedError,
+  adminFailure,
+  EndpointPool,
+  ObservationAbortedError,
+  scrubbed,
+  type EndpointEntry,
+} from '@steward/workload';
 import pg from 'pg';
 import {
   factsQuery,
@@ -197,7 +205,7 @@ class PooledPgAdmin implements PgAdmin {
         return results.map((result) => result.rows);
       });
       const [facts, replication, walReceiver] = signal
-        ? await abortable(work, signal, () => new AbortedError('observation aborted'))
+        ? await abortable(work, signal, () => new ObservationAbortedError())
         : await work;
       if (!facts?.[0]) throw new Error('the observation query returned no row');
       return observationFromRows(observedAt, facts[0], replication ?? [], walReceiver ?? []);
@@ -454,7 +462,7 @@ class PooledPgAdmin implements PgAdmin {
     }
     if (this.closed) {
       this.discard(client, true);
-      throw new ClosedError();
+      throw new AdminClosedError('PostgreSQL');
     }
     entry.client = client;
     return client;
@@ -466,11 +474,11 @@ class PooledPgAdmin implements PgAdmin {
    * turns out dead, `work` runs once more on a new one (every `work` here is idempotent).
    */
   private withClient<T>(endpoint: PgEndpoint, work: (client: pg.Client) => Promise<T>): Promise<T> {
-    if (this.closed) return Promise.reject(new ClosedError());
+    if (this.closed) return Promise.reject(new AdminClosedError('PostgreSQL'));
     const entry = this.entryFor(endpoint);
     const run = async (): Promise<T> => {
       for (let attempt = 0; ; attempt++) {
-        if (this.closed) throw new ClosedError();
+        if (this.closed) throw new AdminClosedError('PostgreSQL');
         const reused = entry.client;
         const client = reused ?? (await this.open(entry));
         try {
@@ -562,13 +570,6 @@ function isConnectionLost(error: unknown): boolean {
   );
 }
 
-class ClosedError extends Error {
-  constructor() {
-    super('the PostgreSQL admin is closed');
-  }
-}
-class AbortedError extends Error {}
-
 /**
  * The reason a request failed, in words an operator acts on, with every secret scrubbed out (no
  * message PostgreSQL or node-postgres sends contains one; this holds even if one ever did).
@@ -578,18 +579,14 @@ export function describeFailure(
   secrets: readonly string[],
   timeouts: { connectTimeoutMs: number; queryTimeoutMs: number },
 ): { kind: PgFailureKind; reason: string; code?: string } {
+  const common = adminFailure(error);
+  if (common) return common;
   const message = error instanceof Error ? error.message : String(error);
   const errno = (error as { code?: unknown } | undefined)?.code;
   let kind: PgFailureKind;
   let reason: string;
   let code: string | undefined;
-  if (error instanceof ClosedError) {
-    kind = 'closed';
-    reason = message;
-  } else if (error instanceof AbortedError) {
-    kind = 'timeout';
-    reason = message;
-  } else if (error instanceof pg.DatabaseError) {
+  if (error instanceof pg.DatabaseError) {
     code = error.code;
     const sqlstate = code ? ` (SQLSTATE ${code})` : '';
     if (code === '28P01' || code === '28000') {
@@ -622,6 +619,5 @@ export function describeFailure(
     kind = 'server';
     reason = message;
   }
-  for (const secret of secrets) if (secret) reason = reason.split(secret).join('***');
-  return { kind, reason, ...(code === undefined ? {} : { code }) };
+  return { kind, reason: scrubbed(reason, secrets), ...(code === undefined ? {} : { code }) };
 }

@@ -5,7 +5,13 @@ import {
   SwitchoverAnnotation,
 } from '@steward/postgres-cluster-api';
 import { isInvalid, isNotFound, Pods } from '@steward/kube';
-import { durationMs, failoverMarksOf, recordDecision, type DecisionMarks } from '@steward/workload';
+import {
+  decisionStale as staleness,
+  durationMs,
+  failoverMarksOf,
+  recordDecision,
+  type DecisionMarks,
+} from '@steward/workload';
 import {
   bootstrapOf,
   childNames,
@@ -104,25 +110,13 @@ export function planInputOf(
 
 /**
  * Why the status a decision was taken over is no longer the API server's (another reconcile
- * decided meanwhile), or undefined (pure).
+ * decided meanwhile: another primary, a failover or switchover further on), or undefined (pure).
  */
-export function decisionStale(
+export const decisionStale = (
   basis: Cluster['status'],
   latest: Cluster['status'],
   key: string,
-): string | undefined {
-  const was = basis ?? {};
-  const now = latest ?? {};
-  const same =
-    now.primary === was.primary &&
-    (now.failoverCount ?? 0) === (was.failoverCount ?? 0) &&
-    now.failover?.phase === was.failover?.phase &&
-    (now.switchoverCount ?? 0) === (was.switchoverCount ?? 0) &&
-    now.switchover?.phase === was.switchover?.phase;
-  return same
-    ? undefined
-    : `status of ${key} changed since it was read (primary ${was.primary ?? '-'} → ${now.primary ?? '-'}): deciding again`;
-}
+): string | undefined => staleness(basis, latest, key, decisionMarksOf);
 
 const switchoverPhases = ['Demoting', 'Promoting', 'Repointing', 'Completed', 'Failed'];
 

@@ -45,6 +45,7 @@ import {
   type ReplicationMode,
   type SwitchoverRecord,
 } from '@steward/postgres-cluster-api';
+import { type PodBasics } from '@steward/workload';
 import { podName, Roles } from '../children/names.js';
 import { formatLsn, maxLsn, parseLsn } from '../pg/lsn.js';
 
@@ -68,15 +69,7 @@ export type InstanceView =
     };
 
 /** One pod of the StatefulSet, as the cache and one observation see it. */
-export interface InstanceFacts {
-  name: string;
-  ordinal: number;
-  ip?: string;
-  /** The pod's Ready condition. */
-  ready: boolean;
-  deleting: boolean;
-  /** The role label the controller last gave it. */
-  roleLabel?: string;
+export interface InstanceFacts extends Omit<PodBasics, 'running'> {
   /** The instruction annotation it carries. */
   instruction?: string;
   /** The agent's last termination message (why its previous container stopped). */
