@@ -6,20 +6,13 @@ import {
   type NamespaceFacts,
 } from '@steward/provider-profile';
 import { type ProviderProfile } from '@steward/provider-profile-api';
-import { type Admission } from '@steward/workload';
+import { type Admission, type ResolvedPods } from '@steward/workload';
 import { BuiltInImages } from './images.js';
 import { CacheReasons } from './status.js';
 
 /** What a CacheCluster runs with, once its profile (or the built-in catalogue) allowed it. */
-export interface ResolvedCache {
-  image: string;
-  resources?: {
-    requests?: { cpu?: string; memory?: string };
-    limits?: { cpu?: string; memory?: string };
-  };
+export interface ResolvedCache extends ResolvedPods {
   maxMemoryBytes?: number;
-  /** Present iff persistence is on. */
-  storage?: { size: string; storageClassName?: string };
 }
 
 export type Resolution = Admission<ResolvedCache>;

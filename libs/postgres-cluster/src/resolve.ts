@@ -7,19 +7,15 @@ import {
 } from '@steward/postgres-cluster-api';
 import { admitWorkload, type NamespaceFacts } from '@steward/provider-profile';
 import { type ProviderProfile } from '@steward/provider-profile-api';
-import { type Admission } from '@steward/workload';
+import { type Admission, type ResolvedPods } from '@steward/workload';
 import { backupPrefix, destinationOf, sourceDestinationOf, sourcePrefix } from './backup/layout.js';
 import { BuiltInImages } from './images.js';
 import { PostgresReasons } from './status.js';
 
 /** What a PostgresCluster runs with, once its profile (or the built-in catalogue) allowed it. */
-export interface ResolvedPostgres {
-  image: string;
-  resources?: {
-    requests?: { cpu?: string; memory?: string };
-    limits?: { cpu?: string; memory?: string };
-  };
-  storage: { size: string; storageClassName?: string };
+export interface ResolvedPostgres extends ResolvedPods {
+  /** Every instance has its volume. */
+  storage: NonNullable<ResolvedPods['storage']>;
 }
 
 export type Resolution = Admission<ResolvedPostgres>;

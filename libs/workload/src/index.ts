@@ -182,6 +182,8 @@ export {
   renderWorkloadStatefulSet,
   TmpVolume,
   type CpuMemory,
+  type ResolvedPods,
+  type WorkloadRenderInput,
   type WorkloadStatefulSetSpec,
 } from './stateful-set.js';
 export {

@@ -35,6 +35,31 @@ export interface CpuMemory {
   memory?: string;
 }
 
+/** What a workload's pods run with once admitted: the image, resources and volume resolved. */
+export interface ResolvedPods {
+  image: string;
+  resources?: { requests?: CpuMemory; limits?: CpuMemory };
+  /** Each pod's volume (absent: the kind runs without one). */
+  storage?: { size: string; storageClassName?: string };
+}
+
+/** What a workload kind renders its children from: the object and what was resolved for it. */
+export interface WorkloadRenderInput<C> {
+  /** The object as stored (the API server has applied its defaults). */
+  cluster: C;
+  /** The server image, resolved from the catalogue. */
+  image: string;
+  /** The server container's requests and limits, resolved (spec, else the size class). */
+  resources?: { requests?: CpuMemory; limits?: CpuMemory };
+  /**
+   * The StatefulSet's current `volumeClaimTemplates` storage request, when the StatefulSet exists:
+   * templates are immutable, so the template keeps it (the claims are grown separately).
+   */
+  existingTemplateStorage?: string;
+  /** The controller's pods, which must reach every server (NetworkPolicy); absent: no such rule. */
+  controller?: { namespace: string; podLabels: Record<string, string> };
+}
+
 /** `resources` without empty members (an apply configuration sends only what it means). */
 export function compactResources(resources: { requests?: CpuMemory; limits?: CpuMemory }): {
   requests?: Record<string, string>;

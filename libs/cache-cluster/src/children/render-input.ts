@@ -1,20 +1,10 @@
 import { type CacheCluster } from '@steward/cache-cluster-api';
-import { type ChildObject } from '@steward/workload';
+import { type ChildObject, type CpuMemory, type WorkloadRenderInput } from '@steward/workload';
 
-/** A quantity pair as a container's `resources` takes it. */
-export interface CpuMemory {
-  cpu?: string;
-  memory?: string;
-}
+export type { CpuMemory };
 
 /** What the children of one CacheCluster are rendered from: the cluster and what was resolved for it. */
-export interface RenderInput {
-  /** The CacheCluster as stored (the API server has applied its defaults). */
-  cluster: CacheCluster;
-  /** The server image, resolved from the catalogue for `spec.engine` and `spec.version`. */
-  image: string;
-  /** The server container's requests and limits, resolved (spec, else the size class). */
-  resources?: { requests?: CpuMemory; limits?: CpuMemory };
+export interface RenderInput extends WorkloadRenderInput<CacheCluster> {
   /**
    * redis.conf's `maxmemory`, resolved (spec.maxMemory, else the size class). When undefined and
    * a memory limit exists, 80 % of the limit (MaxMemoryOfLimit): the server needs memory beyond
@@ -24,15 +14,8 @@ export interface RenderInput {
   maxMemoryBytes?: number;
   /** Each pod's volume; present exactly when `spec.persistence.enabled`. */
   storage?: { size: string; storageClassName?: string };
-  /**
-   * The StatefulSet's current `volumeClaimTemplates` storage request, when the StatefulSet exists:
-   * templates are immutable, so the template keeps it (the PVCs are grown separately).
-   */
-  existingTemplateStorage?: string;
   /** Where the pods read the password: `spec.auth.existingSecret`, or the generated `<name>-auth`. */
   passwordSecret: { name: string; key: string };
-  /** The controller's pods, which must reach every server (NetworkPolicy); absent: no such rule. */
-  controller?: { namespace: string; podLabels: Record<string, string> };
 }
 
 export type { ChildObject };
