@@ -17,10 +17,10 @@
 import { type CacheCluster, type CachePhase } from '@steward/cache-cluster-api';
 import {
   availableStatement,
+  conditionsOf,
   missingStatement,
   scaling,
   stated,
-  workloadConditions,
   WorkloadReasons,
   type PhaseStatement,
   type WorkloadStatusChange,
@@ -73,9 +73,10 @@ export function cacheStatus(input: StatusInput): CacheStatusChange {
     !health.failingOver &&
     health.lagging.length === 0;
   const established = cluster.status?.primaryRunId !== undefined || health.primaryServing;
-  const { phase, reason, message, progressing } = ready
+  const statement = ready
     ? availableStatement(replicas, 'pods', cluster.status?.primary)
     : cachePhase(input, established);
+  const { phase, reason, message } = statement;
 
   // What is wrong with what exists — not the replicas a creation or a scale is still syncing.
   const changing = phase === 'Provisioning' || phase === 'Scaling';
@@ -90,18 +91,13 @@ export function cacheStatus(input: StatusInput): CacheStatusChange {
       reason: CacheReasons.InstancesNotReady,
       message: health.lagging.join('; '),
     });
-  degradations.push(...input.problems);
-
-  const conditions = workloadConditions({
+  const conditions = conditionsOf(
     ready,
-    reason,
-    message,
-    progressing,
+    statement,
+    input,
     degradations,
-    failures: input.failures ?? [],
-    refusals: input.refusals ?? [],
-    healthyMessage: 'every pod is in its role',
-  });
+    'every pod is in its role',
+  );
   return {
     phase,
     conditions,

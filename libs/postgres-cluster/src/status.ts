@@ -15,10 +15,10 @@
 import { type PostgresCluster, type PostgresPhase } from '@steward/postgres-cluster-api';
 import {
   availableStatement,
+  conditionsOf,
   missingStatement,
   scaling,
   stated,
-  workloadConditions,
   WorkloadReasons,
   type PhaseStatement,
   type WorkloadStatusChange,
@@ -85,9 +85,10 @@ export function postgresStatus(input: StatusInput): PostgresStatusChange {
     !health.failingOver &&
     !health.switchingOver &&
     health.degraded === undefined;
-  const { phase, reason, message, progressing } = ready
+  const statement = ready
     ? availableStatement(replicas, 'instances', health.primary)
     : postgresPhase(input);
+  const { phase, reason, message } = statement;
 
   const changing = phase === 'Provisioning' || phase === 'Scaling';
   const degradations: { reason: string; message: string }[] = [];
@@ -95,19 +96,13 @@ export function postgresStatus(input: StatusInput): PostgresStatusChange {
   else if (reason === PostgresReasons.InstancesMissing) degradations.push({ reason, message });
   else if (health.initialised && !health.failingOver && !changing && !ready && phase === 'Degraded')
     degradations.push({ reason, message });
-  degradations.push(...input.problems);
-
-  const conditions = workloadConditions({
+  const conditions = conditionsOf(
     ready,
-    reason,
-    message,
-    progressing,
-    notes: input.notes,
+    statement,
+    input,
     degradations,
-    failures: input.failures ?? [],
-    refusals: input.refusals ?? [],
-    healthyMessage: 'every instance is in its role',
-  });
+    'every instance is in its role',
+  );
   const port = input.endpoints.port;
   return {
     phase,

@@ -144,6 +144,7 @@ export {
 } from './render.js';
 export {
   availableStatement,
+  conditionsOf,
   missingStatement,
   scaling,
   stated,

@@ -1,4 +1,5 @@
 import { WorkloadReasons } from './reasons.js';
+import { type WorkloadStatusProblems } from './status-cycle.js';
 
 /** A condition as a workload kind's status function states it (the writer stamps the rest). */
 export interface StatedCondition {
@@ -134,4 +135,28 @@ export function scaling(
   return (
     (status?.replicas !== undefined && status.replicas !== replicas) || status?.phase === 'Scaling'
   );
+}
+
+/**
+ * The conditions of a status function's phase statement (pure): `degradations` it found, then the
+ * problems it was told of (`WorkloadStatusProblems`), its notes, and `Degraded=False`'s message.
+ */
+export function conditionsOf(
+  ready: boolean,
+  statement: PhaseStatement,
+  told: WorkloadStatusProblems & { notes?: Problem[] },
+  degradations: Problem[],
+  healthyMessage: string,
+): StatedCondition[] {
+  return workloadConditions({
+    ready,
+    reason: statement.reason,
+    message: statement.message,
+    progressing: statement.progressing,
+    ...(told.notes ? { notes: told.notes } : {}),
+    degradations: [...degradations, ...told.problems],
+    failures: told.failures ?? [],
+    refusals: told.refusals ?? [],
+    healthyMessage,
+  });
 }
