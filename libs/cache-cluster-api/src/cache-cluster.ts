@@ -2,16 +2,16 @@ import {
   ClientsSpec,
   ComputeResources,
   ConditionsSchema,
-  DeletionPolicyField,
   defineKind,
+  DeletionPolicyField,
   FailoverCountFields,
   FailoverRecordFields,
   FailoverSpecFields,
+  immutable,
   ObjectName,
   ProviderProfileRef,
   Quantity,
   ReplicaStatusFields,
-  immutable,
   requestsWithinLimits,
   SizeClass,
   StatusEndpoint,
@@ -19,6 +19,8 @@ import {
   StringEnum,
   VolumeClaimFields,
   withValidations,
+  WorkloadColumns,
+  workloadPhases,
 } from '@steward/crd';
 import Type from 'typebox';
 
@@ -43,17 +45,7 @@ export const EvictionPolicies = [
 export type EvictionPolicy = (typeof EvictionPolicies)[number];
 
 /** What `status.phase` can say. */
-export const CachePhases = [
-  'Pending',
-  'Provisioning',
-  'Ready',
-  'Scaling',
-  'Updating',
-  'FailingOver',
-  'Degraded',
-  'Failed',
-  'Deleting',
-] as const;
+export const CachePhases = workloadPhases();
 export type CachePhase = (typeof CachePhases)[number];
 
 /**
@@ -315,18 +307,13 @@ export const CacheCluster = defineKind({
     },
   ],
   printerColumns: [
-    { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+    WorkloadColumns.ready,
     { name: 'Mode', type: 'string', jsonPath: '.spec.mode' },
-    { name: 'Primary', type: 'string', jsonPath: '.status.primary' },
-    { name: 'Ready Replicas', type: 'integer', jsonPath: '.status.readyReplicas' },
+    WorkloadColumns.primary,
+    WorkloadColumns.readyReplicas,
     { name: 'Phase', type: 'string', jsonPath: '.status.phase', priority: 1 },
     { name: 'Version', type: 'string', jsonPath: '.spec.version', priority: 1 },
-    {
-      name: 'Reason',
-      type: 'string',
-      jsonPath: '.status.conditions[?(@.type=="Ready")].reason',
-      priority: 1,
-    },
+    WorkloadColumns.reason,
   ],
 });
 

@@ -35,6 +35,8 @@ export {
   FailoverRecordFields,
   ReplicaStatusFields,
   StatusEndpoint,
+  WorkloadColumns,
+  workloadPhases,
   type DataLossRisk,
 } from './workload-status.js';
 export {

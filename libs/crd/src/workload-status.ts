@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { StringEnum } from './schema-helpers.js';
+import { type PrinterColumn } from './define-kind.js';
 
 /**
  * The status vocabulary every in-cluster workload kind shares (CacheCluster, PostgresCluster, and
@@ -78,3 +79,39 @@ export const FailoverCountFields = {
     Type.String({ format: 'date-time', description: 'When the newest failover completed.' }),
   ),
 };
+
+/**
+ * What `status.phase` of a workload kind can say: the phases every kind has, with the kind's own
+ * moving phases (e.g. SwitchingOver, Upgrading) after FailingOver.
+ */
+export function workloadPhases<const Extra extends readonly string[]>(...extra: Extra) {
+  return [
+    'Pending',
+    'Provisioning',
+    'Ready',
+    'Scaling',
+    'Updating',
+    'FailingOver',
+    ...extra,
+    'Degraded',
+    'Failed',
+    'Deleting',
+  ] as const;
+}
+
+/** The printer columns every workload kind shows: `Ready` first, the primary, the ready count, `Reason` (wide) last. */
+export const WorkloadColumns = {
+  ready: {
+    name: 'Ready',
+    type: 'string',
+    jsonPath: '.status.conditions[?(@.type=="Ready")].status',
+  },
+  primary: { name: 'Primary', type: 'string', jsonPath: '.status.primary' },
+  readyReplicas: { name: 'Ready Replicas', type: 'integer', jsonPath: '.status.readyReplicas' },
+  reason: {
+    name: 'Reason',
+    type: 'string',
+    jsonPath: '.status.conditions[?(@.type=="Ready")].reason',
+    priority: 1,
+  },
+} as const satisfies Record<string, PrinterColumn>;

@@ -2,14 +2,14 @@ import {
   ClientsSpec,
   ComputeResources,
   ConditionsSchema,
-  DeletionPolicyField,
   defineKind,
+  DeletionPolicyField,
   FailoverCountFields,
   FailoverRecordFields,
   FailoverSpecFields,
+  immutable,
   ProviderProfileRef,
   ReplicaStatusFields,
-  immutable,
   requestsWithinLimits,
   SizeClass,
   StatusEndpoint,
@@ -18,6 +18,8 @@ import {
   StringMap,
   VolumeClaimFields,
   withValidations,
+  WorkloadColumns,
+  workloadPhases,
 } from '@steward/crd';
 import Type from 'typebox';
 import { BackupSpec, BackupStatus, RecoverySpec, RestoreStatus } from './backup.js';
@@ -28,19 +30,7 @@ export const ReplicationModes = ['async', 'sync'] as const;
 export type ReplicationMode = (typeof ReplicationModes)[number];
 
 /** What `status.phase` can say. */
-export const PostgresPhases = [
-  'Pending',
-  'Provisioning',
-  'Ready',
-  'Scaling',
-  'Updating',
-  'FailingOver',
-  'SwitchingOver',
-  'Upgrading',
-  'Degraded',
-  'Failed',
-  'Deleting',
-] as const;
+export const PostgresPhases = workloadPhases('SwitchingOver', 'Upgrading');
 export type PostgresPhase = (typeof PostgresPhases)[number];
 
 /** An instance's role in `status.instances`. */
@@ -496,10 +486,10 @@ export const PostgresCluster = defineKind({
     },
   ],
   printerColumns: [
-    { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+    WorkloadColumns.ready,
     { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
-    { name: 'Primary', type: 'string', jsonPath: '.status.primary' },
-    { name: 'Ready Replicas', type: 'integer', jsonPath: '.status.readyReplicas' },
+    WorkloadColumns.primary,
+    WorkloadColumns.readyReplicas,
     { name: 'Version', type: 'string', jsonPath: '.spec.version' },
     { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas', priority: 1 },
     {
@@ -508,12 +498,7 @@ export const PostgresCluster = defineKind({
       jsonPath: '.status.backup.lastSuccessful.completedAt',
       priority: 1,
     },
-    {
-      name: 'Reason',
-      type: 'string',
-      jsonPath: '.status.conditions[?(@.type=="Ready")].reason',
-      priority: 1,
-    },
+    WorkloadColumns.reason,
   ],
 });
 
