@@ -18,18 +18,13 @@ import {
 } from '@steward/provider-profile';
 import {
   DecisionMarks,
-  deleteOwnVolumes,
   nextLook,
-  ordinalOf,
   readFailures,
-  retainVolumes,
-  scalingEvent,
-  stateStatus,
+  stateWorkloadStatus,
   statefulSetRolloutStatus,
   syncOwnChildren,
   templateStorageOf,
   VolumeGrowth,
-  volumesOf,
   refusalOf,
   type WorkloadControllerOptions,
   workloadChanges,
@@ -39,9 +34,10 @@ import {
 } from '@steward/workload';
 import { Passwords, passwordSecretOf } from './phases/auth.js';
 import { desiredChildren } from './phases/children.js';
+import { removeCluster, retainCluster } from './phases/deletion.js';
 import { desiredReplicas } from './phases/replicas.js';
 import { rolesPhase } from './phases/roles.js';
-import { childNames, DataVolumeName, Labels } from './children/index.js';
+import { childNames, Labels } from './children/index.js';
 import { type Pod } from './pods.js';
 import { redisAdmin, type RedisAdmin } from './redis/index.js';
 import { resolveWorkload, type Resolution } from './resolve.js';
@@ -161,33 +157,31 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
     const sts = synced.get(`StatefulSet/${names.statefulSet}`);
     const secret = passwordSecretOf(obj);
     const replicas = desiredReplicas(obj);
-    const { before, change } = await stateStatus(ctx.status, (cluster) =>
-      cacheStatus({
-        cluster,
-        replicas,
-        podCount: pods.filter((p) => !p.metadata.deletionTimestamp).length,
-        health: plan.health,
-        rollout: sts ? statefulSetRolloutStatus(sts as never) : undefined,
-        image: resolved.image,
-        endpoints: {
-          readWrite: `${names.readWrite}.${namespace}.svc`,
-          readOnly: `${names.readOnly}.${namespace}.svc`,
-          port: CACHE_PORT,
-          secretName: secret.name,
-          secretKey: secret.key,
-        },
-        durable: Boolean(resolved.storage),
-        problems,
-        failures,
-        refusals,
-      }),
-    );
-    const scaled = scalingEvent(
-      before,
-      change.phase,
+    const change = await stateWorkloadStatus(
+      ctx.status,
+      (cluster) =>
+        cacheStatus({
+          cluster,
+          replicas,
+          podCount: pods.filter((p) => !p.metadata.deletionTimestamp).length,
+          health: plan.health,
+          rollout: sts ? statefulSetRolloutStatus(sts as never) : undefined,
+          image: resolved.image,
+          endpoints: {
+            readWrite: `${names.readWrite}.${namespace}.svc`,
+            readOnly: `${names.readOnly}.${namespace}.svc`,
+            port: CACHE_PORT,
+            secretName: secret.name,
+            secretKey: secret.key,
+          },
+          durable: Boolean(resolved.storage),
+          problems,
+          failures,
+          refusals,
+        }),
       `${replicas} pods desired, ${plan.health.readyReplicas} ready`,
+      (reason, message) => emit(obj, 'Normal', reason, message),
     );
-    if (scaled) emit(obj, 'Normal', scaled.reason, scaled.message);
     return nextLook(
       change.phase,
       plan.requeueAfterMs,
@@ -197,43 +191,7 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
     );
   }
 
-  /** The volumes of this cluster's StatefulSet (not a same-named predecessor's). */
-  const volumesOfCluster = (obj: Cluster) =>
-    volumesOf(
-      deps.claims(obj.metadata.namespace!, obj.metadata.name!),
-      obj,
-      (claim) =>
-        ordinalOf(
-          `${DataVolumeName}-${childNames(obj.metadata.name!).statefulSet}`,
-          claim.metadata.name ?? '',
-        ) !== undefined,
-    );
-
-  /** deletionPolicy Retain: the volumes and the generated Secret stay, without owner. */
-  async function retain(obj: Cluster): Promise<void> {
-    const generated = !obj.spec.auth?.existingSecret;
-    const message = await retainVolumes(
-      client,
-      children,
-      obj,
-      volumesOfCluster(obj),
-      generated ? [childNames(obj.metadata.name!).authSecret] : [],
-      generated ? '' : ' (the password Secret is the user’s)',
-    );
-    emit(obj, 'Normal', 'Retained', message);
-  }
-
-  /** deletionPolicy Delete: the volumes are deleted; the children go with the CacheCluster. */
-  async function remove(obj: Cluster): Promise<void> {
-    const generated = !obj.spec.auth?.existingSecret;
-    const message = await deleteOwnVolumes(
-      client,
-      obj,
-      volumesOfCluster(obj),
-      `the StatefulSet, Services${generated ? ', the auth Secret' : ''} and the rest`,
-    );
-    emit(obj, 'Normal', 'Deleted', message);
-  }
+  const deletion = { client, children, claims: deps.claims, emit };
 
   return workloadReconciler<Cluster>(client, {
     resourceType: CacheCluster.resourceType,
@@ -243,8 +201,8 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
     deletionRefusal: (obj) =>
       profiles.deletionRefusal('CacheCluster', obj, 'its volumes and Secret'),
     converge,
-    retain: (_ctx, obj) => retain(obj),
-    remove: (_ctx, obj) => remove(obj),
+    retain: (_ctx, obj) => retainCluster(deletion, obj),
+    remove: (_ctx, obj) => removeCluster(deletion, obj),
     forget: (obj) => {
       memories.delete(obj.metadata.uid ?? '');
       marks.forget(obj.metadata.uid ?? '');

@@ -207,6 +207,7 @@ export {
   nextLook,
   scalingEvent,
   stateStatus,
+  stateWorkloadStatus,
   type StatedProblem,
   type WorkloadStatusChange,
   type WorkloadStatusProblems,

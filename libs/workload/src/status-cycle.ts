@@ -49,6 +49,25 @@ export async function stateStatus<T extends ObjectWithStatus, C extends Workload
   return { before, change };
 }
 
+/**
+ * `stateStatus`, then the Event of a phase change into or out of `Scaling` (`scalingEvent`) with
+ * `scalingMessage`. Returns the change stated.
+ */
+export async function stateWorkloadStatus<
+  T extends ObjectWithStatus,
+  C extends WorkloadStatusChange,
+>(
+  status: StatusWriter<T>,
+  statusOf: (latest: T) => C,
+  scalingMessage: string,
+  emit: (reason: string, message: string) => void,
+): Promise<C> {
+  const { before, change } = await stateStatus(status, statusOf);
+  const scaled = scalingEvent(before, change.phase, scalingMessage);
+  if (scaled) emit(scaled.reason, scaled.message);
+  return change;
+}
+
 /** The Event of a phase change into or out of `Scaling` (pure), or undefined. */
 export function scalingEvent(
   before: string | undefined,

@@ -3,8 +3,7 @@ import {
   nextLook,
   ordinalOf,
   readFailures,
-  scalingEvent,
-  stateStatus,
+  stateWorkloadStatus,
   templateStorageOf,
   type DecisionMarks,
 } from '@steward/workload';
@@ -95,16 +94,7 @@ export async function convergeCluster(
   );
   const outcome: PhaseOutcome = emptyOutcome();
   outcome.notes.push(...topology.notes);
-  const volumes = await env.volumes.step(
-    env
-      .claims(namespace, name)
-      .filter(
-        (c) => ordinalOf(`${DataVolumeName}-${topology.set}`, c.metadata.name ?? '') !== undefined,
-      ),
-    resolved.storage.size,
-    now().getTime(),
-    (message) => emit(obj, 'Normal', 'VolumeExpanding', message),
-  );
+  const volumes = await volumesPhase(env, obj, topology.set, resolved.storage.size);
   outcome.problems.push(...volumes.problems);
   outcome.notes.push(...volumes.notes);
   const refusals = [...parameters.refusals, ...volumes.refusals];
@@ -140,13 +130,7 @@ export async function convergeCluster(
     state.requests(namespace, name),
   );
   outcome.problems.push(...backup.problems);
-  // The primary's WAL archiving: a failure fills its volume (and stops the restore point).
-  let backupStatus = backup.status;
-  if (backupStatus && instances.archiver) {
-    const wal = walArchivingOf(instances.archiver);
-    backupStatus = { ...backupStatus, walArchiving: wal.status };
-    if (wal.problem) outcome.problems.push(wal.problem);
-  }
+  const backupStatus = withWalArchiving(backup.status, instances.archiver, outcome);
   const target = state.admission(given, obj.spec.version);
   const upgrade = await upgradePhase(
     env,
@@ -192,15 +176,12 @@ export async function convergeCluster(
     ...(restore ? { restore } : {}),
     now: now().toISOString(),
   };
-  const { before, change } = await stateStatus(ctx.status, (latest) =>
-    clusterStatus(latest, gathered),
-  );
-  const scaled = scalingEvent(
-    before,
-    change.phase,
+  const change = await stateWorkloadStatus(
+    ctx.status,
+    (latest) => clusterStatus(latest, gathered),
     `${topology.desired} instances desired, ${plan.health.readyReplicas} ready`,
+    (reason, message) => emit(obj, 'Normal', reason, message),
   );
-  if (scaled) emit(obj, 'Normal', scaled.reason, scaled.message);
   return nextLook(
     change.phase,
     plan.requeueAfterMs,
@@ -208,4 +189,26 @@ export async function convergeCluster(
     [backup.requeueAfterMs, upgrade.requeueAfterMs],
     state.poll,
   );
+}
+
+/** Volumes grow with spec.storage.size: the claims of the instance set that serves. */
+function volumesPhase(env: PhaseEnv, obj: Cluster, set: string, size: string) {
+  const claims = env
+    .claims(obj.metadata.namespace!, obj.metadata.name!)
+    .filter((c) => ordinalOf(`${DataVolumeName}-${set}`, c.metadata.name ?? '') !== undefined);
+  return env.volumes.step(claims, size, env.now().getTime(), (message) =>
+    env.emit(obj, 'Normal', 'VolumeExpanding', message),
+  );
+}
+
+/** status.backup with the primary's WAL archiving: a failure fills its volume (a problem). */
+function withWalArchiving<B extends object>(
+  backup: B | undefined,
+  archiver: Parameters<typeof walArchivingOf>[0] | undefined,
+  outcome: PhaseOutcome,
+): (B & { walArchiving: ReturnType<typeof walArchivingOf>['status'] }) | B | undefined {
+  if (!backup || !archiver) return backup;
+  const wal = walArchivingOf(archiver);
+  if (wal.problem) outcome.problems.push(wal.problem);
+  return { ...backup, walArchiving: wal.status };
 }
