@@ -140,14 +140,13 @@ export abstract class FailoverModelWorld<
   /**
    * The controller's status write: under the precondition of the version it decided on; on a
    * conflict (someone wrote since) it reads again and refuses when a field the decision rests on
-   * (`decidedOn`) changed — the reconcile starts over. Writes the plan's `fields` it set.
-   * Answers false when it refused.
+   * (`decidedOn`) changed — the reconcile starts over. Writes what the plan decided, the fields
+   * it left unset absent. Answers false when it refused.
    */
   protected writeDecision(
     decided: Status,
     basis: { status: Status; version: number },
     decidedOn: (s: Status) => unknown[],
-    fields: readonly (keyof Status)[],
   ): boolean {
     if (basis.version !== this.statusVersion) {
       const latest = decidedOn(this.status);
@@ -156,7 +155,7 @@ export abstract class FailoverModelWorld<
     }
     this.writeStatus(
       Object.fromEntries(
-        fields.filter((k) => decided[k] !== undefined).map((k) => [k, decided[k]]),
+        Object.entries(decided).filter(([, value]) => value !== undefined),
       ) as unknown as Status,
     );
     return true;

@@ -316,14 +316,7 @@ class World extends FailoverModelWorld<Server, RoleStatus, PrimaryMemory> {
     this.memory = plan.memory;
     // A 409 is read again: the decision stands only if the primary and the count did not move.
     const decidedOn = (s: RoleStatus) => [s.primary, s.failoverCount ?? 0];
-    const fields = [
-      'primary',
-      'primaryRunId',
-      'failover',
-      'failoverCount',
-      'lastFailover',
-    ] as const;
-    if (plan.status && !this.writeDecision(plan.status, basis, decidedOn, fields))
+    if (plan.status && !this.writeDecision(plan.status, basis, decidedOn))
       return 'stale decision: starts over';
     return this.carryOutPlan(plan, opts.crashAfter, (action) => this.carryOut(action));
   }

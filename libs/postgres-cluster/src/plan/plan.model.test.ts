@@ -100,16 +100,6 @@ interface Config {
 }
 
 type ApiStatus = PlanStatus;
-/** What the plan decides of the status (the rest is the status function's). */
-const statusFields = [
-  'primary',
-  'systemIdentifier',
-  'failover',
-  'failoverCount',
-  'lastFailover',
-  'switchover',
-  'switchoverCount',
-] as const;
 
 class World extends FailoverModelWorld<Server, ApiStatus, PlanMemory> {
   previousStatus?: { status: ApiStatus; version: number };
@@ -505,7 +495,7 @@ class World extends FailoverModelWorld<Server, ApiStatus, PlanMemory> {
       s.switchoverCount ?? 0,
       s.switchover?.phase,
     ];
-    if (plan.status && !this.writeDecision(plan.status, basis, decidedOn, statusFields))
+    if (plan.status && !this.writeDecision(plan.status, basis, decidedOn))
       return 'stale decision: starts over';
     if (plan.switchoverHandled && requested === this.switchoverRequest)
       this.switchoverRequest = undefined;
