@@ -28,7 +28,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workspacePackages } from './app-dependencies.js';
-import { controllerNames, familyPaths, familyProjects } from './new-controller.js';
+import { controllerNames, familyPaths, familyProjects } from './scaffold-names.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const names = controllerNames('Gadget');

@@ -3,15 +3,15 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { kindFromChartName } from '../charts/controller-chart.js';
+import { controllerFiles } from './new-controller.js';
+import { existingFamily, parseControllerArgs } from './new-project.js';
 import {
-  controllerFiles,
   controllerNames,
   familyPaths,
   InvalidControllerNameError,
   MAX_FAMILY_LENGTH,
   pluralOf,
-} from './new-controller.js';
-import { existingFamily, parseControllerArgs } from './new-project.js';
+} from './scaffold-names.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const versions = { typebox: '1.0.0', 'reflect-metadata': '0.2.2', tsyringe: '4.10.0' };
@@ -173,8 +173,14 @@ describe('controllerFiles with --workload', () => {
   const names = controllerNames('Widget', { workload: true });
   const files = controllerFiles(names, versions);
   const plain = controllerFiles(controllerNames('Widget'), versions);
+  const policy = 'charts/widget-controller/templates/validating-admission-policy.yaml';
+  /** `text` has every one of `pieces`, and none of `copies` (each named when it fails). */
+  const expectPieces = (text: string, pieces: string[], copies: string[] = []) => {
+    for (const piece of pieces) expect(text, piece).toContain(piece);
+    for (const copy of copies) expect(text, copy).not.toContain(copy);
+  };
 
-  it('writes only inside the family’s paths: the default family with an in-cluster domain', () => {
+  it('writes only inside the family’s paths: the default layout with an in-cluster domain and an admission policy', () => {
     const paths = Object.keys(files);
     expect(paths.filter((f) => !familyPaths(names).some((p) => f.startsWith(`${p}/`)))).toEqual([]);
     expect(
@@ -182,6 +188,8 @@ describe('controllerFiles with --workload', () => {
         .filter((f) => f.startsWith('libs/widget/src/') || f.startsWith('libs/widget/tests/'))
         .sort(),
     ).toEqual([
+      'libs/widget/src/admission.test.ts',
+      'libs/widget/src/admission.ts',
       'libs/widget/src/children.test.ts',
       'libs/widget/src/children.ts',
       'libs/widget/src/controller.ts',
@@ -190,12 +198,12 @@ describe('controllerFiles with --workload', () => {
       'libs/widget/src/status.ts',
       'libs/widget/tests/controller.int.test.ts',
     ]);
-    // Every other file of the default family is there, no other.
+    // Every other file of the default family is there, and the ProviderProfile admission policy.
     const others = (list: string[]) =>
       list
         .filter((f) => !f.startsWith('libs/widget/src/') && !f.startsWith('libs/widget/tests/'))
         .sort();
-    expect(others(paths)).toEqual(others(Object.keys(plain)));
+    expect(others(paths)).toEqual(others([...Object.keys(plain), policy]));
   });
 
   it.each([
@@ -204,6 +212,7 @@ describe('controllerFiles with --workload', () => {
     'libs/widget-api/src/widget.test.ts',
     'apps/widget-controller/src/app.ts',
     'charts/widget-controller/templates/_helpers.tpl',
+    'charts/widget-controller/templates/deployment.yaml',
     'charts/widget-controller/templates/rbac-cluster.yaml',
     'charts/widget-controller/templates/rbac-namespaced.yaml',
     'charts/widget-controller/templates/NOTES.txt',
@@ -220,68 +229,128 @@ describe('controllerFiles with --workload', () => {
   it('leaves the rest as the default family has it', () => {
     for (const file of [
       'apps/widget-controller/src/main.ts',
+      'apps/widget-controller/README.md',
       'charts/widget-controller/Chart.yaml',
+      'charts/widget-controller/templates/service.yaml',
       'libs/widget/project.json',
       'libs/widget-api/package.json',
+      'e2e/widget-controller-e2e/package.json',
     ])
       expect(files[file], file).toEqual(plain[file]);
   });
 
-  it('gives the kind the workload spec and the shared status vocabulary, storage growing only', () => {
+  it('gives the kind the spec and status every workload kind shares, from @steward/crd', () => {
     const kind = files['libs/widget-api/src/widget.ts']!;
-    for (const field of [
-      'image:',
-      'replicas:',
-      'storage:',
-      'providerProfileRef:',
-      'deletionPolicy:',
-    ])
-      expect(kind).toContain(field);
-    for (const field of ['phase:', 'readyReplicas:', 'conditions:', 'observedGeneration:'])
-      expect(kind).toContain(field);
-    expect(kind).toContain("default: 'Retain'");
-    expect(kind).toContain("quantityBounds('spec.storage.size', { bytes: true })");
-    expect(kind).toContain('quantity(self).compareTo(quantity(oldSelf)) >= 0');
+    const fields = ['image:', 'replicas:', 'resources:', 'storage:', 'config:', 'clients:'];
+    const status = ['phase:', 'readyReplicas:', 'endpoint:', 'conditions:'];
+    const shared = [
+      "ComputeResources('",
+      "VolumeClaimFields('storage'",
+      "storageClassNameStaysSet('storage')",
+      '...requestsWithinLimits',
+      "ClientsSpec('pods')",
+      'Type.Optional(ProviderProfileRef)',
+      'DeletionPolicyField(',
+      'workloadPhases()',
+      'ReplicaStatusFields.readyReplicas',
+      'Type.Optional(StatusEndpoint)',
+      'WorkloadColumns.ready',
+    ];
+    // No copy of what the shared fragments say.
+    const copies = ['quantityBounds', 'isQuantity', 'not a quantity', "'Retain', 'Delete'"];
+    expectPieces(kind, [...fields, ...status, ...shared], copies);
   });
 
-  it('stands the domain on the shared workload skeleton, with pure children and status', () => {
+  it('stands the domain on the shared wiring, reconciler, children and status', () => {
     const controller = files['libs/widget/src/controller.ts']!;
-    for (const piece of [
-      'wireWorkload',
-      'workloadReconciler',
-      'workloadChanges',
-      'WorkloadProfiles',
-      'syncOwnChildren',
-      'templateStorageOf',
-      'VolumeGrowth',
-      'readFailures',
-      'retainVolumes',
-      'deleteOwnVolumes',
-      'volumesOf',
-      'stateStatus',
-      'scalingEvent',
-      'nextLook',
-    ])
-      expect(controller).toContain(piece);
-    expect(files['libs/widget/src/status.ts']).toContain('workloadConditions');
-    expect(files['libs/widget/src/children.ts']).toContain('export function desiredChildren(');
+    expectPieces(
+      controller,
+      [
+        'wireProfiledWorkload<',
+        'wired.complete(',
+        'WorkloadReconcilerDeps<',
+        'WorkloadControllerOptions',
+        'new WorkloadProfiles<',
+        'profiles.admit(',
+        'workloadProfileUsers<',
+        'workloadRuntime<',
+        'refusalOf(',
+        'workloadReconciler<',
+        'workloadChanges',
+        'syncOwnChildren(',
+        'templateStorageOf(',
+        'VolumeGrowth',
+        'readFailures(',
+        'retainVolumes(',
+        'deleteOwnVolumes(',
+        'volumesOf(',
+        'stateStatus(',
+        'scalingEvent(',
+        'nextLook(',
+        'options.controllerIdentity',
+      ],
+      ['wireWorkload', 'namespaceDirectory', 'new Date()', 'informerFor'],
+    );
     expect(controller).toContain("export const WidgetFinalizer = 'widget.steward.dev/cleanup'");
+
+    const children = files['libs/widget/src/children.ts']!;
+    expectPieces(
+      children,
+      [
+        'desiredWorkload(',
+        'renderPolicies(',
+        'renderWorkloadStatefulSet(',
+        'renderConfigMap(',
+        'renderHeadlessService(',
+        'renderClusterIpService(',
+        'podSecurityContext(ServerUid, ServerGid)',
+        'ContainerSecurityContext',
+        'TmpVolume',
+        'compactResources(',
+        'workloadChildNames(',
+        'workloadLabels(',
+        'storedName(',
+        'obj.spec.clients',
+      ],
+      ['runAsNonRoot', "kind: 'StatefulSet'", "kind: 'Service'", 'matchLabels'],
+    );
+
+    const status = files['libs/widget/src/status.ts']!;
+    expectPieces(
+      status,
+      [
+        'conditionsOf(',
+        'stated(',
+        'missingStatement(',
+        'scaling(',
+        '...WorkloadReasons',
+        'extends WorkloadStatusProblems',
+        'WorkloadStatusChange<',
+      ],
+      ['workloadConditions('],
+    );
   });
 
-  it('grants the chart what the controller does and no Secret', () => {
+  it('grants the chart what the controller does: its children, pods observed, Secrets only cached', () => {
     const helpers = files['charts/widget-controller/templates/_helpers.tpl']!;
-    for (const rule of [
+    expectPieces(helpers, [
+      'resources: [widgets/finalizers]\n  verbs: [update]',
       'resources: [statefulsets]\n  verbs: [get, list, watch, create, patch, delete]',
-      "- apiGroups: ['']\n  resources: [services]\n  verbs: [get, list, watch, create, patch, delete]",
+      "- apiGroups: ['']\n  resources: [services, configmaps]\n  verbs: [get, list, watch, create, patch, delete]",
+      "- apiGroups: ['']\n  resources: [secrets]\n  verbs: [list, watch]",
+      '- apiGroups: [policy]\n  resources: [poddisruptionbudgets]\n  verbs: [get, list, watch, create, patch, delete]',
+      '- apiGroups: [networking.k8s.io]\n  resources: [networkpolicies]\n  verbs: [get, list, watch, create, patch, delete]',
       'resources: [pods]\n  verbs: [get, list, watch]\n',
       'resources: [persistentvolumeclaims]\n  verbs: [get, list, watch, patch, delete]',
       'resources: [events]\n  verbs: [list]',
-      'resources: [widgets/finalizers]\n  verbs: [update]',
-    ])
-      expect(helpers).toContain(rule);
-    expect(helpers).not.toContain('secrets');
+      '- name: STEWARD_CONTROLLER_POD_LABELS',
+    ]);
     expect(files['charts/widget-controller/templates/rbac-cluster.yaml']).toContain(
       '"readsProfileSecrets" false "profileRulesWhenManaged" true',
     );
+    expect(files['charts/widget-controller/templates/deployment.yaml']).toContain(
+      '"env" (include "widget-controller.env" .)',
+    );
+    expect(files[policy]).toContain('"resource" "widgets"');
   });
 });

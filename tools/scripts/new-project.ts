@@ -10,30 +10,31 @@
 // Every project has one `type:` tag (its layer) and one `scope:` tag (its CRD family, or `shared`);
 // eslint.config.js's module boundaries are built on both (tools/scripts/module-boundaries.test.ts).
 //
-// `controller <Kind>` writes the family `<f>` (kebab case of the kind) as new-controller.ts
-// describes it: libs/<f>-api, libs/<f>, apps/<f>-controller, charts/<f>-controller,
-// e2e/<f>-controller-e2e, examples/<f>/ and the two aliases; links the four packages into
-// node_modules/@steward as npm would; formats what it wrote; then runs generate-crds.ts and
-// generate-charts.ts, so the chart has its CRD, values schema and dashboard. The output passes
-// lint, typecheck, build and test as written (new-project.int.test.ts). It refuses a family that
-// exists (any of its paths or project names). `--workload` makes the kind an in-cluster workload
-// (new-workload-controller.ts): a StatefulSet and Services per object, on @steward/workload.
+// `controller <Kind>` writes the family `<f>` (kebab case of the kind) as scaffold-family.ts lays
+// it out and new-controller.ts fills it: libs/<f>-api, libs/<f>, apps/<f>-controller,
+// charts/<f>-controller, e2e/<f>-controller-e2e, examples/<f>/ and the two aliases; links the four
+// packages into node_modules/@steward as npm would; formats what it wrote; then runs
+// generate-crds.ts and generate-charts.ts, so the chart has its CRD, values schema and dashboard.
+// The output passes lint, typecheck, build and test as written (new-project.int.test.ts). It
+// refuses a family that exists (any of its paths or project names). `--workload` makes the kind an
+// in-cluster workload (new-workload-controller.ts): per object a StatefulSet, its Services,
+// ConfigMap, PodDisruptionBudget and NetworkPolicy, on @steward/workload and
+// @steward/provider-profile.
 import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { reachedWorkspacePackages } from './app-dependencies.js';
+import { controllerFiles } from './new-controller.js';
 import {
-  appPackageJson,
-  controllerFiles,
   controllerNames,
   familyPaths,
   familyProjects,
   InvalidControllerNameError,
   type ControllerNames,
-  type ScaffoldVersions,
-} from './new-controller.js';
+} from './scaffold-names.js';
+import { appPackageJson, type ScaffoldVersions } from './scaffold-project.js';
 import { folders, projectFiles, type Kind } from './project-files.js';
 
 export { projectFiles, type Kind } from './project-files.js';
@@ -199,7 +200,8 @@ export async function scaffoldController(root: string, names: ControllerNames): 
 
 const usage = `usage: new-project.ts lib|app|e2e <name> type:<type> scope:<family|shared>
        new-project.ts controller <Kind> [--group <group>] [--plural <plural>] [--short-name <name>] [--workload]
-         --workload: an in-cluster kind (a StatefulSet of spec.image, Services, grow-only volumes)
+         --workload: an in-cluster kind (a StatefulSet of spec.image, Services, a ConfigMap, a PDB,
+           a NetworkPolicy, grow-only volumes)
 `;
 
 /** `controller <Kind> [--group g] [--plural p] [--short-name s] [--workload]` → the family's names. */
@@ -254,7 +256,7 @@ async function mainController(args: string[]): Promise<void> {
       '  npm install                 # records the new workspaces in package-lock.json (the image installs from it)',
       `  npx nx run-many -t lint typecheck build test -p ${projects.join(' ')}`,
       names.workload
-        ? `  then make it yours: the spec in libs/${names.apiLib}/src/${names.family}.ts (spec.image is a placeholder), the children in libs/${names.family}/src/children.ts, the phases in libs/${names.family}/src/status.ts`
+        ? `  then make it yours: the spec in libs/${names.apiLib}/src/${names.family}.ts (spec.image is a placeholder), what it runs with in libs/${names.family}/src/admission.ts, the children in libs/${names.family}/src/children.ts, the phases in libs/${names.family}/src/status.ts`
         : `  then make it yours: the spec in libs/${names.apiLib}/src/${names.family}.ts, plan${names.kind} in libs/${names.family}/src/plan-${names.family}.ts`,
       `  (run npx tsx tools/scripts/generate-crds.ts after a schema change), the example in examples/${names.family}/`,
       '',

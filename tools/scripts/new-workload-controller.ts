@@ -1,104 +1,143 @@
-// The files of a workload controller family, for `new-project.ts controller <Kind> --workload`: the
-// default family (new-controller.ts) with the API lib, the domain lib, the app, the chart's RBAC,
-// values notes and README, the e2e tests and the example made those of an in-cluster kind — one
-// whose children live in the cluster, on the skeleton CacheCluster and PostgresCluster share
-// (@steward/workload, @steward/provider-profile): `wireWorkload`, `workloadReconciler` with
-// `workloadChanges`, `WorkloadProfiles`, `syncOwnChildren` over a pure `desiredChildren` (a
-// StatefulSet of `spec.image`, a headless and a client Service, a claim template with
-// `spec.storage`), `VolumeGrowth`, `readFailures`, a pure status function on `workloadConditions`,
-// `stateStatus`, `scalingEvent` and `nextLook`. Pure like new-controller.ts: names in, texts out.
+// The family of an in-cluster workload kind, for `new-project.ts controller <Kind> --workload`: the
+// shared layout (scaffold-family.ts) with this kind's own API lib, domain, app, chart rules, e2e
+// cases and example — a kind whose children live in the cluster, standing on the pieces every
+// workload kind shares (CacheCluster and PostgresCluster stand on them too):
+// - the API on @steward/crd's workload fragments (`ComputeResources`, `VolumeClaimFields` with
+//   `storageClassNameStaysSet`, `ClientsSpec`, `ProviderProfileRef`, `DeletionPolicyField`,
+//   `workloadPhases`, `ReplicaStatusFields`, `StatusEndpoint`, `WorkloadColumns`);
+// - the wiring on @steward/provider-profile's `wireProfiledWorkload`, `WorkloadReconcilerDeps`,
+//   `WorkloadProfiles.admit` and `workloadProfileUsers`;
+// - the reconciler on @steward/workload's `workloadReconciler`, `workloadRuntime`, `refusalOf`,
+//   `syncOwnChildren`, `VolumeGrowth`, `readFailures`, `stateStatus`, `scalingEvent`, `nextLook`;
+// - the children, pure, on `desiredWorkload`: a ConfigMap of `spec.config`, a headless and a
+//   client Service, the PodDisruptionBudget and the ingress NetworkPolicy (`renderPolicies`: its
+//   own pods, the controller's, `spec.clients`) and the hardened StatefulSet
+//   (`renderWorkloadStatefulSet`) of `spec.image` with a grow-only volume per pod;
+// - the status, pure, on `stated`, `missingStatement`, `scaling`, `conditionsOf` and the shared
+//   reasons.
+// Pure like new-controller.ts: names in, texts out.
 //
 // The output passes lint, typecheck, build and every test as written, without the node tier
 // (new-project.int.test.ts): on a control plane no pod ever runs, so its tests see the children,
 // the finalizer and `Ready=False` (Provisioning), never Ready.
-import { type ControllerNames } from './new-controller.js';
-
-/** `text` with `from` replaced by `to`; throws when `from` is not in it (the default scaffold changed). */
-function replaceOnce(text: string, from: string, to: string): string {
-  if (!text.includes(from)) throw new Error(`the default scaffold no longer has: ${from}`);
-  return text.replace(from, () => to);
-}
-
-/**
- * The workload family of `n`: `base` (the default family's files) with every file that differs
- * replaced, and the default domain's plan files removed.
- */
-export function workloadFiles(
-  n: ControllerNames,
-  base: Record<string, string>,
-): Record<string, string> {
-  const files = { ...base };
-  for (const path of Object.keys(files)) {
-    if (path.startsWith(`libs/${n.family}/src/`) || path.startsWith(`libs/${n.family}/tests/`))
-      delete files[path];
-  }
-  return {
-    ...files,
-    ...apiLibFiles(n),
-    ...domainLibFiles(n),
-    ...appFiles(n),
-    ...chartFiles(n, files),
-    ...e2eFiles(n),
-    ...exampleFiles(n),
-  };
-}
+import { type FamilyFlavour } from './scaffold-family.js';
+import { kindDefinition } from './scaffold-libs.js';
+import { type ControllerNames } from './scaffold-names.js';
 
 /** `CACHE_CLUSTER` for `cache-cluster`: the prefix of the family's constants. */
 const constantOf = (n: ControllerNames) => n.family.replaceAll('-', '_').toUpperCase();
 
-function apiLibFiles(n: ControllerNames): Record<string, string> {
-  const { kind: K, family, group, plural, shortName } = n;
-  const C = constantOf(n);
-  const dir = `libs/${n.apiLib}`;
+/** The family of the in-cluster workload kind of `n`. */
+export function workloadFlavour(n: ControllerNames): FamilyFlavour {
   return {
-    [`${dir}/src/index.ts`]: `/**
+    api: apiLib(n),
+    domain: { sources: domainSources(n), test: controllerTest(n) },
+    app: {
+      runs: `the ${n.kind} controller (and, when it manages profiles, the ProviderProfile controller for kubernetes profiles: their status, and its own in-use finalizer while ${n.kind}s use them)`,
+      settings:
+        'Its workload settings (the default profile, its own pods’ labels for the NetworkPolicies it renders) come from `workloadControllerOptions`.',
+      events: true,
+      processImports: ['workloadControllerOptions'],
+      domainImports: [`${n.camel}Controller`, `${n.camel}Users`],
+      imports: ["import { providerProfileController } from '@steward/provider-profile';"],
+      run: `    const { settings, options } = workloadControllerOptions(config, this.events, APP_NAME);
+    ${n.camel}Controller(manager, options);
+    if (config.manageProviderProfiles) {
+      providerProfileController(manager, {
+        providers: ['kubernetes'],
+        // With watched namespaces the chart's Roles allow no cluster-wide list: it counts the users
+        // in those namespaces only (manageProviderProfiles is off there by default for that reason).
+        users: [{ ...${n.camel}Users(settings.defaultProfile), ...watchSelection(config) }],
+        recheckIntervalMs: config.credentialsRecheckMs,
+        events: this.events,
+      });
+    }`,
+    },
+    chart: chart(n),
+    e2e: e2e(n),
+    example: {
+      about: `# A ${n.kind} an application team declares; the ${n.kind} controller runs it as a StatefulSet of its
+# image with its Services, configuration, PodDisruptionBudget and NetworkPolicy. The image is a
+# placeholder: make it the ${n.kind}'s own.`,
+      spec: `  image: registry.example.com/${n.controllerName}:1.0
+  replicas: 1
+  storage:
+    size: 1Gi
+  config:
+    app.conf: |
+      # read by the pods at /etc/${n.family}/app.conf
+  # Who may connect besides its own pods and the controller (the NetworkPolicy).
+  clients:
+    podSelector:
+      app: storefront
+  # deletionPolicy defaults to Retain: deleting this object leaves its volumes in place.
+`,
+    },
+  };
+}
+
+function apiLib(n: ControllerNames): FamilyFlavour['api'] {
+  const { kind: K, family, group, shortName } = n;
+  const C = constantOf(n);
+  return {
+    index: `/**
  * @steward/${n.apiLib} — the \`${K}\` kind (\`${group}/v1alpha1\`, namespaced, short name
  * \`${shortName}\`), a workload run in the cluster: one source of truth for its TypeScript types
  * and its CRD (generated into charts/${n.app}/crds by tools/scripts/generate-crds.ts).
  *
  * Contract (what the API server enforces at admission, with its own message):
  * - \`spec.image\` is required; \`spec.replicas\` is 1 to MAX_REPLICAS (default 1).
- * - \`spec.storage.size\` is a quantity greater than 0, a whole number of bytes, and only grows;
- *   \`spec.storage\` is set at creation or never (a StatefulSet's claim templates cannot change).
+ * - \`spec.resources\`, \`spec.storage\`, \`spec.clients\`, \`spec.providerProfileRef\` and
+ *   \`spec.deletionPolicy\` are the fields every workload kind shares (@steward/crd), with their
+ *   messages: requests within limits; a volume size that only grows, on a StorageClass that never
+ *   changes — \`spec.storage\` itself is set at creation or never (a StatefulSet's claim templates
+ *   cannot change).
+ * - \`spec.config\` holds at most MAX_CONFIG_FILES files named as ConfigMap keys, each at most
+ *   MAX_CONFIG_FILE_LENGTH characters.
  * - \`metadata.name\` is a DNS label of at most MAX_NAME_LENGTH characters.
  * - Defaults: \`deletionPolicy: Retain\` (the volumes stay without an explicit opt-in).
  *
  * What only the controller can know is a condition with a reason (@steward/${family}).
  *
  * Status: the shared vocabulary of workload kinds — \`phase\`, \`replicas\`, \`readyReplicas\`,
- * \`image\`, the conditions \`Ready\`, \`Progressing\`, \`Degraded\` and \`observedGeneration\`.
+ * \`image\`, \`endpoint\`, the conditions \`Ready\`, \`Progressing\`, \`Degraded\` and
+ * \`observedGeneration\`.
  */
 export {
   ${K},
-  ${K}DeletionPolicies,
   ${K}Phases,
   ${K}Spec,
   ${K}Status,
   ${C}_PORT,
+  MAX_CONFIG_FILE_LENGTH,
+  MAX_CONFIG_FILES,
   MAX_NAME_LENGTH,
   MAX_REPLICAS,
-  type ${K}DeletionPolicy,
   type ${K}Phase,
 } from './${family}.js';
 `,
-    [`${dir}/src/${family}.ts`]: `import {
+    kind: `import {
+  ClientsSpec,
+  ComputeResources,
   ConditionsSchema,
   defineKind,
-  quantityBounds,
+  DeletionPolicyField,
+  ProviderProfileRef,
+  ReplicaStatusFields,
+  requestsWithinLimits,
+  StatusEndpoint,
+  storageClassNameStaysSet,
   StringEnum,
+  StringMap,
+  VolumeClaimFields,
   withValidations,
+  WorkloadColumns,
+  workloadPhases,
 } from '@steward/crd';
 import Type from 'typebox';
 
-/**
- * What deleting a ${K} does to its volumes: the two policies of every Steward kind, default
- * Retain. Declared here: the API lib of a kind depends on no other kind's.
- */
-export const ${K}DeletionPolicies = ['Retain', 'Delete'] as const;
-export type ${K}DeletionPolicy = (typeof ${K}DeletionPolicies)[number];
-
-/** What \`status.phase\` can say. */
-export const ${K}Phases = ['Provisioning', 'Ready', 'Scaling', 'Updating', 'Degraded'] as const;
+/** What \`status.phase\` can say: the phases every workload kind has. */
+export const ${K}Phases = workloadPhases();
 export type ${K}Phase = (typeof ${K}Phases)[number];
 
 /**
@@ -110,8 +149,10 @@ export const MAX_NAME_LENGTH = 52;
 export const MAX_REPLICAS = 9;
 /** The port the pods listen on and the Services expose (the placeholder image's: make it yours). */
 export const ${C}_PORT = 8080;
-
-const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
+/** At most this many files in \`spec.config\`. */
+export const MAX_CONFIG_FILES = 8;
+/** The longest file of \`spec.config\`, in characters. */
+export const MAX_CONFIG_FILE_LENGTH = 32768;
 
 export const ${K}Spec = withValidations(
   Type.Object({
@@ -130,51 +171,43 @@ export const ${K}Spec = withValidations(
         description: 'Pods of the StatefulSet.',
       }),
     ),
+    resources: Type.Optional(ComputeResources('The container’s requests and limits.')),
     storage: Type.Optional(
       Type.Object(
-        {
-          size: withValidations(
-            Type.String({
-              maxLength: 32,
-              description: 'Each pod’s volume, e.g. 1Gi. Grow only.',
-            }),
-            [
-              {
-                rule: 'isQuantity(self)',
-                message: 'spec.storage.size: not a quantity such as 1Gi or 500Mi',
-              },
-              ...quantityBounds('spec.storage.size', { bytes: true }),
-              {
-                rule: '!isQuantity(self) || !isQuantity(oldSelf) || quantity(self).compareTo(quantity(oldSelf)) >= 0',
-                messageExpression:
-                  "'spec.storage.size may only grow (from ' + oldSelf + ' to ' + self + '): a PersistentVolumeClaim cannot shrink'",
-              },
-            ],
-          ),
-        },
+        VolumeClaimFields('storage', {
+          example: '1Gi or 10Gi',
+          description: 'spec.storage.size: each pod’s volume, e.g. 1Gi (default 1Gi); grow only',
+        }),
         {
           additionalProperties: false,
           description:
-            'One PersistentVolumeClaim per pod, mounted at /data. Absent: no volumes (the pods keep nothing).',
+            'One PersistentVolumeClaim per pod, mounted at /data; set when the ${K} is created or never. Absent: /data is an emptyDir (the pods keep nothing).',
         },
       ),
     ),
-    providerProfileRef: Type.Optional(
-      Type.Object(
-        { name: Type.String({ minLength: 1, maxLength: 253, pattern: DNS_SUBDOMAIN }) },
-        {
-          additionalProperties: false,
+    config: Type.Optional(
+      withValidations(
+        StringMap({
+          maxProperties: MAX_CONFIG_FILES,
+          additionalProperties: { type: 'string', maxLength: MAX_CONFIG_FILE_LENGTH },
           description:
-            'A kubernetes ProviderProfile: which namespaces may use it, and its guardrails. Default: the controller’s default profile, if it has one.',
-        },
+            'The pods’ configuration files, by name: the ConfigMap <name>-config, mounted read-only at /etc/${family}. A change rolls the pods.',
+        }),
+        [
+          {
+            rule: "self.all(k, k.size() <= 253 && k.matches('^[-._a-zA-Z0-9]+$') && k != '.' && !k.startsWith('..'))",
+            message:
+              'spec.config: a file name is letters, digits, -, _ and . (not . or ..), at most 253 characters',
+          },
+        ],
       ),
     ),
+    clients: Type.Optional(ClientsSpec('pods')),
+    providerProfileRef: Type.Optional(ProviderProfileRef),
     deletionPolicy: Type.Optional(
-      StringEnum(${K}DeletionPolicies, {
-        default: 'Retain',
-        description:
-          'Retain: deleting the ${K} leaves its volumes in place (an Event says where). Delete: its volumes are deleted too.',
-      }),
+      DeletionPolicyField(
+        'Retain: deleting the ${K} leaves its volumes in place (an Event says where). Delete: its volumes are deleted too.',
+      ),
     ),
   }),
   [
@@ -183,29 +216,26 @@ export const ${K}Spec = withValidations(
       message:
         'spec.storage may only be set when the ${K} is created: a StatefulSet’s volume claim templates cannot change',
     },
+    storageClassNameStaysSet('storage'),
+    ...requestsWithinLimits,
   ],
 );
 
 export const ${K}Status = Type.Object({
   phase: Type.Optional(StringEnum(${K}Phases)),
-  replicas: Type.Optional(Type.Integer({ minimum: 0, description: 'Pods desired.' })),
-  readyReplicas: Type.Optional(Type.Integer({ minimum: 0, description: 'Pods ready.' })),
+  replicas: ReplicaStatusFields.replicas,
+  readyReplicas: ReplicaStatusFields.readyReplicas,
   image: Type.Optional(Type.String({ description: 'The image the pods run.' })),
+  endpoint: Type.Optional(StatusEndpoint),
   conditions: Type.Optional(ConditionsSchema),
   observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
 });
 
-/** A ${K}, run in the cluster by Steward's ${K} controller (@steward/${family}). */
-export const ${K} = defineKind({
-  group: '${group}',
-  version: 'v1alpha1',
-  kind: '${K}',
-  plural: '${plural}',
-  shortNames: ['${shortName}'],
-  categories: ['steward'],
-  scope: 'Namespaced',
-  description:
-    "A ${K} run in the cluster by Steward's ${K} controller: a StatefulSet, a headless and a client Service, grow-only volumes.",
+${kindDefinition(
+  n,
+  `A ${K}, run in the cluster by Steward's ${K} controller (@steward/${family}).`,
+  `  description:
+    "A ${K} run in the cluster by Steward's ${K} controller: a StatefulSet, a headless and a client Service, its configuration, a PodDisruptionBudget, a NetworkPolicy, grow-only volumes.",
   spec: ${K}Spec,
   status: ${K}Status,
   validations: [
@@ -215,127 +245,99 @@ export const ${K} = defineKind({
     },
   ],
   printerColumns: [
-    { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+    WorkloadColumns.ready,
     { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
-    { name: 'Ready Replicas', type: 'integer', jsonPath: '.status.readyReplicas' },
+    WorkloadColumns.readyReplicas,
     { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' },
     { name: 'Image', type: 'string', jsonPath: '.spec.image', priority: 1 },
-    {
-      name: 'Reason',
-      type: 'string',
-      jsonPath: '.status.conditions[?(@.type=="Ready")].reason',
-      priority: 1,
-    },
-  ],
-});
-
-export type ${K} = typeof ${K}.$object;
-export type ${K}Spec = ${K}['spec'];
-export type ${K}Status = NonNullable<${K}['status']>;
-`,
-    [`${dir}/src/${family}.test.ts`]: `// What the API server does with the CRD (its admission rules) is seen by libs/${family}/tests
-// and e2e/${n.e2e}, with the CRD the chart ships.
-import { describe, expect, it } from 'vitest';
-import { ${K} } from './index.js';
-
-interface Property {
+    WorkloadColumns.reason,
+  ],`,
+)}`,
+    test: {
+      about: '(its admission rules)',
+      schema: {
+        types: `interface Property {
   default?: unknown;
-  'x-kubernetes-validations'?: { rule: string }[];
+  'x-kubernetes-validations'?: { rule: string; message?: string }[];
   properties?: Record<string, Property>;
-}
-interface CrdVersion {
-  name: string;
-  subresources: Record<string, unknown>;
-  additionalPrinterColumns: { name: string; jsonPath: string; priority?: number }[];
-  schema: { openAPIV3Schema: { properties: { spec: Property & { required?: string[] } } } };
-}
-const crd = ${K}.crd() as {
-  metadata: { name: string };
-  spec: {
-    group: string;
-    scope: string;
-    names: { kind: string; plural: string; shortNames: string[]; categories: string[] };
-    versions: CrdVersion[];
-  };
-};
-const version = crd.spec.versions[0]!;
-const spec = version.schema.openAPIV3Schema.properties.spec;
-
-describe('the ${K} CRD', () => {
-  it('is ${plural}.${group}/v1alpha1, namespaced, short-named ${shortName}, in the steward category, with status', () => {
-    expect(crd.metadata.name).toBe('${plural}.${group}');
-    expect(crd.spec).toMatchObject({ group: '${group}', scope: 'Namespaced' });
-    expect(crd.spec.names).toMatchObject({
-      kind: '${K}',
-      plural: '${plural}',
-      shortNames: ['${shortName}'],
-      categories: ['steward'],
-    });
-    expect(version.name).toBe('v1alpha1');
-    expect(version.subresources).toEqual({ status: {} });
-  });
-
-  it('shows Ready, Phase, the replicas and Age in kubectl get, the image and the reason with -o wide', () => {
-    const columns = version.additionalPrinterColumns;
-    expect(columns.filter((c) => c.priority === undefined).map((c) => c.name)).toEqual([
-      'Ready',
-      'Phase',
-      'Ready Replicas',
-      'Replicas',
-      'Age',
-    ]);
-    expect(columns.filter((c) => c.priority === 1).map((c) => c.name)).toEqual([
-      'Image',
-      'Reason',
-    ]);
-  });
-
-  it('requires an image, defaults to one replica and deletionPolicy Retain', () => {
+}`,
+        openAPIV3Schema: '{ properties: { spec: Property & { required?: string[] } } }',
+      },
+      constants: 'const spec = version.schema.openAPIV3Schema.properties.spec;\n',
+      columns: {
+        shown: ['Ready', 'Phase', 'Ready Replicas', 'Replicas', 'Age'],
+        wide: ['Image', 'Reason'],
+      },
+      cases: `  it('requires an image, defaults to one replica and deletionPolicy Retain', () => {
     expect(spec.required).toEqual(['image']);
     expect(spec.properties?.['replicas']?.default).toBe(1);
     expect(spec.properties?.['deletionPolicy']?.default).toBe('Retain');
   });
 
-  it('lets the storage size only grow', () => {
+  it('lets the storage size only grow, saying what a quantity is as every workload kind does', () => {
     const size = spec.properties?.['storage']?.properties?.['size'];
-    expect(size?.['x-kubernetes-validations']?.map((v) => v.rule)).toContain(
+    const validations = size?.['x-kubernetes-validations'] ?? [];
+    expect(validations.map((v) => v.rule)).toContain(
       '!isQuantity(self) || !isQuantity(oldSelf) || quantity(self).compareTo(quantity(oldSelf)) >= 0',
     );
+    expect(validations.map((v) => v.message)).toContain(
+      'spec.storage.size: not a quantity such as 1Gi or 10Gi',
+    );
   });
-});
-`,
+
+  it('takes the shared fields of every workload kind: resources, storage class, clients, profile', () => {
+    expect(Object.keys(spec.properties?.['resources']?.properties ?? {})).toEqual([
+      'requests',
+      'limits',
+    ]);
+    expect(Object.keys(spec.properties?.['storage']?.properties ?? {})).toEqual([
+      'size',
+      'storageClassName',
+    ]);
+    expect(Object.keys(spec.properties?.['clients']?.properties ?? {})).toEqual([
+      'podSelector',
+      'namespaceSelector',
+    ]);
+    expect(Object.keys(spec.properties?.['providerProfileRef']?.properties ?? {})).toEqual(['name']);
+  });`,
+    },
   };
 }
 
-function domainLibFiles(n: ControllerNames): Record<string, string> {
-  const { kind: K, family, camel, group, shortName } = n;
+function domainSources(n: ControllerNames): Record<string, string> {
+  const { kind: K, family, camel, group } = n;
   const C = constantOf(n);
-  const dir = `libs/${family}`;
   const statusFn = `${camel}Status`;
+  const lib = `steward/${family}`;
   return {
-    [`${dir}/src/index.ts`]: `/**
- * @steward/${family} — the ${K} domain: a workload run in the cluster, on the skeleton every
+    'src/index.ts': `/**
+ * @steward/${family} — the ${K} domain: a workload run in the cluster, on the pieces every
  * in-cluster kind shares (@steward/workload, @steward/provider-profile). What is the ${K}'s own
  * is pure and table-tested; the rest is the shared skeleton's.
  *
- * - \`desiredChildren(obj, templateStorage)\` (pure): the StatefulSet of \`spec.replicas\` pods of
- *   \`spec.image\`, the headless Service it names, the client Service \`<name>\` and — with
- *   \`spec.storage\` — a claim template per pod (keeping a live StatefulSet's size: templates
- *   cannot change, \`VolumeGrowth\` grows the claims one by one).
- * - \`${statusFn}(input)\` (pure): the phase, \`Ready\`/\`Progressing\`/\`Degraded\`
- *   (\`workloadConditions\`) and the status fields, from the StatefulSet's rollout, the pods and
- *   what failed (\`readFailures\`: \`Ready=False\` names an unschedulable pod, a volume not
- *   provisioned, an image that cannot be pulled, a crash loop).
- * - \`${camel}Controller(manager, options)\`: \`wireWorkload\` (informers, pod and claim indexes
- *   by the \`${K}Labels.cluster\` label, the children toolkit, watches) and \`workloadReconciler\`:
- *   pause (\`steward.dev/paused\`), deletion (\`Retain\` detaches nothing and keeps the volumes,
- *   \`Delete\` deletes them; a profile's guardrails may hold it), admission (the ProviderProfile
- *   exists, is a kubernetes profile and allows the namespace), the finalizer
- *   \`${group}/cleanup\`, then \`converge\`: children, volumes, failures, one status write.
+ * - \`admit${K}(obj, profile, namespace)\` (pure): what the pods run with (image, resources,
+ *   volume), or why the ${K} may not run (its ProviderProfile's provider and namespaces).
+ * - \`desiredChildren(obj, resolved, templateStorage, controller)\` (pure): the ConfigMap of
+ *   \`spec.config\`, the headless Service the StatefulSet names, the client Service \`<name>\`, the
+ *   PodDisruptionBudget, the ingress NetworkPolicy (its own pods, the controller's, \`spec.clients\`)
+ *   and the StatefulSet of \`spec.replicas\` pods of \`spec.image\` — with \`spec.storage\` a claim
+ *   template per pod keeping a live StatefulSet's size (templates cannot change; \`VolumeGrowth\`
+ *   grows the claims one by one).
+ * - \`${statusFn}(input)\` (pure): the phase, \`Ready\`/\`Progressing\`/\`Degraded\` and the status
+ *   fields, from the StatefulSet's rollout, the pods and what failed (\`readFailures\`:
+ *   \`Ready=False\` names an unschedulable pod, a volume not provisioned, an image that cannot be
+ *   pulled, a crash loop).
+ * - \`${camel}Controller(manager, options)\`: \`wireProfiledWorkload\` (informers, pod and claim
+ *   indexes by the \`${K}Labels.cluster\` label, the children toolkit, the profile and namespace
+ *   watches) and \`workloadReconciler\`: pause (\`steward.dev/paused\`), deletion (\`Retain\` keeps
+ *   the volumes, \`Delete\` deletes them; a profile's guardrails may hold it), admission, the
+ *   finalizer \`${group}/cleanup\`, then \`converge\`: children, volumes, failures, one status write.
  *
- * Make it yours: the spec in @steward/${n.apiLib}, the children in children.ts (configuration,
- * probes, resources, a PodDisruptionBudget, a NetworkPolicy), the phases in status.ts.
+ * Make it yours: the spec in @steward/${n.apiLib}, the container in children.ts (probes, command,
+ * a rendered configuration, a generated Secret), the phases in status.ts, an image catalogue and
+ * size classes in admission.ts.
  */
+export { admit${K}, DEFAULT_STORAGE } from './admission.js';
 export {
   ${K}Finalizer,
   ${camel}Controller,
@@ -345,11 +347,14 @@ export {
 } from './controller.js';
 export {
   childNames,
+  ConfigDirectory,
+  ConfigHashAnnotation,
+  DataDirectory,
   DataVolumeName,
   desiredChildren,
   desiredReplicas,
   ${K}Labels,
-  renderStatefulSet,
+  type RenderInput,
 } from './children.js';
 export {
   ${K}Reasons,
@@ -358,31 +363,193 @@ export {
   type ${K}StatusInput,
 } from './status.js';
 `,
-    [`${dir}/src/children.ts`]: `import { ${C}_PORT, type ${K} } from '@steward/${n.apiLib}';
-import { Services, StatefulSets } from '@steward/kube';
-import { type ApplyObject, type DesiredChild } from '@steward/workload';
+    'src/admission.ts': `import { type ${K} } from '@steward/${n.apiLib}';
+import {
+  namespaceRefusal,
+  WorkloadAdmissionReasons,
+  type NamespaceFacts,
+} from '@steward/provider-profile';
+import { type ProviderProfile } from '@steward/provider-profile-api';
+import { type Admission, type ResolvedPods } from '@steward/workload';
+
+/** Each pod's volume size when \`spec.storage\` names none. */
+export const DEFAULT_STORAGE = '1Gi';
 
 /**
- * The labels the ${K} controller sets and selects on. \`cluster\` (the ${K}'s name) is on every
- * child, pod and claim: the controller's caches select by it and index by its value.
+ * What a ${K}'s pods run with, or why it may not run (pure). With a ProviderProfile (its
+ * existence is \`WorkloadProfiles.admit\`'s), the profile must be a kubernetes one
+ * (\`WrongProvider\`) that allows the ${K}'s namespace (\`ProfileNotAllowedInNamespace\`). The
+ * image, resources and volume are the spec's.
+ *
+ * Make it yours: once the ${K} names an engine and a version instead of an image, \`admitWorkload\`
+ * (@steward/provider-profile) adds the profile's image catalogue, size classes and storage
+ * guardrails.
  */
-export const ${K}Labels = {
-  cluster: '${group}/cluster',
-  name: 'app.kubernetes.io/name',
-  instance: 'app.kubernetes.io/instance',
-  managedBy: 'app.kubernetes.io/managed-by',
-} as const;
+export function admit${K}(
+  obj: ${K},
+  profile: ProviderProfile | undefined,
+  namespace: NamespaceFacts,
+): Admission<ResolvedPods> {
+  if (profile && profile.spec.provider !== 'kubernetes')
+    return {
+      allowed: false,
+      reason: WorkloadAdmissionReasons.WrongProvider,
+      message: \`ProviderProfile \${profile.metadata.name} is for \${profile.spec.provider}; a ${K} needs a kubernetes profile\`,
+    };
+  const tenancy = profile ? namespaceRefusal(profile, namespace) : undefined;
+  if (tenancy) return { allowed: false, ...tenancy };
+  const { image, resources, storage } = obj.spec;
+  return {
+    allowed: true,
+    resolved: {
+      image,
+      ...(resources ? { resources } : {}),
+      ...(storage
+        ? {
+            storage: {
+              size: storage.size ?? DEFAULT_STORAGE,
+              ...(storage.storageClassName ? { storageClassName: storage.storageClassName } : {}),
+            },
+          }
+        : {}),
+    },
+  };
+}
+`,
+    'src/admission.test.ts': `import { type ${K} } from '@steward/${n.apiLib}';
+import { type ProviderProfile } from '@steward/provider-profile-api';
+import { describe, expect, it } from 'vitest';
+import { admit${K} } from './admission.js';
 
-/** The claim template's name: claims are \`data-<statefulset>-<ordinal>\`. */
+const image = 'registry.example.com/${n.controllerName}:1.0';
+const obj = (spec: Partial<${K}['spec']> = {}): ${K} =>
+  ({
+    apiVersion: '${group}/v1alpha1',
+    kind: '${K}',
+    metadata: { name: 'web', namespace: 'team-a' },
+    spec: { image, ...spec },
+  }) as ${K};
+const profile = (spec: Record<string, unknown>) =>
+  ({
+    apiVersion: 'steward.dev/v1alpha1',
+    kind: 'ProviderProfile',
+    metadata: { name: 'standard' },
+    spec,
+  }) as unknown as ProviderProfile;
+const teamA = { name: 'team-a' };
+
+describe('admit${K}', () => {
+  it.each([
+    { name: 'the image alone', spec: {}, resolved: { image } },
+    {
+      name: 'the resources',
+      spec: { resources: { limits: { memory: '1Gi' } } },
+      resolved: { image, resources: { limits: { memory: '1Gi' } } },
+    },
+    {
+      name: 'a volume of 1Gi when spec.storage names no size',
+      spec: { storage: {} },
+      resolved: { image, storage: { size: '1Gi' } },
+    },
+    {
+      name: 'the volume’s size and StorageClass',
+      spec: { storage: { size: '5Gi', storageClassName: 'fast' } },
+      resolved: { image, storage: { size: '5Gi', storageClassName: 'fast' } },
+    },
+  ])('resolves $name from the spec', ({ spec, resolved }) => {
+    expect(admit${K}(obj(spec), undefined, teamA)).toEqual({ allowed: true, resolved });
+  });
+
+  it('admits through a kubernetes profile that allows the namespace', () => {
+    const allowing = profile({ provider: 'kubernetes', namespaces: ['team-a'] });
+    expect(admit${K}(obj(), allowing, teamA)).toEqual({ allowed: true, resolved: { image } });
+  });
+
+  it.each([
+    {
+      name: 'a profile of another provider',
+      spec: { provider: 'aws', namespaces: ['team-a'] },
+      reason: 'WrongProvider',
+      message: 'ProviderProfile standard is for aws; a ${K} needs a kubernetes profile',
+    },
+    {
+      name: 'a profile that does not allow the namespace',
+      spec: { provider: 'kubernetes', namespaces: ['team-b'] },
+      reason: 'ProfileNotAllowedInNamespace',
+      message: 'ProviderProfile standard may not be used from namespace team-a',
+    },
+  ])('refuses $name', ({ spec, reason, message }) => {
+    const refusal = admit${K}(obj(), profile(spec), teamA);
+    expect(refusal).toMatchObject({ allowed: false, reason });
+    expect(refusal.allowed ? '' : refusal.message).toContain(message);
+  });
+});
+`,
+    'src/children.ts': `/**
+ * The children of a ${K}, rendered (pure): plain objects as server-side apply takes them, from the
+ * ${K} and what its admission resolved. How a workload's StatefulSet, Services, ConfigMap,
+ * PodDisruptionBudget and NetworkPolicy look is @steward/workload's, as for every workload kind;
+ * what is the ${K}'s own is here: its container, its port, its configuration files, its names.
+ *
+ * - ConfigMap \`<name>-config\`: \`spec.config\`, mounted read-only at ConfigDirectory; its hash is
+ *   on the pod template, so a change rolls the pods.
+ * - Services \`<name>-headless\` (the StatefulSet's serviceName: a DNS name per pod) and \`<name>\`
+ *   (every ready pod), on the main port.
+ * - PodDisruptionBudget \`<name>\` (one pod evicted at a time) and NetworkPolicy \`<name>\`: the
+ *   pods accept connections on the main port only from one another, the controller's pods and
+ *   \`spec.clients\`.
+ * - StatefulSet \`<name>\`: \`spec.replicas\` pods of the image as uid/gid ServerUid/ServerGid,
+ *   non-root, read-only root filesystem, no capabilities, no service-account token; /tmp in
+ *   memory, /data a claim per pod with \`spec.storage\` (kept when the StatefulSet goes: the
+ *   controller keeps or deletes the claims per \`spec.deletionPolicy\`), else an emptyDir.
+ */
+import { ${C}_PORT, type ${K} } from '@steward/${n.apiLib}';
+import {
+  compactResources,
+  ContainerSecurityContext,
+  desiredHash,
+  desiredWorkload,
+  podSecurityContext,
+  renderClusterIpService,
+  renderConfigMap,
+  renderHeadlessService,
+  renderPolicies,
+  renderWorkloadStatefulSet,
+  ServerGid,
+  ServerUid,
+  storedName,
+  storedNamespace,
+  TmpVolume,
+  workloadChildNames,
+  workloadLabels,
+  type ChildMeta,
+  type ChildObject,
+  type DesiredChild,
+  type ResolvedPods,
+  type WorkloadRenderInput,
+} from '@steward/workload';
+
+/** On every child and pod, valued the ${K}'s name: what the selectors and caches use. */
+export const ${K}Labels = { cluster: '${group}/cluster' } as const;
+
+/** Pod-template annotation: the hash of \`spec.config\` (the pods read their files at start). */
+export const ConfigHashAnnotation = '${group}/config-hash';
+
+/** The claim template's name: claims are \`data-<name>-<ordinal>\`. */
 export const DataVolumeName = 'data';
+/** Where the pods keep their data, and read their configuration files. */
+export const DataDirectory = '/data';
+export const ConfigDirectory = '/etc/${family}';
 
-/** The children's names: the StatefulSet and the client Service \`<name>\`, \`<name>-headless\`. */
-export function childNames(name: string): {
-  statefulSet: string;
-  service: string;
-  headless: string;
-} {
-  return { statefulSet: name, service: name, headless: \`\${name}-headless\` };
+/** The children's names: those every workload kind has, and the client Service \`<name>\`. */
+export function childNames(name: string) {
+  return { ...workloadChildNames(name), service: name };
+}
+
+/** What a ${K}'s children are rendered from: the ${K} and what its admission resolved. */
+export interface RenderInput extends WorkloadRenderInput<${K}> {
+  /** Each pod's volume: present exactly when \`spec.storage\` is. */
+  storage?: ResolvedPods['storage'];
 }
 
 /** Pods desired: \`spec.replicas\` (the API server defaults it to 1). */
@@ -390,219 +557,153 @@ export function desiredReplicas(obj: ${K}): number {
   return obj.spec.replicas ?? 1;
 }
 
-function labelsOf(obj: ${K}): Record<string, string> {
-  const name = obj.metadata.name!;
+const nameOf = (obj: ${K}) => storedName(obj, '${K}', '${lib}');
+
+function metaOf(obj: ${K}): ChildMeta {
   return {
-    [${K}Labels.cluster]: name,
-    [${K}Labels.name]: '${n.controllerName}',
-    [${K}Labels.instance]: name,
-    [${K}Labels.managedBy]: '${n.app}',
+    namespace: storedNamespace(obj, '${K}', '${lib}'),
+    labels: workloadLabels('${n.controllerName}', 'server', ${K}Labels.cluster, nameOf(obj)),
+  };
+}
+
+/** The StatefulSet's selector, and every other one: the ${K}'s label alone. */
+const selectorOf = (obj: ${K}) => ({ [${K}Labels.cluster]: nameOf(obj) });
+
+const mainPort = { name: 'main', port: ${C}_PORT };
+
+/** The StatefulSet \`<name>\` (see the file's comment). */
+export function renderStatefulSet(input: RenderInput): ChildObject {
+  const { cluster: obj, storage } = input;
+  const names = childNames(nameOf(obj));
+  const container = {
+    name: 'main',
+    image: input.image,
+    imagePullPolicy: 'IfNotPresent',
+    ports: [{ name: mainPort.name, containerPort: mainPort.port, protocol: 'TCP' }],
+    // A server that stops on an error leaves its last log lines as the termination message: the
+    // crash loop's condition quotes them (CrashLooping).
+    terminationMessagePolicy: 'FallbackToLogsOnError',
+    readinessProbe: {
+      tcpSocket: { port: mainPort.name },
+      periodSeconds: 5,
+      timeoutSeconds: 5,
+      failureThreshold: 3,
+    },
+    ...(input.resources ? { resources: compactResources(input.resources) } : {}),
+    securityContext: ContainerSecurityContext,
+    volumeMounts: [
+      { name: 'config', mountPath: ConfigDirectory, readOnly: true },
+      { name: TmpVolume.name, mountPath: '/tmp' },
+      { name: DataVolumeName, mountPath: DataDirectory },
+    ],
+  };
+  return renderWorkloadStatefulSet({
+    meta: metaOf(obj),
+    name: names.statefulSet,
+    serviceName: names.headless,
+    selector: selectorOf(obj),
+    replicas: desiredReplicas(obj),
+    updateStrategy: 'RollingUpdate',
+    whenScaled: 'Retain',
+    podAnnotations: { [ConfigHashAnnotation]: desiredHash(obj.spec.config ?? {}) },
+    securityContext: podSecurityContext(ServerUid, ServerGid),
+    containers: [container],
+    volumes: [
+      { name: 'config', configMap: { name: names.configMap } },
+      TmpVolume,
+      ...(storage ? [] : [{ name: DataVolumeName, emptyDir: {} }]),
+    ],
+    ...(storage
+      ? {
+          claim: {
+            name: DataVolumeName,
+            size: input.existingTemplateStorage ?? storage.size,
+            ...(storage.storageClassName ? { storageClassName: storage.storageClassName } : {}),
+          },
+        }
+      : {}),
+  });
+}
+
+/** Every child of a ${K} (see the file's comment), by name. */
+export function renderChildren(input: RenderInput) {
+  const obj = input.cluster;
+  const meta = metaOf(obj);
+  const names = childNames(nameOf(obj));
+  const selector = selectorOf(obj);
+  return {
+    configMap: renderConfigMap(meta, names.configMap, obj.spec.config ?? {}),
+    headless: renderHeadlessService(meta, names.headless, selector, mainPort),
+    service: renderClusterIpService(meta, names.service, selector, mainPort),
+    ...renderPolicies(meta, names, selector, mainPort.port, {
+      ...(input.controller ? { controller: input.controller } : {}),
+      ...(obj.spec.clients ? { clients: obj.spec.clients } : {}),
+    }),
+    statefulSet: renderStatefulSet(input),
   };
 }
 
 /**
- * The StatefulSet \`<name>\` (pure): \`spec.replicas\` pods of \`spec.image\` started in parallel,
- * non-root, read-only root filesystem, no capabilities, no service-account token; with
- * \`spec.storage\` a claim template \`data\` of \`templateStorage\` (a live StatefulSet's, which
- * cannot change) or \`spec.storage.size\`, mounted at /data. Claims outlive it: the controller
- * deletes them per \`spec.deletionPolicy\`.
+ * The children a ${K} is to have (pure), in the order they are applied (\`desiredWorkload\`): the
+ * ConfigMap, the Services, the PDB, the NetworkPolicy, and last the StatefulSet — whose claim
+ * template keeps \`templateStorage\` (a live one's) once it exists. \`controller\`: the
+ * controller's pods, which the NetworkPolicy admits.
  */
-export function renderStatefulSet(obj: ${K}, templateStorage: string | undefined): ApplyObject {
-  const names = childNames(obj.metadata.name!);
-  const labels = labelsOf(obj);
-  const selector = { [${K}Labels.cluster]: obj.metadata.name! };
-  const size = obj.spec.storage ? (templateStorage ?? obj.spec.storage.size) : undefined;
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'StatefulSet',
-    metadata: { name: names.statefulSet, namespace: obj.metadata.namespace!, labels },
-    spec: {
-      serviceName: names.headless,
-      replicas: desiredReplicas(obj),
-      podManagementPolicy: 'Parallel',
-      selector: { matchLabels: selector },
-      template: {
-        metadata: { labels },
-        spec: {
-          automountServiceAccountToken: false,
-          enableServiceLinks: false,
-          securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
-          containers: [
-            {
-              name: 'main',
-              image: obj.spec.image,
-              ports: [{ name: 'main', containerPort: ${C}_PORT }],
-              securityContext: {
-                allowPrivilegeEscalation: false,
-                readOnlyRootFilesystem: true,
-                capabilities: { drop: ['ALL'] },
-              },
-              ...(size ? { volumeMounts: [{ name: DataVolumeName, mountPath: '/data' }] } : {}),
-            },
-          ],
-        },
-      },
-      ...(size
-        ? {
-            volumeClaimTemplates: [
-              {
-                metadata: { name: DataVolumeName, labels },
-                spec: {
-                  accessModes: ['ReadWriteOnce'],
-                  resources: { requests: { storage: size } },
-                },
-              },
-            ],
-          }
-        : {}),
-    },
-  };
-}
-
-/** A Service \`name\` selecting the ${K}'s pods on the main port; headless for the StatefulSet. */
-function renderService(obj: ${K}, name: string, headless: boolean): ApplyObject {
-  return {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: { name, namespace: obj.metadata.namespace!, labels: labelsOf(obj) },
-    spec: {
-      ...(headless ? { clusterIP: 'None', publishNotReadyAddresses: true } : {}),
-      selector: { [${K}Labels.cluster]: obj.metadata.name! },
-      ports: [{ name: 'main', port: ${C}_PORT, targetPort: 'main', protocol: 'TCP' }],
-    },
-  };
-}
-
-/**
- * The children a ${K} is to have (pure): the headless Service, the client Service and the
- * StatefulSet, whose claim template keeps \`templateStorage\` (a live one's) once it exists.
- */
-export function desiredChildren(obj: ${K}, templateStorage: string | undefined): DesiredChild[] {
-  const names = childNames(obj.metadata.name!);
-  return [
-    { resourceType: Services, object: renderService(obj, names.headless, true) },
-    { resourceType: Services, object: renderService(obj, names.service, false) },
-    { resourceType: StatefulSets, object: renderStatefulSet(obj, templateStorage) },
-  ];
+export function desiredChildren(
+  obj: ${K},
+  resolved: ResolvedPods,
+  templateStorage?: string,
+  controller?: RenderInput['controller'],
+): DesiredChild[] {
+  const rendered = renderChildren({
+    cluster: obj,
+    image: resolved.image,
+    ...(resolved.resources ? { resources: resolved.resources } : {}),
+    ...(resolved.storage ? { storage: resolved.storage } : {}),
+    ...(templateStorage ? { existingTemplateStorage: templateStorage } : {}),
+    ...(controller ? { controller } : {}),
+  });
+  return desiredWorkload({
+    generatedSecrets: [],
+    configMap: rendered.configMap,
+    services: [rendered.headless, rendered.service],
+    podDisruptionBudget: rendered.podDisruptionBudget,
+    networkPolicy: rendered.networkPolicy,
+    statefulSets: [rendered.statefulSet],
+  });
 }
 `,
-    [`${dir}/src/children.test.ts`]: `import { type ${K} } from '@steward/${n.apiLib}';
-import { describe, expect, it } from 'vitest';
-import { desiredChildren } from './children.js';
-
-const obj = (spec: Partial<${K}['spec']> = {}): ${K} =>
-  ({
-    apiVersion: '${group}/v1alpha1',
-    kind: '${K}',
-    metadata: { name: 'web', namespace: 'team-a' },
-    spec: { image: 'registry.example.com/${n.controllerName}:1.0', ...spec },
-  }) as ${K};
-
-interface Child {
-  kind: string;
-  metadata: { name: string; labels: Record<string, string> };
-  spec: {
-    replicas?: number;
-    clusterIP?: string;
-    serviceName?: string;
-    selector: Record<string, unknown>;
-    template?: { spec: { containers: { image: string; volumeMounts?: unknown[] }[] } };
-    volumeClaimTemplates?: { spec: { resources: { requests: { storage: string } } } }[];
-  };
-}
-const render = (o: ${K}, templateStorage?: string): Child[] =>
-  desiredChildren(o, templateStorage).map((c) => c.object as unknown as Child);
-const statefulSetOf = (children: Child[]) => children.find((c) => c.kind === 'StatefulSet')!;
-
-describe('desiredChildren', () => {
-  it('renders a headless Service, a client Service and the StatefulSet, each labelled with the ${K}', () => {
-    const children = render(obj());
-    expect(children.map((c) => \`\${c.kind}/\${c.metadata.name}\`)).toEqual([
-      'Service/web-headless',
-      'Service/web',
-      'StatefulSet/web',
-    ]);
-    for (const child of children) expect(child.metadata.labels['${group}/cluster']).toBe('web');
-    expect(children[0]!.spec.clusterIP).toBe('None');
-    expect(children[1]!.spec.clusterIP).toBeUndefined();
-    expect(statefulSetOf(children).spec.serviceName).toBe('web-headless');
-  });
-
-  const cases: {
-    name: string;
-    spec: Partial<${K}['spec']>;
-    templateStorage?: string;
-    replicas: number;
-    claim: string | undefined;
-  }[] = [
-    { name: 'one pod and no volume by default', spec: {}, replicas: 1, claim: undefined },
-    { name: 'spec.replicas pods', spec: { replicas: 3 }, replicas: 3, claim: undefined },
-    {
-      name: 'a claim template of spec.storage.size',
-      spec: { storage: { size: '2Gi' } },
-      replicas: 1,
-      claim: '2Gi',
-    },
-    {
-      name: 'the live claim template’s size once the StatefulSet exists (templates cannot change)',
-      spec: { storage: { size: '5Gi' } },
-      templateStorage: '2Gi',
-      replicas: 1,
-      claim: '2Gi',
-    },
-    {
-      name: 'no claim template without spec.storage, whatever a live one had',
-      spec: {},
-      templateStorage: '2Gi',
-      replicas: 1,
-      claim: undefined,
-    },
-  ];
-  it.each(cases)('renders $name', ({ spec, templateStorage, replicas, claim }) => {
-    const sts = statefulSetOf(render(obj(spec), templateStorage));
-    const container = sts.spec.template!.spec.containers[0]!;
-    expect(sts.spec.replicas).toBe(replicas);
-    expect(container.image).toBe('registry.example.com/${n.controllerName}:1.0');
-    expect(sts.spec.volumeClaimTemplates?.[0]?.spec.resources.requests.storage).toBe(claim);
-    expect(container.volumeMounts === undefined).toBe(claim === undefined);
-  });
-});
-`,
-    [`${dir}/src/status.ts`]: `/**
- * The status a ${K} reconcile states (pure): phase, conditions \`Ready\`, \`Progressing\`,
- * \`Degraded\` (\`workloadConditions\`: the rules every workload kind shares) and the status fields,
- * from the StatefulSet's rollout (as \`kubectl rollout status\` judges it), the pods and what failed.
+    'src/children.test.ts': childrenTest(n),
+    'src/status.ts': `/**
+ * The status a ${K} reconcile states (pure): the phase, the conditions \`Ready\`, \`Progressing\` and
+ * \`Degraded\` (\`conditionsOf\`: the rules every workload kind shares) and the status fields, from
+ * the StatefulSet's rollout (as \`kubectl rollout status\` judges it), the pods and what failed.
  *
  * \`Ready=True\` (\`Available\`) only when every desired pod exists and is ready and the rollout is
- * complete, so kstatus reads Current only then. Provisioning and Scaling last until the ${K} is
- * Ready (the phase last stated is read back); Scaling begins when the pods desired change
- * (\`status.replicas\`, the count last stated). A Ready ${K} that loses a pod is \`PodsMissing\`,
- * one whose pods stop being ready \`PodsNotReady\` (both Degraded); a new template is \`Updating\`.
+ * complete, so kstatus reads Current only then. Otherwise the first rule that holds: Scaling
+ * while the pods desired change (\`scaling\`: until Ready again), Provisioning until the ${K} was
+ * first Ready (the phase last stated is read back), \`InstancesMissing\` for a pod that is gone,
+ * Updating while a new template rolls out, else \`InstancesNotReady\` (both Degraded).
  */
 import { type ${K}, type ${K}Phase } from '@steward/${n.apiLib}';
 import {
-  workloadConditions,
+  conditionsOf,
+  missingStatement,
+  scaling,
+  stated,
+  WorkloadReasons,
+  type PhaseStatement,
   type RolloutStatus,
+  type StatedProblem,
   type WorkloadStatusChange,
+  type WorkloadStatusProblems,
 } from '@steward/workload';
 
-/** The reasons of the ${K}'s phases (its terminal ones come from @steward/provider-profile). */
-export const ${K}Reasons = {
-  Available: 'Available',
-  Provisioning: 'Provisioning',
-  Scaling: 'Scaling',
-  Updating: 'Updating',
-  PodsMissing: 'PodsMissing',
-  PodsNotReady: 'PodsNotReady',
-} as const;
+/** The reasons a ${K} states: every workload kind's (add the ${K}'s own here). */
+export const ${K}Reasons = { ...WorkloadReasons } as const;
 
-interface Problem {
-  reason: string;
-  message: string;
-}
-
-export interface ${K}StatusInput {
-  /** The ${K} as the status writer has it last: its \`status.phase\` and \`status.replicas\` are read back. */
+export interface ${K}StatusInput extends WorkloadStatusProblems {
+  /** The ${K} as the status writer has it last (its \`status.phase\` and \`replicas\` read back). */
   obj: ${K};
   /** Pods desired. */
   replicas: number;
@@ -612,92 +713,455 @@ export interface ${K}StatusInput {
   readyReplicas: number;
   /** The StatefulSet's rollout; undefined before the StatefulSet exists. */
   rollout: RolloutStatus | undefined;
-  /** What the controller could not do this time (a volume that cannot grow): Degraded. */
-  problems: Problem[];
+  /** The image the pods run. */
+  image: string;
+  /** The client Service: how applications reach the ${K}. */
+  endpoint: { host: string; port: number };
   /** What is under way besides (a volume growing): Progressing. */
-  notes: Problem[];
-  /** Why pods or volumes do not come up (\`readFailures\`): while not ready, Ready=False names them. */
-  failures: Problem[];
-  /** Spec changes that cannot take effect (a volume asked to shrink): Ready=False names them. */
-  refusals: Problem[];
+  notes?: StatedProblem[];
 }
 
-export interface ${K}StatusChange extends WorkloadStatusChange {
-  phase: ${K}Phase;
-}
+export type ${K}StatusChange = WorkloadStatusChange<${K}Phase>;
 
 export function ${statusFn}(input: ${K}StatusInput): ${K}StatusChange {
-  const { obj, replicas, podCount, readyReplicas, rollout } = input;
+  const { replicas, podCount, readyReplicas, rollout } = input;
   const ready = (rollout?.complete ?? false) && readyReplicas >= replicas && podCount === replicas;
-  const previous = obj.status?.phase;
-  const scalingTo = obj.status?.replicas !== undefined && obj.status.replicas !== replicas;
-  const rolling = rollout && !rollout.complete ? rollout.message : undefined;
   const counts = \`\${readyReplicas} of \${replicas} pods ready\`;
-  const R = ${K}Reasons;
-
-  let phase: ${K}Phase;
-  let reason: string;
-  let message: string;
-  if (ready) {
-    [phase, reason, message] = ['Ready', R.Available, counts];
-  } else if (scalingTo || previous === 'Scaling') {
-    const pods = podCount !== replicas ? \`\${podCount} pods, \${replicas} desired\` : counts;
-    [phase, reason, message] = ['Scaling', R.Scaling, rolling ? \`\${pods}: \${rolling}\` : pods];
-  } else if (previous === undefined || previous === 'Provisioning') {
-    const waiting = rollout ? (rolling ?? counts) : 'waiting for the StatefulSet';
-    [phase, reason, message] = ['Provisioning', R.Provisioning, waiting];
-  } else if (podCount < replicas) {
-    const missing = \`\${podCount} of \${replicas} pods exist; the StatefulSet re-creates the missing ones\`;
-    [phase, reason, message] = ['Degraded', R.PodsMissing, missing];
-  } else if (rolling) {
-    [phase, reason, message] = ['Updating', R.Updating, rolling];
-  } else {
-    [phase, reason, message] = ['Degraded', R.PodsNotReady, counts];
-  }
-
-  const conditions = workloadConditions({
-    ready,
-    reason,
-    message,
-    progressing: !ready && phase !== 'Degraded',
-    notes: input.notes,
-    degradations: phase === 'Degraded' ? [{ reason, message }, ...input.problems] : input.problems,
-    failures: input.failures,
-    refusals: input.refusals,
-    healthyMessage: 'every pod is ready',
-  });
+  // Not \`availableStatement\`: it names a primary, and a ${K} has none.
+  const statement = ready
+    ? stated('Ready', ${K}Reasons.Available, counts, false)
+    : ${camel}Phase(input, counts);
+  const { phase, reason, message } = statement;
+  const degradations = phase === 'Degraded' ? [{ reason, message }] : [];
   return {
     phase,
-    conditions,
-    fields: { phase, replicas, readyReplicas, image: obj.spec.image },
+    conditions: conditionsOf(ready, statement, input, degradations, 'every pod is ready'),
+    fields: { phase, replicas, readyReplicas, image: input.image, endpoint: input.endpoint },
   };
 }
+
+/** The phase of a ${K} that is not Ready, and why (pure; the first rule that holds). */
+function ${camel}Phase(input: ${K}StatusInput, counts: string): PhaseStatement<${K}Phase> {
+  const { obj, replicas, podCount, rollout } = input;
+  const R = ${K}Reasons;
+  const rolling = rollout && !rollout.complete ? rollout.message : undefined;
+  if (scaling(obj.status, replicas)) {
+    const pods = podCount !== replicas ? \`\${podCount} pods, \${replicas} desired\` : counts;
+    return stated('Scaling', R.Scaling, rolling ? \`\${pods}: \${rolling}\` : pods);
+  }
+  const previous = obj.status?.phase;
+  if (previous === undefined || previous === 'Provisioning')
+    return stated(
+      'Provisioning',
+      R.Provisioning,
+      rollout ? (rolling ?? counts) : 'waiting for the StatefulSet',
+    );
+  if (podCount !== replicas) return missingStatement(podCount, replicas, 'pods');
+  if (rolling) return stated('Updating', R.Updating, rolling);
+  return stated('Degraded', R.InstancesNotReady, counts, false);
+}
 `,
-    [`${dir}/src/status.test.ts`]: `import { type ${K}, type ${K}Phase } from '@steward/${n.apiLib}';
+    'src/status.test.ts': statusTest(n),
+    'src/controller.ts': `import { ${C}_PORT, ${K} } from '@steward/${n.apiLib}';
+import {
+  TerminalError,
+  type Controller,
+  type Manager,
+  type ObjectReconcileContext,
+  type ObjectReconciler,
+  type Result,
+} from '@steward/controller';
+import { StatefulSets } from '@steward/kube';
+import {
+  wireProfiledWorkload,
+  workloadProfileUsers,
+  WorkloadProfiles,
+  type ProfileUser,
+  type WorkloadReconcilerDeps,
+} from '@steward/provider-profile';
+import {
+  deleteOwnVolumes,
+  nextLook,
+  ordinalOf,
+  readFailures,
+  refusalOf,
+  retainVolumes,
+  scalingEvent,
+  stateStatus,
+  statefulSetRolloutStatus,
+  syncOwnChildren,
+  templateStorageOf,
+  VolumeGrowth,
+  volumesOf,
+  workloadChanges,
+  workloadReconciler,
+  workloadRuntime,
+  type StatedProblem,
+  type StatefulSetLike,
+  type StatefulSetWithClaims,
+  type WorkloadControllerOptions,
+  type WorkloadPod,
+} from '@steward/workload';
+import { admit${K} } from './admission.js';
+import { childNames, DataVolumeName, desiredChildren, desiredReplicas, ${K}Labels } from './children.js';
+import { ${statusFn} } from './status.js';
+
+/** The finalizer every ${K} carries while the controller may still have to clean up. */
+export const ${K}Finalizer = '${group}/cleanup';
+
+/** The controller's options: those every workload kind takes (add the ${K}'s own clients here). */
+export type ${K}ControllerOptions = WorkloadControllerOptions;
+
+/**
+ * The ${K} controller: every ${K} of \`options.selection\` kept as a StatefulSet with its Services,
+ * ConfigMap, PodDisruptionBudget and NetworkPolicy (the workload toolkit applies them; a converged
+ * ${K} costs no API writes), its volumes grown with \`spec.storage.size\`, and its status stated
+ * from the StatefulSet, the pods and what keeps them from running.
+ *
+ * Woken by spec changes and \`steward.dev/paused\`, by its children, pods and claims changing, by
+ * its profile or namespace changing, and by its own poll.
+ *
+ * RBAC: ${n.plural} get/list/watch/patch, ${n.plural}/status patch, ${n.plural}/finalizers update;
+ * statefulsets, services, configmaps, poddisruptionbudgets and networkpolicies
+ * get/list/watch/create/patch/delete; secrets list/watch (the toolkit caches every kind of child a
+ * workload may have; a ${K} has no Secret); pods get/list/watch; persistentvolumeclaims
+ * get/list/watch/patch/delete; events list (core) and create/patch (events.k8s.io);
+ * providerprofiles and namespaces get/list/watch.
+ */
+export function ${camel}Controller(manager: Manager, options: ${K}ControllerOptions = {}): Controller {
+  const wired = wireProfiledWorkload<${K}, WorkloadPod, ${K}ControllerOptions>(manager, options, {
+    resourceType: ${K}.resourceType,
+    name: '${n.controllerName}',
+    clusterLabel: ${K}Labels.cluster,
+    defaultFieldManager: '${n.app}',
+    predicates: [workloadChanges],
+    profileIndex: '${group}/profile',
+  });
+  return wired.complete(${camel}Reconciler(wired.deps), []);
+}
+
+/** The reconciler of one ${K} (exported for tests that drive it with their own deps). */
+export function ${camel}Reconciler(
+  deps: WorkloadReconcilerDeps<WorkloadPod, ${K}ControllerOptions>,
+): ObjectReconciler<${K}> {
+  const { client, children, options } = deps;
+  const volumes = new VolumeGrowth(client);
+  const profiles = new WorkloadProfiles<${K}>(deps.profile, options.defaultProfile);
+  const { now, poll, emit } = workloadRuntime<${K}>(options);
+
+  /** What the ${K} runs with, or why it may not (its profile missing, or not for it: admit${K}). */
+  const admission = (obj: ${K}) =>
+    profiles.admit(obj, (profile) =>
+      admit${K}(obj, profile, deps.namespace(obj.metadata.namespace ?? '')),
+    );
+
+  /** One reconcile: children, volumes, failures, then the one status write. */
+  async function converge(ctx: ObjectReconcileContext<${K}>, obj: ${K}): Promise<Result> {
+    const admitted = admission(obj);
+    if (!admitted.allowed) throw new TerminalError(admitted.reason, admitted.message);
+    const resolved = admitted.resolved;
+    const name = obj.metadata.name!;
+    const namespace = obj.metadata.namespace!;
+    const names = childNames(name);
+    const live = children.get<StatefulSetWithClaims>(obj, StatefulSets, names.statefulSet);
+    const synced = await syncOwnChildren(
+      children,
+      obj,
+      desiredChildren(obj, resolved, templateStorageOf(live), options.controllerIdentity),
+      ctx.signal,
+    );
+    // Volumes grow with spec.storage.size (StatefulSet templates cannot change).
+    const claims = deps.claims(namespace, name);
+    const problems: StatedProblem[] = [];
+    const notes: StatedProblem[] = [];
+    // A change that cannot take effect (a size below the volumes'): Ready=False, not converged.
+    const refusals: StatedProblem[] = [];
+    if (resolved.storage) {
+      const grown = await volumes.step(claims, resolved.storage.size, now().getTime(), (message) =>
+        emit(obj, 'Normal', 'VolumeExpanding', message),
+      );
+      problems.push(...grown.problems);
+      notes.push(...grown.notes);
+      refusals.push(...grown.refusals);
+    }
+    const pods = deps.pods(namespace, name);
+    // Why pods do not come up (unschedulable, a volume not provisioned, an image, a crash loop).
+    const failures = await readFailures(client, namespace, pods, claims, now().getTime(), ctx.signal);
+    const sts = synced.get(\`StatefulSet/\${names.statefulSet}\`) as StatefulSetLike | undefined;
+    const replicas = desiredReplicas(obj);
+    const readyReplicas = sts?.status?.readyReplicas ?? 0;
+    const { before, change } = await stateStatus(ctx.status, (latest) =>
+      ${statusFn}({
+        obj: latest,
+        replicas,
+        podCount: pods.filter((p) => !p.metadata.deletionTimestamp).length,
+        readyReplicas,
+        rollout: sts ? statefulSetRolloutStatus(sts) : undefined,
+        image: resolved.image,
+        endpoint: { host: \`\${names.service}.\${namespace}.svc\`, port: ${C}_PORT },
+        problems,
+        notes,
+        failures,
+        refusals,
+      }),
+    );
+    const scaled = scalingEvent(before, change.phase, \`\${replicas} pods desired, \${readyReplicas} ready\`);
+    if (scaled) emit(obj, 'Normal', scaled.reason, scaled.message);
+    return nextLook(change.phase, undefined, change.phase === 'Ready' && problems.length === 0, [], poll);
+  }
+
+  /** The volumes of this ${K}'s StatefulSet (not a same-named predecessor's). */
+  const volumesOfObject = (obj: ${K}) =>
+    volumesOf(
+      deps.claims(obj.metadata.namespace!, obj.metadata.name!),
+      obj,
+      (claim) =>
+        ordinalOf(
+          \`\${DataVolumeName}-\${childNames(obj.metadata.name!).statefulSet}\`,
+          claim.metadata.name ?? '',
+        ) !== undefined,
+    );
+
+  return workloadReconciler<${K}>(client, {
+    resourceType: ${K}.resourceType,
+    finalizer: ${K}Finalizer,
+    refusal: (obj) => refusalOf(admission(obj)),
+    deletionPolicy: (obj) => obj.spec.deletionPolicy ?? 'Retain',
+    deletionRefusal: (obj) => profiles.deletionRefusal('${K}', obj, 'its volumes'),
+    converge,
+    // Retain: the volumes have no owner and stay; the other children go with the ${K}.
+    retain: async (_ctx, obj) =>
+      emit(obj, 'Normal', 'Retained', await retainVolumes(client, children, obj, volumesOfObject(obj), [])),
+    remove: async (_ctx, obj) =>
+      emit(
+        obj,
+        'Normal',
+        'Deleted',
+        await deleteOwnVolumes(client, obj, volumesOfObject(obj), 'the StatefulSet, the Services and the rest'),
+      ),
+    forget: (obj) => volumes.forget(deps.claims(obj.metadata.namespace!, obj.metadata.name!)),
+  });
+}
+
+/**
+ * ${K}s as users of ProviderProfiles (for \`status.usedBy\` and the in-use finalizer): the profile
+ * each names, or the default profile when it names none.
+ */
+export const ${camel}Users = (defaultProfile?: string): ProfileUser<${K}> =>
+  workloadProfileUsers<${K}>(${K}.resourceType, defaultProfile);
+`,
+  };
+}
+
+function childrenTest(n: ControllerNames): string {
+  const { kind: K, group } = n;
+  const C = constantOf(n);
+  return `import { ${C}_PORT, type ${K} } from '@steward/${n.apiLib}';
+import { type ResolvedPods } from '@steward/workload';
+import { describe, expect, it } from 'vitest';
+import { ConfigHashAnnotation, desiredChildren, type RenderInput } from './children.js';
+
+const image = 'registry.example.com/${n.controllerName}:1.0';
+const obj = (spec: Partial<${K}['spec']> = {}): ${K} =>
+  ({
+    apiVersion: '${group}/v1alpha1',
+    kind: '${K}',
+    metadata: { name: 'web', namespace: 'team-a' },
+    spec: { image, ...spec },
+  }) as ${K};
+
+interface Child {
+  kind: string;
+  metadata: { name: string; labels: Record<string, string> };
+  data?: Record<string, string>;
+  spec: {
+    replicas?: number;
+    clusterIP?: string;
+    serviceName?: string;
+    maxUnavailable?: number;
+    ingress?: { from: Record<string, unknown>[]; ports: unknown[] }[];
+    template?: {
+      metadata: { annotations: Record<string, string> };
+      spec: {
+        securityContext: Record<string, unknown>;
+        containers: { image: string; resources?: unknown; securityContext: unknown }[];
+        volumes: { name: string; emptyDir?: unknown }[];
+      };
+    };
+    volumeClaimTemplates?: {
+      spec: { storageClassName?: string; resources: { requests: { storage: string } } };
+    }[];
+  };
+}
+/** The children as plain objects: a ${K} generates no Secret, so none is a generator. */
+const render = (
+  o: ${K},
+  resolved: ResolvedPods = { image },
+  templateStorage?: string,
+  controller?: RenderInput['controller'],
+) =>
+  desiredChildren(o, resolved, templateStorage, controller).map((c) => c.object as unknown as Child);
+const childOf = (children: Child[], kind: string) => children.find((c) => c.kind === kind)!;
+
+describe('desiredChildren', () => {
+  it('renders, in the order they are applied, the ConfigMap, the Services, the PDB, the NetworkPolicy and the StatefulSet, each labelled with the ${K}', () => {
+    const children = render(obj());
+    expect(children.map((c) => \`\${c.kind}/\${c.metadata.name}\`)).toEqual([
+      'ConfigMap/web-config',
+      'Service/web-headless',
+      'Service/web',
+      'PodDisruptionBudget/web',
+      'NetworkPolicy/web',
+      'StatefulSet/web',
+    ]);
+    for (const child of children) expect(child.metadata.labels['${group}/cluster']).toBe('web');
+    expect(children[1]!.spec.clusterIP).toBe('None');
+    expect(children[2]!.spec.clusterIP).toBeUndefined();
+    expect(childOf(children, 'PodDisruptionBudget').spec.maxUnavailable).toBe(1);
+    expect(childOf(children, 'StatefulSet').spec.serviceName).toBe('web-headless');
+  });
+
+  const cases: {
+    name: string;
+    spec: Partial<${K}['spec']>;
+    storage?: { size: string; storageClassName?: string };
+    templateStorage?: string;
+    replicas: number;
+    claim: string | undefined;
+  }[] = [
+    { name: 'one pod and no volume by default', spec: {}, replicas: 1, claim: undefined },
+    { name: 'spec.replicas pods', spec: { replicas: 3 }, replicas: 3, claim: undefined },
+    {
+      name: 'a claim template of the resolved size',
+      spec: { storage: { size: '2Gi' } },
+      storage: { size: '2Gi' },
+      replicas: 1,
+      claim: '2Gi',
+    },
+    {
+      name: 'the live claim template’s size once the StatefulSet exists (templates cannot change)',
+      spec: { storage: { size: '5Gi' } },
+      storage: { size: '5Gi' },
+      templateStorage: '2Gi',
+      replicas: 1,
+      claim: '2Gi',
+    },
+    {
+      name: 'no claim template without a volume, whatever a live one had',
+      spec: {},
+      templateStorage: '2Gi',
+      replicas: 1,
+      claim: undefined,
+    },
+  ];
+  it.each(cases)('renders $name', ({ spec, storage, templateStorage, replicas, claim }) => {
+    const sts = childOf(render(obj(spec), { image, ...(storage ? { storage } : {}) }, templateStorage), 'StatefulSet');
+    const pod = sts.spec.template!.spec;
+    expect(sts.spec.replicas).toBe(replicas);
+    expect(pod.containers[0]!.image).toBe(image);
+    expect(sts.spec.volumeClaimTemplates?.[0]?.spec.resources.requests.storage).toBe(claim);
+    // Without a claim, /data is an emptyDir.
+    expect(pod.volumes.some((v) => v.name === 'data' && v.emptyDir)).toBe(claim === undefined);
+  });
+
+  it('runs the pods hardened as every workload’s, with the resolved resources and StorageClass', () => {
+    const sts = childOf(
+      render(obj(), {
+        image,
+        resources: { requests: { cpu: '250m' }, limits: { memory: '1Gi' } },
+        storage: { size: '1Gi', storageClassName: 'fast' },
+      }),
+      'StatefulSet',
+    );
+    const pod = sts.spec.template!.spec;
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 999 });
+    expect(pod.containers[0]!.securityContext).toMatchObject({ readOnlyRootFilesystem: true });
+    expect(pod.containers[0]!.resources).toEqual({
+      requests: { cpu: '250m' },
+      limits: { memory: '1Gi' },
+    });
+    expect(sts.spec.volumeClaimTemplates?.[0]?.spec.storageClassName).toBe('fast');
+  });
+
+  it('puts spec.config in the ConfigMap, and rolls the pods when it changes', () => {
+    const one = render(obj({ config: { 'app.conf': 'a = 1' } }));
+    const two = render(obj({ config: { 'app.conf': 'a = 2' } }));
+    expect(childOf(one, 'ConfigMap').data).toEqual({ 'app.conf': 'a = 1' });
+    const hash = (children: Child[]) =>
+      childOf(children, 'StatefulSet').spec.template!.metadata.annotations[ConfigHashAnnotation];
+    expect(hash(one)).toMatch(/^[0-9a-f]{16}$/);
+    expect(hash(one)).not.toBe(hash(two));
+  });
+
+  const ownPods = { podSelector: { matchLabels: { '${group}/cluster': 'web' } } };
+  const controller = { namespace: 'steward-system', podLabels: { 'app.kubernetes.io/name': '${n.app}' } };
+  it.each([
+    { name: 'only its own pods, without controller or clients', spec: {}, controller: undefined, from: [ownPods] },
+    {
+      name: 'the controller’s pods in their namespace',
+      spec: {},
+      controller,
+      from: [
+        ownPods,
+        {
+          namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'steward-system' } },
+          podSelector: { matchLabels: { 'app.kubernetes.io/name': '${n.app}' } },
+        },
+      ],
+    },
+    {
+      name: 'spec.clients',
+      spec: { clients: { podSelector: { app: 'shop' }, namespaceSelector: { team: 'a' } } },
+      controller: undefined,
+      from: [
+        ownPods,
+        {
+          namespaceSelector: { matchLabels: { team: 'a' } },
+          podSelector: { matchLabels: { app: 'shop' } },
+        },
+      ],
+    },
+  ])('admits on the main port $name, and nothing else', ({ spec, controller, from }) => {
+    const policy = childOf(render(obj(spec), { image }, undefined, controller), 'NetworkPolicy');
+    expect(policy.spec.ingress).toEqual([{ from, ports: [{ protocol: 'TCP', port: ${C}_PORT }] }]);
+  });
+});
+`;
+}
+
+function statusTest(n: ControllerNames): string {
+  const { kind: K, camel, group } = n;
+  const statusFn = `${camel}Status`;
+  return `import { type ${K}, type ${K}Phase } from '@steward/${n.apiLib}';
 import { describe, expect, it } from 'vitest';
 import { ${statusFn}, type ${K}StatusInput } from './status.js';
 
+const image = 'registry.example.com/${n.controllerName}:1.0';
 const obj = (status?: { phase: ${K}Phase; replicas: number }): ${K} =>
   ({
     apiVersion: '${group}/v1alpha1',
     kind: '${K}',
     metadata: { name: 'web', namespace: 'team-a', generation: 1 },
-    spec: { image: 'registry.example.com/${n.controllerName}:1.0', replicas: 3 },
+    spec: { image, replicas: 3 },
     ...(status ? { status } : {}),
   }) as ${K};
 
 const complete = { complete: true, reason: 'RollingUpdateComplete', message: 'done' };
 const rolling = { complete: false, reason: 'RollingUpdateInProgress', message: 'rolling' };
+const endpoint = { host: 'web.team-a.svc', port: 8080 };
 const converged: Omit<${K}StatusInput, 'obj'> = {
   replicas: 3,
   podCount: 3,
   readyReplicas: 3,
   rollout: complete,
+  image,
+  endpoint,
   problems: [],
   notes: [],
   failures: [],
   refusals: [],
 };
+const ready = obj({ phase: 'Ready', replicas: 3 });
 
 /** \`Type=Status/Reason\` of Ready, Progressing and Degraded. */
 const summary = (input: ${K}StatusInput) => {
@@ -746,22 +1210,22 @@ describe('${statusFn}', () => {
       conditions: ['Ready=True/Available', 'Progressing=False/Converged', 'Degraded=False/Healthy'],
     },
     {
-      name: 'a Ready ${K} that lost a pod is Degraded (PodsMissing)',
-      input: { ...converged, obj: obj({ phase: 'Ready', replicas: 3 }), podCount: 2, readyReplicas: 2, rollout: rolling },
+      name: 'a Ready ${K} that lost a pod is Degraded (InstancesMissing) while the StatefulSet re-creates it',
+      input: { ...converged, obj: ready, podCount: 2, readyReplicas: 2, rollout: rolling },
       phase: 'Degraded',
-      conditions: ['Ready=False/PodsMissing', 'Progressing=False/Converged', 'Degraded=True/PodsMissing'],
+      conditions: ['Ready=False/InstancesMissing', 'Progressing=True/InstancesMissing', 'Degraded=True/InstancesMissing'],
     },
     {
       name: 'a new template rolling out is Updating',
-      input: { ...converged, obj: obj({ phase: 'Ready', replicas: 3 }), rollout: rolling },
+      input: { ...converged, obj: ready, rollout: rolling },
       phase: 'Updating',
       conditions: ['Ready=False/Updating', 'Progressing=True/Updating', 'Degraded=False/Healthy'],
     },
     {
-      name: 'a Ready ${K} whose pods stop being ready is Degraded (PodsNotReady)',
-      input: { ...converged, obj: obj({ phase: 'Ready', replicas: 3 }), readyReplicas: 2 },
+      name: 'a Ready ${K} whose pods stop being ready is Degraded (InstancesNotReady)',
+      input: { ...converged, obj: ready, readyReplicas: 2 },
       phase: 'Degraded',
-      conditions: ['Ready=False/PodsNotReady', 'Progressing=False/Converged', 'Degraded=True/PodsNotReady'],
+      conditions: ['Ready=False/InstancesNotReady', 'Progressing=False/Converged', 'Degraded=True/InstancesNotReady'],
     },
     {
       name: 'a pod that cannot be scheduled is named by Ready=False, and Degraded',
@@ -776,10 +1240,20 @@ describe('${statusFn}', () => {
       conditions: ['Ready=False/Unschedulable', 'Progressing=True/Provisioning', 'Degraded=True/Unschedulable'],
     },
     {
+      name: 'a volume asked to shrink is refused: Ready=False names it, and Degraded',
+      input: {
+        ...converged,
+        obj: ready,
+        refusals: [{ reason: 'VolumeShrinkNotPossible', message: 'data-web-0 cannot shrink' }],
+      },
+      phase: 'Ready',
+      conditions: ['Ready=False/VolumeShrinkNotPossible', 'Progressing=False/Converged', 'Degraded=True/VolumeShrinkNotPossible'],
+    },
+    {
       name: 'a volume that cannot grow leaves a Ready ${K} Ready, and Degraded',
       input: {
         ...converged,
-        obj: obj({ phase: 'Ready', replicas: 3 }),
+        obj: ready,
         problems: [{ reason: 'VolumeExpansionFailed', message: 'data-web-0 cannot grow' }],
       },
       phase: 'Ready',
@@ -789,7 +1263,7 @@ describe('${statusFn}', () => {
       name: 'a volume growing is Progressing',
       input: {
         ...converged,
-        obj: obj({ phase: 'Ready', replicas: 3 }),
+        obj: ready,
         notes: [{ reason: 'VolumeExpanding', message: 'data-web-0 grows from 1Gi to 2Gi' }],
       },
       phase: 'Ready',
@@ -800,358 +1274,56 @@ describe('${statusFn}', () => {
     expect(summary(input)).toEqual({ phase, conditions });
   });
 
-  it('states the counts and the image in the status fields', () => {
+  it('states the counts, the image and the endpoint in the status fields', () => {
     expect(${statusFn}({ ...converged, obj: obj(), readyReplicas: 1, rollout: rolling }).fields).toEqual({
       phase: 'Provisioning',
       replicas: 3,
       readyReplicas: 1,
-      image: 'registry.example.com/${n.controllerName}:1.0',
+      image,
+      endpoint,
     });
   });
 });
-`,
-    [`${dir}/src/controller.ts`]: `import { ${K} } from '@steward/${n.apiLib}';
-import {
-  type Controller,
-  type EventRecorder,
-  type Fairness,
-  type Manager,
-  type ObjectReconcileContext,
-  type ObjectReconciler,
-  type Result,
-} from '@steward/controller';
-import { type Selection } from '@steward/informer';
-import { Services, StatefulSets, type KubeClient } from '@steward/kube';
-import {
-  namespaceDirectory,
-  namespaceRefusal,
-  WorkloadAdmissionReasons,
-  WorkloadProfiles,
-  type NamespaceFacts,
-  type ProfileUser,
-} from '@steward/provider-profile';
-import { ProviderProfile } from '@steward/provider-profile-api';
-import {
-  deleteOwnVolumes,
-  nextLook,
-  ordinalOf,
-  readFailures,
-  retainVolumes,
-  scalingEvent,
-  stateStatus,
-  statefulSetRolloutStatus,
-  syncOwnChildren,
-  templateStorageOf,
-  VolumeGrowth,
-  volumesOf,
-  wireWorkload,
-  workloadChanges,
-  workloadReconciler,
-  type ClaimObject,
-  type PodLike,
-  type StatefulSetLike,
-  type StatefulSetWithClaims,
-  type WorkloadChildren,
-  type WorkloadRefusal,
-} from '@steward/workload';
-import {
-  childNames,
-  DataVolumeName,
-  desiredChildren,
-  desiredReplicas,
-  ${K}Labels,
-} from './children.js';
-import { ${statusFn} } from './status.js';
-
-/** The finalizer every ${K} carries while the controller may still have to clean up. */
-export const ${K}Finalizer = '${group}/cleanup';
-
-export interface ${K}ControllerOptions {
-  /** Which ${K}s to follow (e.g. one namespace). Default: all. */
-  selection?: Selection;
-  /** ${K}s reconciled at once. Default 4. */
-  maxConcurrentReconciles?: number;
-  /** The work queue's order: \`fair\` (the default: namespaces take turns) or \`fifo\`. */
-  fairness?: Fairness;
-  /** The field manager of its server-side applies (the app's name). Default ${n.app}. */
-  fieldManager?: string;
-  /** The kubernetes ProviderProfile of ${K}s that name none. */
-  defaultProfile?: string;
-  /** How often a Ready ${K} is looked at again. Default 60 s. */
-  pollIntervalMs?: number;
-  /** How often while something moves. Default 1 s. */
-  busyPollIntervalMs?: number;
-  events?: EventRecorder;
-  now?: () => Date;
+`;
 }
 
-const ByProfile = '${group}/profile';
-
-/**
- * The ${K} controller: every ${K} of \`options.selection\` kept as a StatefulSet with its
- * Services (the workload toolkit applies them; a converged ${K} costs no API writes), its
- * volumes grown with \`spec.storage.size\`, and its status stated from the StatefulSet, the pods
- * and what keeps them from running.
- *
- * Woken by spec changes and \`steward.dev/paused\`, by its children, pods and claims changing, by
- * its profile or namespace changing, and by its own poll.
- *
- * RBAC: ${n.plural} get/list/watch/patch, ${n.plural}/status patch, ${n.plural}/finalizers update;
- * statefulsets and services get/list/watch/create/patch/delete; pods get/list/watch;
- * persistentvolumeclaims get/list/watch/patch/delete; events list (core) and create/patch
- * (events.k8s.io); providerprofiles and namespaces get/list/watch.
- */
-export function ${camel}Controller(manager: Manager, options: ${K}ControllerOptions = {}): Controller {
-  const profiles = manager.informers.informerFor<ProviderProfile>(ProviderProfile.resourceType);
-  const namespaces = namespaceDirectory(manager);
-  const wiring = wireWorkload<${K}, PodLike>(manager, {
-    resourceType: ${K}.resourceType,
-    name: '${n.controllerName}',
-    ...(options.selection ? { selection: options.selection } : {}),
-    clusterLabel: ${K}Labels.cluster,
-    childKinds: [StatefulSets, Services],
-    fieldManager: options.fieldManager ?? '${n.app}',
-    predicates: [workloadChanges],
-    references: {
-      resourceType: ProviderProfile.resourceType,
-      index: ByProfile,
-      nameOf: (obj) => obj.spec.providerProfileRef?.name ?? options.defaultProfile,
-    },
-    maxConcurrentReconciles: options.maxConcurrentReconciles ?? 4,
-    ...(options.fairness ? { fairness: options.fairness } : {}),
-  });
-  const namespaceWatch = namespaces.watchFor(wiring.objects);
-  const reconciler = ${camel}Reconciler({
-    client: manager.client,
-    children: wiring.children,
-    pods: wiring.podsOf,
-    claims: wiring.claimsOf,
-    profile: (name) => profiles.store.get(name),
-    namespace: (name) => namespaces.facts(name),
-    options,
-  });
-  return wiring.builder
-    .watches(namespaceWatch.resourceType, namespaceWatch.map, {
-      predicates: namespaceWatch.predicates,
-    })
-    .completeObjects(reconciler);
-}
-
-interface ReconcilerDeps {
-  client: KubeClient;
-  children: WorkloadChildren;
-  /** The pods of one ${K} (by its label). */
-  pods: (namespace: string, name: string) => PodLike[];
-  /** The claims of one ${K}'s pods (by its label). */
-  claims: (namespace: string, name: string) => ClaimObject[];
-  profile: (name: string) => ProviderProfile | undefined;
-  /** The namespace's name and labels, for the profile's namespace binding. */
-  namespace: (name: string) => NamespaceFacts;
-  options: ${K}ControllerOptions;
-}
-
-/** The reconciler of one ${K} (exported for tests that drive it with their own deps). */
-export function ${camel}Reconciler(deps: ReconcilerDeps): ObjectReconciler<${K}> {
-  const { client, children, options } = deps;
-  const volumes = new VolumeGrowth(client);
-  const profiles = new WorkloadProfiles<${K}>(deps.profile, options.defaultProfile);
-  const now = options.now ?? (() => new Date());
-  const poll = {
-    pollMs: options.pollIntervalMs ?? 60_000,
-    busyMs: options.busyPollIntervalMs ?? 1000,
-  };
-  const emit = (obj: ${K}, type: 'Normal' | 'Warning', reason: string, message: string) =>
-    options.events?.event(obj, type, reason, message);
-
-  /** Why the ${K} may not run (its profile), or undefined. */
-  function refusal(obj: ${K}): WorkloadRefusal | undefined {
-    const missing = profiles.missing(obj);
-    if (missing) return missing;
-    const profile = profiles.of(obj);
-    if (!profile) return undefined;
-    if (profile.spec.provider !== 'kubernetes')
-      return {
-        reason: WorkloadAdmissionReasons.WrongProvider,
-        message: \`ProviderProfile \${profile.metadata.name} is for \${profile.spec.provider}; a ${K} needs a kubernetes profile\`,
-      };
-    return namespaceRefusal(profile, deps.namespace(obj.metadata.namespace ?? ''));
-  }
-
-  /** One reconcile: children, volumes, failures, then the one status write. */
-  async function converge(ctx: ObjectReconcileContext<${K}>, obj: ${K}): Promise<Result> {
-    const name = obj.metadata.name!;
-    const namespace = obj.metadata.namespace!;
-    const names = childNames(name);
-    const live = children.get<StatefulSetWithClaims>(obj, StatefulSets, names.statefulSet);
-    const synced = await syncOwnChildren(
-      children,
-      obj,
-      desiredChildren(obj, templateStorageOf(live)),
-      ctx.signal,
-    );
-    // Volumes grow with spec.storage.size (StatefulSet templates cannot change).
-    const claims = deps.claims(namespace, name);
-    const problems: { reason: string; message: string }[] = [];
-    const notes: { reason: string; message: string }[] = [];
-    // A change that cannot take effect (a size below the volumes'): Ready=False, not converged.
-    const refusals: { reason: string; message: string }[] = [];
-    if (obj.spec.storage) {
-      const grown = await volumes.step(
-        claims,
-        obj.spec.storage.size,
-        now().getTime(),
-        (message) => emit(obj, 'Normal', 'VolumeExpanding', message),
-      );
-      problems.push(...grown.problems);
-      notes.push(...grown.notes);
-      refusals.push(...grown.refusals);
-    }
-    const pods = deps.pods(namespace, name);
-    // Why pods do not come up (unschedulable, a volume not provisioned, an image, a crash loop).
-    const failures = await readFailures(client, namespace, pods, claims, now().getTime(), ctx.signal);
-    const sts = synced.get(\`StatefulSet/\${names.statefulSet}\`) as StatefulSetLike | undefined;
-    const replicas = desiredReplicas(obj);
-    const readyReplicas = sts?.status?.readyReplicas ?? 0;
-    const { before, change } = await stateStatus(ctx.status, (latest) =>
-      ${statusFn}({
-        obj: latest,
-        replicas,
-        podCount: pods.filter((p) => !p.metadata.deletionTimestamp).length,
-        readyReplicas,
-        rollout: sts ? statefulSetRolloutStatus(sts) : undefined,
-        problems,
-        notes,
-        failures,
-        refusals,
-      }),
-    );
-    const scaled = scalingEvent(before, change.phase, \`\${replicas} pods desired, \${readyReplicas} ready\`);
-    if (scaled) emit(obj, 'Normal', scaled.reason, scaled.message);
-    return nextLook(change.phase, undefined, change.phase === 'Ready' && problems.length === 0, [], poll);
-  }
-
-  /** The volumes of this ${K}'s StatefulSet (not a same-named predecessor's). */
-  const volumesOfObject = (obj: ${K}) =>
-    volumesOf(
-      deps.claims(obj.metadata.namespace!, obj.metadata.name!),
-      obj,
-      (claim) =>
-        ordinalOf(
-          \`\${DataVolumeName}-\${childNames(obj.metadata.name!).statefulSet}\`,
-          claim.metadata.name ?? '',
-        ) !== undefined,
-    );
-
-  return workloadReconciler<${K}>(client, {
-    resourceType: ${K}.resourceType,
-    finalizer: ${K}Finalizer,
-    refusal,
-    deletionPolicy: (obj) => obj.spec.deletionPolicy ?? 'Retain',
-    deletionRefusal: (obj) => profiles.deletionRefusal('${K}', obj, 'its volumes'),
-    converge,
-    // Retain: the volumes have no owner and stay; the StatefulSet and Services go with the ${K}.
-    retain: async (_ctx, obj) =>
-      emit(obj, 'Normal', 'Retained', await retainVolumes(client, children, obj, volumesOfObject(obj), [])),
-    remove: async (_ctx, obj) =>
-      emit(
-        obj,
-        'Normal',
-        'Deleted',
-        await deleteOwnVolumes(client, obj, volumesOfObject(obj), 'the StatefulSet and the Services'),
-      ),
-    forget: (obj) => volumes.forget(deps.claims(obj.metadata.namespace!, obj.metadata.name!)),
-  });
-}
-
-/**
- * ${K}s as users of ProviderProfiles (for \`status.usedBy\` and the in-use finalizer): the profile
- * each names, or the default profile when it names none.
- */
-export function ${camel}Users(defaultProfile?: string): ProfileUser<${K}> {
+function controllerTest(n: ControllerNames): FamilyFlavour['domain']['test'] {
+  const { kind: K, camel } = n;
   return {
-    resourceType: ${K}.resourceType,
-    profileNameOf: (obj) => obj.spec.providerProfileRef?.name ?? defaultProfile,
-  };
-}
-`,
-    [`${dir}/tests/controller.int.test.ts`]: `import { findCondition } from '@steward/conditions';
-import { Manager } from '@steward/controller';
-import { ${K} } from '@steward/${n.apiLib}';
-import { KubeClient, Namespaces, Services, StatefulSets, type KubeObject } from '@steward/kube';
-import {
-  eventually,
-  gitOpsReading,
-  repoRoot,
-  startControlPlane,
-  type ControlPlane,
-} from '@steward/testing';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ${K}Finalizer, ${camel}Controller } from '../src/index.js';
-
-// On a control plane no pod ever runs (no scheduler, no kubelet, no StatefulSet controller): these
-// tests see what the controller itself does — children, finalizer, admission, status, deletion.
-const Kind = ${K}.resourceType;
-const image = 'registry.example.com/${n.controllerName}:1.0';
-
-let plane: ControlPlane;
-let admin: KubeClient;
-let ns = '';
-let testNumber = 0;
-const running: Manager[] = [];
-
-beforeAll(async () => {
-  // The CRDs exactly as the chart ships them (tools/scripts/generate-crds.ts): ${K}, ProviderProfile.
-  plane = await startControlPlane({ crds: [join(repoRoot(), 'charts/${n.app}/crds')] });
-  admin = new KubeClient(plane.kubeConfig, { fieldManager: 'test-admin' });
-});
-beforeEach(async () => {
-  ns = \`${shortName}-\${++testNumber}\`;
-  await admin.create(Namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-  const manager = new Manager({ kubeConfig: plane.kubeConfig, name: '${n.app}' });
-  ${camel}Controller(manager, { selection: { namespace: ns } });
-  manager.start().catch(() => undefined);
-  running.push(manager);
-});
-afterEach(async () => {
-  for (const manager of running.splice(0)) await manager.stop();
-});
-afterAll(async () => {
-  await admin?.close();
-  await plane?.stop();
-});
-
-const create = (name: string, spec: Partial<${K}['spec']> = {}) =>
-  admin.create<${K}>(Kind, {
-    apiVersion: ${K}.apiVersion,
-    kind: '${K}',
-    metadata: { name, namespace: ns },
-    spec: { image, ...spec },
-  } as ${K});
-const read = (name: string) => admin.get<${K}>(Kind, name, ns);
-/** The object once its \`Ready\` condition has \`reason\` at the object's current generation. */
-const withReadyReason = (name: string, reason: string) =>
-  eventually(
-    async () => {
-      const obj = await read(name);
-      const ready = findCondition(obj.status?.conditions, 'Ready');
-      return ready?.reason === reason && ready.observedGeneration === obj.metadata.generation
-        ? obj
-        : undefined;
-    },
-    { description: \`\${name} Ready reason \${reason}\`, timeoutMs: 60_000 },
-  );
-const controllerOf = (child: KubeObject) =>
+    kubeImports: [
+      'ConfigMaps',
+      'NetworkPolicies',
+      'PodDisruptionBudgets',
+      'Services',
+      'StatefulSets',
+      'type KubeObject',
+    ],
+    imports: [`${K}Finalizer`, `${camel}Controller`],
+    comment: `// On a control plane no pod ever runs (no scheduler, no kubelet, no StatefulSet controller): these
+// tests see what the controller itself does — children, finalizer, admission, status, deletion.`,
+    constants: `const image = 'registry.example.com/${n.controllerName}:1.0';\n`,
+    create: { spec: `Partial<${K}['spec']> = {}`, sent: '{ image, ...spec }' },
+    helpers: `const controllerOf = (child: KubeObject) =>
   child.metadata.ownerReferences?.find((r) => r.controller)?.name;
-
-describe('the ${K} controller, on a real API server', () => {
-  it('creates the StatefulSet and the Services, keeps a finalizer and says Provisioning (kstatus: InProgress)', async () => {
-    await create('web', { replicas: 2, storage: { size: '1Gi' } });
+`,
+    cases: `  it('creates the StatefulSet, Services, ConfigMap, PDB and NetworkPolicy, keeps a finalizer and says Provisioning (kstatus: InProgress)', async () => {
+    await create('web', {
+      replicas: 2,
+      storage: { size: '1Gi' },
+      config: { 'app.conf': 'a = 1' },
+      clients: { podSelector: { app: 'shop' } },
+    });
     const obj = await withReadyReason('web', 'Provisioning');
     expect(obj.metadata.finalizers).toContain(${K}Finalizer);
     expect(findCondition(obj.status?.conditions, 'Ready')?.status).toBe('False');
     expect(findCondition(obj.status?.conditions, 'Progressing')?.status).toBe('True');
-    expect(obj.status).toMatchObject({ phase: 'Provisioning', replicas: 2, readyReplicas: 0, image });
+    expect(obj.status).toMatchObject({
+      phase: 'Provisioning',
+      replicas: 2,
+      readyReplicas: 0,
+      image,
+      endpoint: { host: \`web.\${ns}.svc\` },
+    });
     expect(obj.spec.deletionPolicy).toBe('Retain');
     expect(await gitOpsReading(obj)).toMatchObject({ kstatus: 'InProgress', unobserved: [] });
 
@@ -1170,6 +1342,15 @@ describe('the ${K} controller, on a real API server', () => {
     expect(sts.spec.volumeClaimTemplates[0]!.spec.resources.requests.storage).toBe('1Gi');
     for (const service of ['web', 'web-headless'])
       expect(controllerOf(await admin.get(Services, service, ns))).toBe('web');
+    const config = await admin.get<KubeObject & { data: Record<string, string> }>(ConfigMaps, 'web-config', ns);
+    expect(controllerOf(config)).toBe('web');
+    expect(config.data).toEqual({ 'app.conf': 'a = 1' });
+    expect(controllerOf(await admin.get(PodDisruptionBudgets, 'web', ns))).toBe('web');
+    const policy = await admin.get<
+      KubeObject & { spec: { ingress: { from: { podSelector?: unknown }[] }[] } }
+    >(NetworkPolicies, 'web', ns);
+    expect(controllerOf(policy)).toBe('web');
+    expect(policy.spec.ingress[0]!.from).toContainEqual({ podSelector: { matchLabels: { app: 'shop' } } });
   });
 
   it('refuses a ProviderProfile that does not exist (kstatus: Failed) and creates nothing', async () => {
@@ -1181,9 +1362,15 @@ describe('the ${K} controller, on a real API server', () => {
     await expect(admin.get(StatefulSets, 'lost', ns)).rejects.toMatchObject({ code: 404 });
   });
 
-  it('lets the API server refuse a storage size of 0 and a shrink', async () => {
+  it('lets the API server refuse what is no size, a size of 0, a shrink and a file name that is no ConfigMap key', async () => {
+    await expect(create('lots', { storage: { size: 'lots' } })).rejects.toThrow(
+      'spec.storage.size: not a quantity such as 1Gi or 10Gi',
+    );
     await expect(create('empty', { storage: { size: '0' } })).rejects.toThrow(
       'spec.storage.size must be greater than 0',
+    );
+    await expect(create('escape', { config: { '../app.conf': 'a = 1' } })).rejects.toThrow(
+      'spec.config: a file name is letters, digits',
     );
     await create('grows', { storage: { size: '2Gi' } });
     await expect(
@@ -1197,159 +1384,57 @@ describe('the ${K} controller, on a real API server', () => {
     await admin.delete(Kind, 'gone', ns);
     await eventually(
       async () =>
-        admin.get(Kind, 'gone', ns).then(
+        read('gone').then(
           () => undefined,
           (error: { code?: number }) => (error.code === 404 ? true : undefined),
         ),
       { description: 'gone deleted', timeoutMs: 60_000 },
     );
-  });
-});
-`,
+  });`,
   };
 }
 
-function appFiles(n: ControllerNames): Record<string, string> {
-  const { kind: K, camel } = n;
-  const appClass = `${K}ControllerApp`;
-  return {
-    [`apps/${n.app}/src/app.ts`]: `import { type Manager } from '@steward/controller';
-import {
-  runUntilStopped,
-  Tokens,
-  type ExitCode,
-  type ProcessConfig,
-  type ProcessEvents,
-  watchSelection,
-  workloadControllerOptions,
-} from '@steward/controller-process';
-import { ${camel}Controller, ${camel}Users } from '@steward/${n.family}';
-import { providerProfileController } from '@steward/provider-profile';
-import { inject, injectable } from 'tsyringe';
-
-/** The name of this application: field manager, Lease name prefix, Event reporter, service name. */
-export const APP_NAME = '${n.app}';
-
-/**
- * The ${n.app} process: the ${K} controller (and, when it manages profiles, the
- * ProviderProfile controller for kubernetes profiles: their status, and its own in-use finalizer
- * while ${K}s use them) on one manager. \`run()\` resolves with the exit code once the manager has
- * stopped. Its workload settings (the default profile) come from \`workloadControllerOptions\`.
- */
-@injectable()
-export class ${appClass} {
-  constructor(
-    @inject(Tokens.Config) private readonly config: ProcessConfig,
-    @inject(Tokens.Manager) private readonly manager: Manager,
-    @inject(Tokens.EventRecorder) private readonly events: ProcessEvents,
-  ) {}
-
-  run(): Promise<ExitCode> {
-    const { config, manager } = this;
-    const { settings, options } = workloadControllerOptions(config, this.events, APP_NAME);
-    ${camel}Controller(manager, options);
-    if (config.manageProviderProfiles) {
-      providerProfileController(manager, {
-        providers: ['kubernetes'],
-        // With watched namespaces the chart's Roles allow no cluster-wide list: it counts the users
-        // in those namespaces only (manageProviderProfiles is off there by default for that reason).
-        users: [{ ...${camel}Users(settings.defaultProfile), ...watchSelection(config) }],
-        recheckIntervalMs: config.credentialsRecheckMs,
-        events: this.events,
-      });
-    }
-    return runUntilStopped(manager);
-  }
-}
-`,
-  };
-}
-
-function chartFiles(n: ControllerNames, base: Record<string, string>): Record<string, string> {
+function chart(n: ControllerNames): FamilyFlavour['chart'] {
   const { kind: K, app, group, plural } = n;
-  const dir = `charts/${app}`;
-  const rbac = (scope: string) =>
-    `{{- include "steward-common.rbac.${scope}" (dict "root" . "watchRules" (include "${app}.watchRules" .) "watchRulesReadSecrets" false "readsProfileSecrets" false "profileRulesWhenManaged" true) }}\n`;
-  let values = base[`${dir}/values.yaml`]!;
-  values = replaceOnce(
-    values,
-    `# -- STEWARD_POLL_INTERVAL_SECONDS. The ${K} controller polls nothing yet: a spec change is what
-# reconciles a ${K}.`,
-    `# -- STEWARD_POLL_INTERVAL_SECONDS: how often a Ready ${K} is looked at again (its StatefulSet,
+  return {
+    converges: ` in the cluster: a StatefulSet of
+\`spec.image\` with a headless and a client Service, its configuration (\`spec.config\`), a
+PodDisruptionBudget, a NetworkPolicy and grow-only volumes, and the status \`Ready\`,
+\`Progressing\` and \`Degraded\` say why it is not ready.`,
+    rbac: `- a ServiceAccount and the RBAC the controller needs (\`templates/_helpers.tpl\`): ${plural}
+  get/list/watch/patch, \`${plural}/status\` patch, \`${plural}/finalizers\` update; statefulsets,
+  services, configmaps, poddisruptionbudgets and networkpolicies get/list/watch/create/patch/delete;
+  secrets list/watch (cached as every workload's children are; none is read by name or written);
+  pods get/list/watch; persistentvolumeclaims get/list/watch/patch/delete; core events list;
+  Events create/patch; its Lease. The library chart adds the ProviderProfile rules (get/list/watch,
+  and patch with the ProviderProfile controller, \`manageProviderProfiles\`) and Namespaces
+  get/list/watch.
+- a ValidatingAdmissionPolicy that refuses a ${K} whose ProviderProfile does not allow its
+  namespace.`,
+    values: {
+      poll: `# -- STEWARD_POLL_INTERVAL_SECONDS: how often a Ready ${K} is looked at again (its StatefulSet,
 # pods and claims changing wake it at once).`,
-  );
-  values = replaceOnce(
-    values,
-    `# -- STEWARD_MANAGE_PROVIDER_PROFILES. The ${K} controller runs no ProviderProfile controller, so
-# it has no effect (the values every Steward chart shares have it).`,
-    `# -- STEWARD_MANAGE_PROVIDER_PROFILES: run the ProviderProfile controller for kubernetes profiles
+      manageProviderProfiles: `# -- STEWARD_MANAGE_PROVIDER_PROFILES: run the ProviderProfile controller for kubernetes profiles
 # (status, usage by ${K}s, its in-use finalizer). null: on when every namespace is watched, off with
 # watched namespaces (another installation must then manage them).`,
-  );
-  values = replaceOnce(
-    values,
-    `  # -- The namespaces of Secrets that ProviderProfiles name, where steward-common grants \`get\` on
-  # Secrets (empty: in every namespace when watching every namespace, in none with
-  # \`watchNamespaces\`). The ${K} controller reads no Secret.`,
-    `  # -- Not used: the ${K} controller reads no Secret (kubernetes ProviderProfiles name none); the
+      credentialsSecretNamespaces: `  # -- Not used: the ${K} controller reads no Secret (kubernetes ProviderProfiles name none); the
   # chart refuses a non-empty list.`,
-  );
-  const readme = replaceOnce(
-    replaceOnce(
-      base[`${dir}/README.md`]!,
-      `converged: \`Ready=True\`
-(\`Accepted\`) for a spec it accepts, \`Ready=False\` and \`Stalled=True\` with the reason for one it
-refuses.`,
-      `converged in the cluster: a StatefulSet of
-\`spec.image\`, a headless and a client Service, grow-only volumes, and the status \`Ready\`,
-\`Progressing\` and \`Degraded\` say why it is not ready.`,
-    ),
-    `- a ServiceAccount and the RBAC the controller needs: ${plural} get/list/watch and
-  \`${plural}/status\` patch, Events create/patch, its Lease. The library chart adds, for every
-  Steward controller, the ProviderProfile rules and \`get\` on Secrets by name, which this
-  controller does not use.`,
-    `- a ServiceAccount and the RBAC the controller needs (\`templates/_helpers.tpl\`): ${plural}
-  get/list/watch/patch, \`${plural}/status\` patch, \`${plural}/finalizers\` update; statefulsets
-  and services get/list/watch/create/patch/delete; pods get/list/watch; persistentvolumeclaims
-  get/list/watch/patch/delete; core events list; Events create/patch; its Lease. The library chart
-  adds the ProviderProfile rules (get/list/watch, and patch with the ProviderProfile controller,
-  \`manageProviderProfiles\`) and Namespaces get/list/watch. No Secret is read.`,
-  );
-  return {
-    [`${dir}/values.yaml`]: values,
-    [`${dir}/README.md`]: readme,
-    [`${dir}/templates/rbac-cluster.yaml`]: rbac('cluster'),
-    [`${dir}/templates/rbac-namespaced.yaml`]: rbac('namespaced'),
-    [`${dir}/templates/NOTES.txt`]: `{{ include "steward-common.notes.installed" (dict "root" . "kind" "${K}" "plural" "${K}s") }}
-
-For each ${K} it runs a StatefulSet of the ${K}'s image in the ${K}'s namespace, with a headless
-and a client Service and, with spec.storage, a volume per pod that grows with the spec.
+    },
+    notes: `For each ${K} it runs a StatefulSet of the ${K}'s image in the ${K}'s namespace, with a headless
+and a client Service, a ConfigMap of its spec.config, a PodDisruptionBudget, a NetworkPolicy and,
+with spec.storage, a volume per pod that grows with the spec.
 {{- if eq (include "steward-common.manageProviderProfiles" .) "true" }}
 It also manages the kubernetes ProviderProfiles (status, usage count, in-use finalizer).
 {{- else }}
 It does not manage ProviderProfiles here (manageProviderProfiles): another installation must, or
 their status and in-use finalizer are left alone.
 {{- end }}
-
-Next, create ${K}s and watch them become Ready:
-
-  kubectl get ${plural} --all-namespaces
-  kubectl describe ${n.controllerName} <name> -n <namespace>   # conditions and Events
-
-{{ include "steward-common.notes.observability" . }}
 `,
-    [`${dir}/templates/_helpers.tpl`]: `{{/*
-The chart's own rules; everything else comes from the steward-common library chart (vendored as
-charts/steward-common, a symbolic link to ../../steward-common).
-*/}}
-
-{{/*
-${K}s and what the controller runs them with: in the ClusterRole without watched namespaces, in a
+    watchRules: {
+      about: `${K}s and what the controller runs them with: in the ClusterRole without watched namespaces, in a
 Role in each watched namespace with them. Nothing is updated but the finalizers subresource;
-nothing is deleted but children and volumes; no Secret is read.
-*/}}
-{{- define "${app}.watchRules" -}}
-# ${K}s: cached; the cleanup finalizer added and removed by (JSON) patch, status by merge patch;
+nothing is deleted but children and volumes; no Secret is read by name or written.`,
+      rules: `# ${K}s: cached; the cleanup finalizer added and removed by (JSON) patch, status by merge patch;
 # never updated.
 - apiGroups: [${group}]
   resources: [${plural}]
@@ -1368,7 +1453,18 @@ nothing is deleted but children and volumes; no Secret is read.
   resources: [statefulsets]
   verbs: [get, list, watch, create, patch, delete]
 - apiGroups: ['']
-  resources: [services]
+  resources: [services, configmaps]
+  verbs: [get, list, watch, create, patch, delete]
+# Secrets: cached by label as every workload kind's children are (a ${K} has none yet); never read
+# by name, written or deleted.
+- apiGroups: ['']
+  resources: [secrets]
+  verbs: [list, watch]
+- apiGroups: [policy]
+  resources: [poddisruptionbudgets]
+  verbs: [get, list, watch, create, patch, delete]
+- apiGroups: [networking.k8s.io]
+  resources: [networkpolicies]
   verbs: [get, list, watch, create, patch, delete]
 # The pods (the StatefulSet creates them): observed only.
 - apiGroups: ['']
@@ -1382,119 +1478,90 @@ nothing is deleted but children and volumes; no Secret is read.
 # ${K} names a volume not provisioned or an image that cannot be pulled.
 - apiGroups: ['']
   resources: [events]
-  verbs: [list]
+  verbs: [list]`,
+    },
+    helpers: `{{/* The chart's selector labels as \`k=v,k=v\`, sorted by key: STEWARD_CONTROLLER_POD_LABELS. */}}
+{{- define "${app}.podLabels" -}}
+{{- $pairs := list }}
+{{- range $key, $value := include "steward-common.selectorLabels" . | fromYaml }}
+{{- $pairs = append $pairs (printf "%s=%s" $key $value) }}
+{{- end }}
+{{- join "," $pairs }}
+{{- end }}
+
+{{/* The variables only this controller reads: steward-common's Deployment puts them before extraEnv. */}}
+{{- define "${app}.env" -}}
+# Every ${K}'s NetworkPolicy admits the controller's pods (these labels, in POD_NAMESPACE).
+- name: STEWARD_CONTROLLER_POD_LABELS
+  value: {{ include "${app}.podLabels" . | quote }}
 {{- end }}
 `,
+    env: true,
+    rbacOptions:
+      '"watchRulesReadSecrets" false "readsProfileSecrets" false "profileRulesWhenManaged" true',
+    templates: {
+      // Objects naming no profile are the controller's to judge (its default profile, if any).
+      'validating-admission-policy.yaml': `{{- include "steward-common.profileNamespacePolicy" (dict "root" . "group" "${group}" "resource" "${plural}" "defaultProfile" "") }}\n`,
+    },
   };
 }
 
-function e2eFiles(n: ControllerNames): Record<string, string> {
+function e2e(n: ControllerNames): FamilyFlavour['e2e'] {
   const { kind: K, app, group, plural } = n;
-  const dir = `e2e/${n.e2e}`;
-  const rule = (
-    roleKind: string,
+  const all = ['get', 'list', 'watch', 'create', 'patch', 'delete'];
+  const access = (
+    verb: string,
     apiGroup: string,
     resource: string,
-    verbs: string[],
-    extra = '',
-  ) => `    {
-      roleKind: '${roleKind}',
-      namespace: ${roleKind === 'Role' ? 'releaseNamespace' : 'undefined'},
-      apiGroups: ['${apiGroup}'],
-      resources: ['${resource}'],${extra}
-      verbs: [${verbs.map((v) => `'${v}'`).join(', ')}],
-    },`;
-  const all = ['get', 'list', 'watch', 'create', 'patch', 'delete'];
+    namespace: string,
+    allowed: boolean,
+  ) =>
+    `    { verb: '${verb}', group: '${apiGroup}', resource: '${resource}', namespace: '${namespace}', allowed: ${allowed} },`;
+  const controllerPeer = `{
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': releaseNamespace } },
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': '${app}' } },
+    }`;
   return {
-    [`${dir}/tests/chart.int.test.ts`]: `import { ${K} } from '@steward/${n.apiLib}';
-import { KubeClient } from '@steward/kube';
-import { repoRoot } from '@steward/testing';
-import {
-  chartRbac,
-  defaultReleaseNamespace as releaseNamespace,
-  describeControllerChart,
-  renderChart,
-  type ChartVariation,
-} from '@steward/testing-charts';
-import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-
-const chart = '${app}';
-const chartDir = join(repoRoot(), 'charts', chart);
-const kinds = (...extra: string[]) =>
-  ['ClusterRole', 'ClusterRoleBinding', 'ConfigMap', 'Deployment', 'Service', 'ServiceAccount']
-    .concat(extra)
-    .sort();
-
-const variations: ChartVariation[] = [
-  { name: 'default values', values: {}, kinds: kinds('Role', 'RoleBinding') },
-  {
-    name: 'watchNamespace set',
-    values: { watchNamespace: 'team-a' },
-    kinds: kinds('Role', 'Role', 'RoleBinding', 'RoleBinding'),
-  },
+    chart: {
+      about: `Its own rules (templates/_helpers.tpl): its children and volumes, its pods observed, Secrets only
+// listed and watched (cached as every workload's children are), the ProviderProfile controller's
+// rules only when it runs, and its pods' labels for the NetworkPolicies it renders.`,
+      alwaysKinds: ['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding'],
+      watchNamespaceKinds: ['Role', 'RoleBinding'],
+      variations: `
   {
     name: 'watchNamespace set, ProviderProfile controller on',
     values: { watchNamespace: 'team-a', manageProviderProfiles: true },
-    kinds: kinds('Role', 'Role', 'Role', 'RoleBinding', 'RoleBinding', 'RoleBinding'),
-  },
-  {
-    name: 'two replicas',
-    values: { replicas: 2 },
-    kinds: kinds('PodDisruptionBudget', 'Role', 'RoleBinding'),
-  },
-  {
-    name: 'ServiceMonitor on',
-    values: { serviceMonitor: { enabled: true, labels: { release: 'prometheus' } } },
-    kinds: kinds('Role', 'RoleBinding', 'ServiceMonitor'),
-  },
-  {
-    name: 'existing ServiceAccount, no leader election, no dashboard, extras',
-    values: {
-      serviceAccount: { create: false, name: 'platform-${n.family}' },
-      leaderElection: { enabled: false },
-      dashboard: { enabled: false },
-      otel: { endpoint: 'http://otel-collector.observability:4318' },
-      extraEnv: [{ name: 'NODE_OPTIONS', value: '--max-old-space-size=384' }],
-      image: { digest: \`sha256:\${'b'.repeat(64)}\` },
-      podAnnotations: { 'example.com/team': 'platform' },
-      nodeSelector: { 'kubernetes.io/os': 'linux' },
-    },
-    kinds: ['ClusterRole', 'ClusterRoleBinding', 'Deployment', 'Service'],
-  },
-];
-
-// What every Steward controller chart promises (lint, rendering, schema, dashboard, Pod, RBAC,
-// dry run, Pod Security, RBAC on a real API server, helm install), with this workload chart's
-// rules (templates/_helpers.tpl): its children and volumes, its pods observed, no Secret at all.
-describeControllerChart({
-  chart,
-  kind: ${K}.resourceType,
-  connect: (kubeConfig) => new KubeClient(kubeConfig, { fieldManager: 'steward-chart-test' }),
-  variations,
-  defaultRules: [
-${rule('ClusterRole', 'steward.dev', 'providerprofiles', ['get', 'list', 'watch', 'patch'])}
-${rule('ClusterRole', 'steward.dev', 'providerprofiles/status', ['patch'])}
-${rule('ClusterRole', '', 'namespaces', ['get', 'list', 'watch'])}
-${rule('ClusterRole', group, plural, ['get', 'list', 'watch', 'patch'])}
-${rule('ClusterRole', group, `${plural}/status`, ['patch'])}
-${rule('ClusterRole', group, `${plural}/finalizers`, ['update'])}
-${rule('ClusterRole', 'apps', 'statefulsets', all)}
-${rule('ClusterRole', '', 'services', all)}
-${rule('ClusterRole', '', 'pods', ['get', 'list', 'watch'])}
-${rule('ClusterRole', '', 'persistentvolumeclaims', ['get', 'list', 'watch', 'patch', 'delete'])}
-${rule('ClusterRole', '', 'events', ['list'])}
-${rule('ClusterRole', 'events.k8s.io', 'events', ['create', 'patch'])}
-${rule('Role', 'coordination.k8s.io', 'leases', ['create'])}
-${rule('Role', 'coordination.k8s.io', 'leases', ['get', 'update'], `\n      resourceNames: ['${app}-leader'],`)}
-  ],
-  watchNamespaceAccess: [
-    { verb: 'create', group: 'apps', resource: 'statefulsets', namespace: 'team-a', allowed: true },
-    { verb: 'create', group: 'apps', resource: 'statefulsets', namespace: 'team-b', allowed: false },
-    { verb: 'delete', group: '', resource: 'persistentvolumeclaims', namespace: 'team-a', allowed: true },
-    { verb: 'get', group: '', resource: 'secrets', namespace: 'team-a', allowed: false },
-    { verb: 'create', group: '', resource: 'secrets', namespace: 'team-a', allowed: false },
-  ],
+    kinds: kinds(...usual, 'Role', 'Role', 'RoleBinding', 'RoleBinding'),
+  },`,
+      rules: [
+        { group, resources: [plural], verbs: ['get', 'list', 'watch', 'patch'] },
+        { group, resources: [`${plural}/status`], verbs: ['patch'] },
+        { group, resources: [`${plural}/finalizers`], verbs: ['update'] },
+        { group: 'apps', resources: ['statefulsets'], verbs: all },
+        { group: '', resources: ['services', 'configmaps'], verbs: all },
+        { group: '', resources: ['secrets'], verbs: ['list', 'watch'] },
+        { group: 'policy', resources: ['poddisruptionbudgets'], verbs: all },
+        { group: 'networking.k8s.io', resources: ['networkpolicies'], verbs: all },
+        { group: '', resources: ['pods'], verbs: ['get', 'list', 'watch'] },
+        {
+          group: '',
+          resources: ['persistentvolumeclaims'],
+          verbs: ['get', 'list', 'watch', 'patch', 'delete'],
+        },
+        { group: '', resources: ['events'], verbs: ['list'] },
+      ],
+      watchNamespaceAccess: [
+        access('create', 'apps', 'statefulsets', 'team-a', true),
+        access('create', 'apps', 'statefulsets', 'team-b', false),
+        access('create', 'policy', 'poddisruptionbudgets', 'team-a', true),
+        access('create', 'networking.k8s.io', 'networkpolicies', 'team-a', true),
+        access('delete', '', 'persistentvolumeclaims', 'team-a', true),
+        access('list', '', 'secrets', 'team-a', true),
+        access('get', '', 'secrets', 'team-a', false),
+        access('create', '', 'secrets', 'team-a', false),
+      ].join('\n'),
+      options: `
   // Updated: only the finalizers subresource (blockOwnerDeletion) and the Lease. Deleted: only the
   // children the controller prunes and the volumes of a ${K} whose deletionPolicy is Delete.
   grantableVerbs: {
@@ -1504,112 +1571,61 @@ ${rule('Role', 'coordination.k8s.io', 'leases', ['get', 'update'], `\n      reso
     create: '*',
     patch: '*',
     update: ['${plural}/finalizers', 'leases'],
-    delete: ['statefulsets', 'services', 'persistentvolumeclaims'],
+    delete: [
+      'statefulsets',
+      'services',
+      'configmaps',
+      'poddisruptionbudgets',
+      'networkpolicies',
+      'persistentvolumeclaims',
+    ],
   },
+  secretVerbs: ['list', 'watch'],
   readsProfileSecrets: false,
   legacyWatchNamespaceSecrets: false,
   profileRulesWhenManaged: true,
-});
-
-describe('the ${app} chart’s own promises', () => {
-  it.each(variations)(
-    'lets the controller neither create nor delete ${K}s, nor touch a Secret or a pod, with $name',
-    async ({ values }) => {
-      const rbac = chartRbac(await renderChart(chartDir, values));
-      const own = { group: '${group}', namespace: 'team-a' };
-      for (const verb of ['create', 'update', 'delete']) {
-        expect(rbac.allows({ ...own, verb, resource: '${plural}' })).toBe(false);
-        expect(rbac.allows({ verb, group: '', resource: 'pods', namespace: 'team-a' })).toBe(false);
-      }
-      for (const verb of ['get', 'list', 'create', 'patch'])
-        expect(rbac.allows({ verb, group: '', resource: 'secrets', namespace: 'team-a' })).toBe(
-          false,
-        );
+  env: {
+    defaults: {
+      STEWARD_CONTROLLER_POD_LABELS: \`app.kubernetes.io/instance=\${chart},app.kubernetes.io/name=\${chart}\`,
     },
-  );
-});
-`,
-    [`${dir}/tests/app.int.test.ts`]: `import { findCondition } from '@steward/conditions';
-import { ${K} } from '@steward/${n.apiLib}';
-import { Namespaces, KubeClient, Services, StatefulSets, type KubeObject } from '@steward/kube';
-import {
-  eventually,
-  gitOpsReading,
-  repoRoot,
-  startControlPlane,
-  type ControlPlane,
-} from '@steward/testing';
-import {
-  bindChartRbac,
-  defaultReleaseNamespace as releaseNamespace,
-  renderChart,
-  startControllerProcess,
-  type ControllerProcess,
-} from '@steward/testing-charts';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const Kind = ${K}.resourceType;
-const ns = 'team-a';
-const image = 'registry.example.com/${n.controllerName}:1.0';
-
-/**
- * The ${app}'s bundle as a process, under exactly the RBAC its chart renders, with leader
- * election, against a real API server. No pod runs on a control plane (no scheduler, kubelet or
- * StatefulSet controller): the ${K} stays Provisioning, which is what these tests see.
- */
-describe('the ${app} process', () => {
-  let plane: ControlPlane;
-  let admin: KubeClient;
-  let controller: ControllerProcess | undefined;
-
-  beforeAll(async () => {
-    const chart = join(repoRoot(), 'charts', '${app}');
-    plane = await startControlPlane({ crds: [join(chart, 'crds')] });
-    admin = new KubeClient(plane.kubeConfig, { fieldManager: 'e2e-admin' });
-    await admin.create(Namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-    const identity = await bindChartRbac(plane, await renderChart(chart), releaseNamespace);
-    controller = await startControllerProcess({
-      app: '${app}',
-      kubeConfig: identity,
-      env: { STEWARD_LEADER_ELECT: 'true', POD_NAMESPACE: releaseNamespace },
-    });
-    await controller.ready();
-  });
-  afterAll(async () => {
-    await controller?.kill();
-    await admin?.close();
-    await plane?.stop();
-  });
-
-  const readyReason = (name: string, reason: string) =>
-    eventually(
-      async () => {
-        const obj = await admin.get<${K}>(Kind, name, ns);
-        const ready = findCondition(obj.status?.conditions, 'Ready');
-        return ready?.reason === reason && ready.observedGeneration === obj.metadata.generation
-          ? obj
-          : undefined;
+  },`,
+      promise: {
+        title: `lets the controller neither create nor delete ${K}s, nor touch a pod, nor read a Secret by name or write one`,
+        body: `    const own = { group: '${group}', namespace: 'team-a' };
+    for (const verb of ['create', 'update', 'delete']) {
+      expect(rbac.allows({ ...own, verb, resource: '${plural}' })).toBe(false);
+      expect(rbac.allows({ verb, group: '', resource: 'pods', namespace: 'team-a' })).toBe(false);
+    }
+    for (const verb of ['get', 'create', 'update', 'patch', 'delete'])
+      expect(rbac.allows({ verb, group: '', resource: 'secrets', namespace: 'team-a' })).toBe(false);`,
       },
-      { description: \`\${name} Ready reason \${reason}\`, timeoutMs: 60_000 },
-    );
-
-  it('creates the children and keeps a finalizer; Ready=False while no pod runs (kstatus: not Current)', async () => {
-    await admin.create<${K}>(Kind, {
-      apiVersion: ${K}.apiVersion,
-      kind: '${K}',
-      metadata: { name: 'web', namespace: ns },
-      spec: { image, replicas: 2, storage: { size: '1Gi' } },
-    } as ${K});
-    const obj = await readyReason('web', 'Provisioning');
+    },
+    app: {
+      kubeImports: ['NetworkPolicies', 'Services', 'StatefulSets', 'type KubeObject'],
+      constants: `const image = 'registry.example.com/${n.controllerName}:1.0';
+const controllerOf = (child: KubeObject) =>
+  child.metadata.ownerReferences?.find((r) => r.controller)?.name;
+`,
+      about: `No pod runs on a control plane (no scheduler, kubelet or
+ * StatefulSet controller): the ${K} stays Provisioning, which is what these tests see.`,
+      env: { STEWARD_CONTROLLER_POD_LABELS: `app.kubernetes.io/name=${app}` },
+      create: { spec: `Partial<${K}['spec']> = {}`, sent: '{ image, ...spec }' },
+      cases: `  it('creates the children and keeps a finalizer; Ready=False while no pod runs (kstatus: not Current)', async () => {
+    await create('web', { replicas: 2, storage: { size: '1Gi' } });
+    const obj = await withReadyReason('web', 'Provisioning');
     expect(findCondition(obj.status?.conditions, 'Ready')?.status).toBe('False');
     expect(obj.metadata.finalizers).toContain('${group}/cleanup');
     expect(await gitOpsReading(obj)).toMatchObject({ kstatus: 'InProgress', unobserved: [] });
-    const controllerOf = (child: KubeObject) =>
-      child.metadata.ownerReferences?.find((r) => r.controller)?.name;
     expect(controllerOf(await admin.get(StatefulSets, 'web', ns))).toBe('web');
     expect(controllerOf(await admin.get(Services, 'web', ns))).toBe('web');
     expect(controllerOf(await admin.get(Services, 'web-headless', ns))).toBe('web');
+  });
+
+  it('lets the controller’s pods through the NetworkPolicy (its chart names them)', async () => {
+    const policy = await admin.get<
+      KubeObject & { spec: { ingress: { from: Record<string, unknown>[] }[] } }
+    >(NetworkPolicies, 'web', ns);
+    expect(policy.spec.ingress[0]!.from).toContainEqual(${controllerPeer});
   });
 
   it('lets a deleted ${K} go (deletionPolicy Retain)', async () => {
@@ -1622,39 +1638,7 @@ describe('the ${app} process', () => {
         ),
       { description: 'web deleted', timeoutMs: 60_000 },
     );
-  });
-
-  it('stops cleanly on SIGTERM', async () => {
-    expect(await controller!.stop()).toBe(0);
-    controller = undefined;
-  });
-});
-`,
-  };
-}
-
-function exampleFiles(n: ControllerNames): Record<string, string> {
-  const { kind: K } = n;
-  return {
-    [`examples/${n.family}/20-${n.family}.yaml`]: `# A ${K} an application team declares; the ${K} controller runs it as a StatefulSet of its
-# image with a headless and a client Service. The image is a placeholder: make it the ${K}'s own.
-# The shop namespace is also declared by other examples: applying it twice changes nothing.
-apiVersion: v1
-kind: Namespace
-metadata:
-  name: shop
----
-apiVersion: ${n.group}/v1alpha1
-kind: ${K}
-metadata:
-  name: example
-  namespace: shop
-spec:
-  image: registry.example.com/${n.controllerName}:1.0
-  replicas: 1
-  storage:
-    size: 1Gi
-  # deletionPolicy defaults to Retain: deleting this object leaves its volumes in place.
-`,
+  });`,
+    },
   };
 }
