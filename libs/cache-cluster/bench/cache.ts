@@ -11,71 +11,33 @@
 //   reconnects on errors), for the primary pod deleted and for its redis process SIGKILLed, with
 //   failover.after 2 s: the time from the loss to the first acknowledged write after it;
 // - API writes of the manager's client per converged cluster per minute (three clusters, 60 s).
-import { findCondition } from '@steward/conditions';
-import { Manager } from '@steward/controller';
-import { CacheCluster, type CacheClusterSpec } from '@steward/cache-cluster-api';
-import { KubeClient, Pods, Services, type KubeObject } from '@steward/kube';
-import { eventually, installCRDs, repoRoot } from '@steward/testing';
-import { acquireNodeTier, localImages, type NodeTier } from '@steward/testing-node-tier';
+import { type CacheClusterSpec } from '@steward/cache-cluster-api';
+import { Pods } from '@steward/kube';
+import { eventually, Timings } from '@steward/testing';
+import { startControllerOnNodeTier } from '@steward/testing-node-tier';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import { cacheClusterController, type Pod } from '../src/index.js';
+import { type Pod } from '../src/index.js';
+import { cacheClusters } from '../tests/workload-under-test.js';
 
 const run = promisify(execFile);
 const runs = Number(process.argv.find((a) => a.startsWith('--runs='))?.split('=')[1] ?? 3);
-const Kind = CacheCluster.resourceType;
 
-const tier: NodeTier = await acquireNodeTier();
-for (const image of Object.values(await localImages('redis-7.0'))) await tier.importImage(image);
-await installCRDs(tier.kubeConfig, join(repoRoot(), 'charts/cache-cluster-controller/crds'));
-const admin = new KubeClient(tier.kubeConfig, { fieldManager: 'bench-admin' });
-const ns = await tier.createNamespace('cc-bench');
-let writes = 0;
-const manager = new Manager({
-  kubeConfig: tier.kubeConfig,
-  name: 'cache-cluster-controller',
-  client: {
-    onRequest: (info) => {
-      if (!['get', 'list', 'watch'].includes(info.verb)) writes++;
-    },
-  },
-});
-cacheClusterController(manager, {
-  selection: { namespace: ns },
-  fieldManager: 'cache-cluster-controller',
+const suite = await startControllerOnNodeTier(cacheClusters, {
+  images: ['redis-7.0'],
+  namespace: 'cc-bench',
   pollIntervalMs: 5000,
   busyPollIntervalMs: 1000,
+  controller: { fieldManager: 'cache-cluster-controller' },
+  lookEveryMs: 50,
+  onManagerError: (e) => console.error(e),
 });
-manager.start().catch((e: unknown) => console.error(e));
-
-const create = (name: string, spec: CacheClusterSpec) =>
-  admin.create<CacheCluster>(Kind, {
-    apiVersion: CacheCluster.apiVersion,
-    kind: 'CacheCluster',
-    metadata: { name, namespace: ns },
-    spec,
-  } as CacheCluster);
-const ready = (name: string) =>
-  eventually(
-    async () => {
-      const obj = await admin.get<CacheCluster>(Kind, name, ns);
-      const c = findCondition(obj.status?.conditions, 'Ready');
-      return c?.status === 'True' && c.observedGeneration === obj.metadata.generation
-        ? obj
-        : undefined;
-    },
-    { description: `${name} Ready`, timeoutMs: 300_000, intervalMs: 50 },
-  );
-const password = async (name: string) => {
-  const s = await admin.get<KubeObject & { data: Record<string, string> }>(
-    { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true },
-    `${name}-auth`,
-    ns,
-  );
-  return Buffer.from(s.data['password']!, 'base64').toString('utf8');
-};
+const { tier, admin, namespace: ns } = suite;
+const { create, read } = suite;
+const ready = (name: string) => suite.ready(name, 300_000);
+const password = async (name: string) => (await suite.secret(`${name}-auth`))['password']!;
 
 async function timeToReady(name: string, spec: CacheClusterSpec): Promise<number> {
   const start = performance.now();
@@ -90,14 +52,9 @@ async function failover(
   how: 'delete' | 'kill',
 ): Promise<{ seconds: number; bound: string }> {
   const obj = await ready(name);
-  const rw = await admin.get<KubeObject & { spec: { clusterIP: string } }>(
-    Services,
-    `${name}-rw`,
-    ns,
-  );
   const pass = await password(name);
   const client = new Redis({
-    host: rw.spec.clusterIP,
+    host: await suite.serviceIp(`${name}-rw`),
     port: 6379,
     password: pass,
     maxRetriesPerRequest: 0,
@@ -145,7 +102,7 @@ async function failover(
   client.disconnect();
   const after = await eventually(
     async () => {
-      const o = await admin.get<CacheCluster>(Kind, name, ns);
+      const o = await read(name);
       return (o.status?.failoverCount ?? 0) > count && o.status?.failover?.phase === 'Completed'
         ? o
         : undefined;
@@ -163,18 +120,12 @@ async function failover(
   };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const fmt = (xs: number[]) =>
-  `${median(xs).toFixed(1)} s (${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)})`;
-
-const standalone: number[] = [];
-const replicated: number[] = [];
-const deleted: number[] = [];
-const killed: number[] = [];
+const timings = new Timings();
 const bounds: string[] = [];
 for (let r = 0; r < runs; r++) {
-  standalone.push(await timeToReady(`solo-${r}`, { version: '7.0' }));
-  replicated.push(
+  const standalone = timings.add('standalone', await timeToReady(`solo-${r}`, { version: '7.0' }));
+  const replicated = timings.add(
+    'replicated',
     await timeToReady(`trio-${r}`, {
       version: '7.0',
       mode: 'Replicated',
@@ -183,12 +134,12 @@ for (let r = 0; r < runs; r++) {
     }),
   );
   const d = await failover(`trio-${r}`, 'delete');
-  deleted.push(d.seconds);
+  timings.add('deleted', d.seconds);
   const k = await failover(`trio-${r}`, 'kill');
-  killed.push(k.seconds);
+  timings.add('killed', k.seconds);
   bounds.push(`delete: ${d.bound}; kill: ${k.bound}`);
   console.error(
-    `run ${r + 1}/${runs}: standalone ${standalone[r]!.toFixed(1)} s, replicated ${replicated[r]!.toFixed(1)} s, delete → writable ${d.seconds.toFixed(1)} s, kill → writable ${k.seconds.toFixed(1)} s`,
+    `run ${r + 1}/${runs}: standalone ${standalone.toFixed(1)} s, replicated ${replicated.toFixed(1)} s, delete → writable ${d.seconds.toFixed(1)} s, kill → writable ${k.seconds.toFixed(1)} s`,
   );
 }
 // Converged cost: every cluster of this run is Ready; count writes over a minute.
@@ -196,23 +147,22 @@ for (let r = 0; r < runs; r++) {
   await ready(`solo-${r}`);
   await ready(`trio-${r}`);
 }
-await new Promise((r) => setTimeout(r, 10_000));
-const before = writes;
-await new Promise((r) => setTimeout(r, 60_000));
-const perMinute = (writes - before) / (2 * runs);
+const perMinute = (await suite.writesDuring(60_000, 10_000)).length / (2 * runs);
 
 console.log(`| measure (${runs} runs, median, min–max) | figure |`);
 console.log('| --- | --- |');
-console.log(`| Standalone create → Ready | ${fmt(standalone)} |`);
-console.log(`| Replicated (3 pods) create → Ready | ${fmt(replicated)} |`);
-console.log(`| primary pod deleted → writable again (failover.after 2 s) | ${fmt(deleted)} |`);
-console.log(`| primary redis SIGKILLed → writable again (failover.after 2 s) | ${fmt(killed)} |`);
+console.log(`| Standalone create → Ready | ${timings.figure('standalone')} |`);
+console.log(`| Replicated (3 pods) create → Ready | ${timings.figure('replicated')} |`);
+console.log(
+  `| primary pod deleted → writable again (failover.after 2 s) | ${timings.figure('deleted')} |`,
+);
+console.log(
+  `| primary redis SIGKILLed → writable again (failover.after 2 s) | ${timings.figure('killed')} |`,
+);
 console.log(
   `| API writes per converged CacheCluster per minute (${2 * runs} clusters, 60 s) | ${perMinute} |`,
 );
 console.log(`\nloss bounds recorded: ${bounds.join(' | ')}`);
 
-await manager.stop();
-await admin.close();
-await tier.release();
+await suite.stop();
 process.exit(0);

@@ -4,73 +4,22 @@
  * within a minute — never "provisioning" forever — and kstatus reads it as not converged.
  */
 import { findCondition } from '@steward/conditions';
-import { Manager } from '@steward/controller';
-import { CacheCluster, type CacheClusterSpec } from '@steward/cache-cluster-api';
-import { KubeClient } from '@steward/kube';
-import { eventually, gitOpsReading, installCRDs, repoRoot } from '@steward/testing';
-import { acquireNodeTier, localImages, type NodeTier } from '@steward/testing-node-tier';
-import { join } from 'node:path';
+import { type CacheClusterSpec } from '@steward/cache-cluster-api';
+import { gitOpsReading } from '@steward/testing';
+import { controllerOnNodeTier, noNodeCanHold } from '@steward/testing-node-tier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cacheClusterController } from '../src/index.js';
+import { cacheClusters } from './workload-under-test.js';
 
-const Kind = CacheCluster.resourceType;
-
-let tier: NodeTier;
-let admin: KubeClient;
-let ns = '';
-let manager: Manager;
-
-beforeAll(async () => {
-  tier = await acquireNodeTier();
-  const images = await localImages('redis-7.0');
-  for (const image of Object.values(images)) await tier.importImage(image);
-  await installCRDs(
-    tier.kubeConfig,
-    join(repoRoot(), 'charts/cache-cluster-controller/crds'),
-    join(repoRoot(), 'charts/database-instance-controller/crds/providerprofiles.steward.dev.yaml'),
-  );
-  admin = new KubeClient(tier.kubeConfig, { fieldManager: 'test-admin' });
-  ns = await tier.createNamespace('cc-failures');
-  manager = new Manager({ kubeConfig: tier.kubeConfig, name: 'cache-cluster-controller' });
-  cacheClusterController(manager, {
-    selection: { namespace: ns },
-    pollIntervalMs: 1000,
-    busyPollIntervalMs: 500,
-  });
-  manager.start().catch(() => undefined);
-}, 600_000);
-afterAll(async () => {
-  await manager?.stop();
-  await admin?.close();
-  await tier?.release();
+const { create, notReady } = controllerOnNodeTier({ beforeAll, afterAll }, cacheClusters, {
+  images: ['redis-7.0'],
+  namespace: 'cc-failures',
+  busyPollIntervalMs: 500,
 });
-
-const create = (name: string, spec: CacheClusterSpec) =>
-  admin.create<CacheCluster>(Kind, {
-    apiVersion: CacheCluster.apiVersion,
-    kind: 'CacheCluster',
-    metadata: { name, namespace: ns },
-    spec,
-  } as CacheCluster);
-
-/** Waits (at most a minute) for Ready=False with `reason`, and returns the object. */
-const named = (name: string, reason: string) =>
-  eventually(
-    async () => {
-      const obj = await admin.get<CacheCluster>(Kind, name, ns);
-      const cond = findCondition(obj.status?.conditions, 'Ready');
-      return cond?.status === 'False' && cond.reason === reason ? obj : undefined;
-    },
-    { description: `${name} Ready=False ${reason}`, timeoutMs: 60_000 },
-  );
 
 describe('failures named on the node tier (CacheCluster)', () => {
   it('a pod no node can hold: Unschedulable, with the scheduler’s message', async () => {
-    await create('huge', {
-      version: '7.0',
-      resources: { requests: { cpu: '512', memory: '64Mi' } },
-    } as CacheClusterSpec);
-    const obj = await named('huge', 'Unschedulable');
+    await create('huge', { version: '7.0', resources: noNodeCanHold('64Mi') } as CacheClusterSpec);
+    const obj = await notReady('huge', 'Unschedulable');
     const ready = findCondition(obj.status?.conditions, 'Ready')!;
     expect(ready.message).toMatch(
       /^pod huge-0 cannot be scheduled: 0\/\d+ nodes are available: .*Insufficient cpu/,
@@ -87,7 +36,7 @@ describe('failures named on the node tier (CacheCluster)', () => {
       version: '7.0',
       persistence: { enabled: true, size: '64Mi', storageClassName: 'no-such-class' },
     } as CacheClusterSpec);
-    const obj = await named('nowhere', 'VolumeNotProvisioned');
+    const obj = await notReady('nowhere', 'VolumeNotProvisioned');
     const ready = findCondition(obj.status?.conditions, 'Ready')!;
     expect(ready.message).toMatch(
       /^PersistentVolumeClaim data-nowhere-0 is not provisioned \(StorageClass no-such-class\): .*no-such-class/,

@@ -5,90 +5,26 @@
  * e2e/postgres-cluster-controller-e2e.)
  */
 import { findCondition } from '@steward/conditions';
-import { Manager } from '@steward/controller';
-import { PostgresCluster, type PostgresClusterSpec } from '@steward/postgres-cluster-api';
 import {
-  KubeClient,
   PersistentVolumeClaims,
   Pods,
-  Secrets,
   Services,
   StatefulSets,
   type KubeObject,
 } from '@steward/kube';
-import { eventually, gitOpsReading, installCRDs, repoRoot } from '@steward/testing';
-import { acquireNodeTier, localImages, type NodeTier } from '@steward/testing-node-tier';
-import { join } from 'node:path';
+import { eventually, gitOpsReading } from '@steward/testing';
+import { controllerOnNodeTier } from '@steward/testing-node-tier';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresClusterController, type Pod } from '../src/index.js';
+import { type Pod } from '../src/index.js';
+import { postgresClusters } from './workload-under-test.js';
 
-const Kind = PostgresCluster.resourceType;
-
-let tier: NodeTier;
-let admin: KubeClient;
-let ns = '';
-let manager: Manager;
-const writes: string[] = [];
-
-beforeAll(async () => {
-  tier = await acquireNodeTier();
-  const images = await localImages('postgres-15', 'postgres-17');
-  for (const image of Object.values(images)) await tier.importImage(image);
-  await installCRDs(tier.kubeConfig, join(repoRoot(), 'charts/postgres-cluster-controller/crds'));
-  admin = new KubeClient(tier.kubeConfig, { fieldManager: 'test-admin' });
-  ns = await tier.createNamespace('pgc-controller');
-  manager = new Manager({
-    kubeConfig: tier.kubeConfig,
-    name: 'postgres-cluster-controller',
-    client: {
-      onRequest: (info) => {
-        if (!['get', 'list', 'watch'].includes(info.verb)) writes.push(`${info.verb} ${info.path}`);
-      },
-    },
-  });
-  postgresClusterController(manager, {
-    selection: { namespace: ns },
-    pollIntervalMs: 1000,
-    busyPollIntervalMs: 300,
-  });
-  manager.start().catch(() => undefined);
-}, 600_000);
-afterAll(async () => {
-  await manager?.stop();
-  await admin?.close();
-  await tier?.release();
+const suite = controllerOnNodeTier({ beforeAll, afterAll }, postgresClusters, {
+  images: ['postgres-15', 'postgres-17'],
+  namespace: 'pgc-controller',
 });
+const { create, read, ready, podIp, serviceIp, secret: secretOf } = suite;
 
-const create = (name: string, spec: PostgresClusterSpec) =>
-  admin.create<PostgresCluster>(Kind, {
-    apiVersion: PostgresCluster.apiVersion,
-    kind: 'PostgresCluster',
-    metadata: { name, namespace: ns },
-    spec,
-  } as PostgresCluster);
-const read = (name: string) => admin.get<PostgresCluster>(Kind, name, ns);
-const ready = (name: string, timeoutMs = 180_000) =>
-  eventually(
-    async () => {
-      const obj = await read(name);
-      const cond = findCondition(obj.status?.conditions, 'Ready');
-      return cond?.status === 'True' && cond.observedGeneration === obj.metadata.generation
-        ? obj
-        : undefined;
-    },
-    { description: `${name} Ready`, timeoutMs },
-  );
-const secretOf = async (name: string) => {
-  const secret = await admin.get<KubeObject & { data: Record<string, string> }>(Secrets, name, ns);
-  return Object.fromEntries(
-    Object.entries(secret.data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]),
-  );
-};
-const podIp = async (pod: string) => (await admin.get<Pod>(Pods, pod, ns)).status?.podIP ?? '';
-const serviceIp = async (service: string) =>
-  (await admin.get<KubeObject & { spec: { clusterIP: string } }>(Services, service, ns)).spec
-    .clusterIP;
 async function query(
   host: string,
   user: string,
@@ -125,7 +61,7 @@ describe('the PostgresCluster controller on the node tier', () => {
       image: 'localhost/steward/postgres:17.12',
       timeline: 1,
       endpoints: {
-        readWrite: { host: `solo-rw.${ns}.svc`, port: 5432 },
+        readWrite: { host: `solo-rw.${suite.namespace}.svc`, port: 5432 },
         superuserSecret: 'solo-superuser',
         appSecret: 'solo-app',
       },
@@ -135,21 +71,22 @@ describe('the PostgresCluster controller on the node tier', () => {
       expect.objectContaining({ name: 'solo-0', role: 'primary', ready: true, timeline: 1 }),
     ]);
     expect(await gitOpsReading(obj)).toMatchObject({ kstatus: 'Current' });
-    const sts = await admin.get<KubeObject & { spec: Record<string, unknown> }>(
+    const sts = await suite.get<KubeObject & { spec: Record<string, unknown> }>(
       StatefulSets,
       'solo',
-      ns,
     );
     expect(sts.spec).toMatchObject({ replicas: 1, updateStrategy: { type: 'OnDelete' } });
     const app = await secretOf('solo-app');
     expect(app).toMatchObject({
       username: 'app',
       database: 'app',
-      host: `solo-rw.${ns}.svc`,
+      host: `solo-rw.${suite.namespace}.svc`,
       port: '5432',
     });
     expect(app['password']).toMatch(/^[A-Za-z0-9_-]{32}$/);
-    expect(app['uri']).toBe(`postgresql://app:${app['password']}@solo-rw.${ns}.svc:5432/app`);
+    expect(app['uri']).toBe(
+      `postgresql://app:${app['password']}@solo-rw.${suite.namespace}.svc:5432/app`,
+    );
     // The application role owns its database and writes through the read-write Service.
     const rw = await serviceIp('solo-rw');
     // The Service's endpoints follow the pod's role label and readiness (kube-proxy a moment later).
@@ -174,7 +111,9 @@ describe('the PostgresCluster controller on the node tier', () => {
     await expect(query(rw, 'app', 'wrong', 'app', 'SELECT 1')).rejects.toThrow(
       /password authentication failed/,
     );
-    const claims = await admin.list<KubeObject>(PersistentVolumeClaims, { namespace: ns });
+    const claims = await suite.admin.list<KubeObject>(PersistentVolumeClaims, {
+      namespace: suite.namespace,
+    });
     expect(claims.items.map((c) => c.metadata.name)).toContain('data-solo-0');
   });
 
@@ -224,8 +163,8 @@ describe('the PostgresCluster controller on the node tier', () => {
       ).toEqual([{ r: true }]);
     }
     // The read-only Service selects the standbys, the read-write one the primary.
-    const pods = await admin.list<Pod>(Pods, {
-      namespace: ns,
+    const pods = await suite.admin.list<Pod>(Pods, {
+      namespace: suite.namespace,
       labelSelector: 'postgres.steward.dev/cluster=trio',
     });
     expect(
@@ -248,42 +187,22 @@ describe('the PostgresCluster controller on the node tier', () => {
       },
       { description: 'trio’s standbys at lag 0 in status', timeoutMs: 60_000 },
     );
-    await new Promise((r) => setTimeout(r, 3000));
-    writes.length = 0;
-    await new Promise((r) => setTimeout(r, 10_000));
-    expect(writes).toEqual([]);
+    expect(await suite.writesDuring(10_000, 3000)).toEqual([]);
   });
 
   it('pauses on steward.dev/paused: a deleted child stays gone, a parameter change is not applied or observed; resumes when it goes', async () => {
     const before = await ready('solo');
-    await admin.mergePatch(Kind, 'solo', ns, {
-      metadata: { annotations: { 'steward.dev/paused': 'true' } },
-    });
-    await eventually(
-      async () =>
-        findCondition((await read('solo')).status?.conditions, 'Paused')?.status === 'True',
-      { description: 'solo: Paused=True' },
-    );
-    await admin.delete(Services, 'solo-rw', ns);
-    await admin.mergePatch(Kind, 'solo', ns, { spec: { parameters: { work_mem: '8MB' } } });
+    await suite.pause('solo');
+    await suite.delete(Services, 'solo-rw');
+    await suite.patch('solo', { spec: { parameters: { work_mem: '8MB' } } });
     await new Promise((resolve) => setTimeout(resolve, 8000)); // 8 polls of 1 s
     const still = await read('solo');
     expect(still.status?.observedGeneration).toBe(before.metadata.generation);
     expect(await gitOpsReading(still)).toMatchObject({ kstatus: 'InProgress' });
-    await expect(admin.get(Services, 'solo-rw', ns)).rejects.toThrow();
-    await admin.mergePatch(Kind, 'solo', ns, {
-      metadata: { annotations: { 'steward.dev/paused': null } },
-    });
-    const resumed = await ready('solo');
+    await expect(suite.get(Services, 'solo-rw')).rejects.toThrow();
+    const resumed = await suite.resume('solo');
     expect(findCondition(resumed.status?.conditions, 'Paused')).toBeUndefined();
     expect(await gitOpsReading(resumed)).toMatchObject({ kstatus: 'Current', unobserved: [] });
-    await eventually(
-      () =>
-        admin.get(Services, 'solo-rw', ns).then(
-          () => true,
-          () => false,
-        ),
-      { description: 'solo-rw recreated' },
-    );
+    await suite.recreated(Services, 'solo-rw');
   });
 });

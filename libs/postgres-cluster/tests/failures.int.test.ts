@@ -5,69 +5,29 @@
  * kstatus reads it as not converged.
  */
 import { findCondition } from '@steward/conditions';
-import { Manager } from '@steward/controller';
 import { PostgresCluster, type PostgresClusterSpec } from '@steward/postgres-cluster-api';
-import { KubeClient, Pods, StatefulSets, type KubeObject } from '@steward/kube';
-import { eventually, gitOpsReading, installCRDs, repoRoot } from '@steward/testing';
-import { acquireNodeTier, localImages, type NodeTier } from '@steward/testing-node-tier';
-import { join } from 'node:path';
+import { Pods, StatefulSets, type KubeObject } from '@steward/kube';
+import { eventually, gitOpsReading } from '@steward/testing';
+import { controllerOnNodeTier, noNodeCanHold } from '@steward/testing-node-tier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresClusterController } from '../src/index.js';
+import { postgresClusters } from './workload-under-test.js';
 
 const Kind = PostgresCluster.resourceType;
 
-let tier: NodeTier;
-let admin: KubeClient;
-let ns = '';
-let manager: Manager;
-
-beforeAll(async () => {
-  tier = await acquireNodeTier();
-  const images = await localImages('postgres-17');
-  for (const image of Object.values(images)) await tier.importImage(image);
-  await installCRDs(tier.kubeConfig, join(repoRoot(), 'charts/postgres-cluster-controller/crds'));
-  admin = new KubeClient(tier.kubeConfig, { fieldManager: 'test-admin' });
-  ns = await tier.createNamespace('pgc-failures');
-  manager = new Manager({ kubeConfig: tier.kubeConfig, name: 'postgres-cluster-controller' });
-  postgresClusterController(manager, {
-    selection: { namespace: ns },
-    pollIntervalMs: 1000,
-    busyPollIntervalMs: 500,
-  });
-  manager.start().catch(() => undefined);
-}, 600_000);
-afterAll(async () => {
-  await manager?.stop();
-  await admin?.close();
-  await tier?.release();
+const suite = controllerOnNodeTier({ beforeAll, afterAll }, postgresClusters, {
+  images: ['postgres-17'],
+  namespace: 'pgc-failures',
+  busyPollIntervalMs: 500,
 });
-
-const create = (name: string, spec: PostgresClusterSpec) =>
-  admin.create<PostgresCluster>(Kind, {
-    apiVersion: PostgresCluster.apiVersion,
-    kind: 'PostgresCluster',
-    metadata: { name, namespace: ns },
-    spec,
-  } as PostgresCluster);
-
-/** Waits (at most a minute) for Ready=False with one of `reasons`, and returns the object. */
-const named = (name: string, reasons: string[]) =>
-  eventually(
-    async () => {
-      const obj = await admin.get<PostgresCluster>(Kind, name, ns);
-      const cond = findCondition(obj.status?.conditions, 'Ready');
-      return cond?.status === 'False' && reasons.includes(cond.reason) ? obj : undefined;
-    },
-    { description: `${name} Ready=False ${reasons.join(' or ')}`, timeoutMs: 60_000 },
-  );
+const { create, notReady } = suite;
 
 describe('failures named on the node tier (PostgresCluster)', () => {
   it('a pod no node can hold: Unschedulable, with the scheduler’s message', async () => {
     await create('huge', {
       version: '17',
-      resources: { requests: { cpu: '512', memory: '256Mi' } },
+      resources: noNodeCanHold('256Mi'),
     } as PostgresClusterSpec);
-    const obj = await named('huge', ['Unschedulable']);
+    const obj = await notReady('huge', ['Unschedulable']);
     expect(findCondition(obj.status?.conditions, 'Ready')!.message).toMatch(
       /^pod huge-0 cannot be scheduled: 0\/\d+ nodes are available: .*Insufficient cpu/,
     );
@@ -79,7 +39,7 @@ describe('failures named on the node tier (PostgresCluster)', () => {
       version: '17',
       parameters: { work_mem: 'lots' },
     } as PostgresClusterSpec);
-    const obj = await named('refused', ['CrashLooping', 'InvalidParameters']);
+    const obj = await notReady('refused', ['CrashLooping', 'InvalidParameters']);
     const ready = findCondition(obj.status?.conditions, 'Ready')!;
     expect(ready.message).toContain('work_mem');
     expect(findCondition(obj.status?.conditions, 'Degraded')).toMatchObject({ status: 'True' });
@@ -87,18 +47,18 @@ describe('failures named on the node tier (PostgresCluster)', () => {
   });
 
   it('a parameter change the server would refuse is checked first: not rolled out, said in Ready=False; a valid one is', async () => {
+    const { admin, namespace: ns } = suite;
     await create('tuned', { version: '17' } as PostgresClusterSpec);
-    const ready = await eventually(
-      async () => {
-        const obj = await admin.get<PostgresCluster>(Kind, 'tuned', ns);
-        return findCondition(obj.status?.conditions, 'Ready')?.status === 'True' ? obj : undefined;
-      },
-      { description: 'tuned Ready', timeoutMs: 180_000 },
+    const ready = await suite.until(
+      'tuned',
+      (obj) => findCondition(obj.status?.conditions, 'Ready')?.status === 'True',
+      'tuned Ready',
+      180_000,
     );
     const podBefore = await admin.get<KubeObject>(Pods, `tuned-0`, ns);
     const stsBefore = await admin.get<StatefulSetLike>(StatefulSets, 'tuned', ns);
     await admin.mergePatch(Kind, 'tuned', ns, { spec: { parameters: { work_mem: 'lots' } } });
-    const refused = await named('tuned', ['InvalidParameters']);
+    const refused = await notReady('tuned', ['InvalidParameters']);
     expect(findCondition(refused.status?.conditions, 'Ready')!.message).toBe(
       'spec.parameters not applied (the instances keep their settings): work_mem takes a whole number with an optional unit (B, kB, MB, GB, TB) in 64..2147483647 kB, not "lots"',
     );

@@ -14,36 +14,24 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { findCondition } from '@steward/conditions';
-import { Manager } from '@steward/controller';
-import { PostgresCluster, type PostgresClusterSpec } from '@steward/postgres-cluster-api';
+import { type PostgresClusterSpec } from '@steward/postgres-cluster-api';
 import { ProviderProfile } from '@steward/provider-profile-api';
-import { KubeClient, Pods, Secrets, type KubeObject } from '@steward/kube';
-import { eventually, installCRDs, repoRoot } from '@steward/testing';
+import { Secrets, type KubeObject } from '@steward/kube';
+import { eventually } from '@steward/testing';
 import { startMoto, type Moto } from '@steward/testing-backends';
-import { acquireNodeTier, localImages, type NodeTier } from '@steward/testing-node-tier';
-import { join } from 'node:path';
+import { controllerOnNodeTier, type PreparedSuite } from '@steward/testing-node-tier';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresClusterController, type Pod } from '../src/index.js';
+import { postgresClusters } from './workload-under-test.js';
 
-const Kind = PostgresCluster.resourceType;
 const bucket = 'steward-wal';
 const profile = 'wal-archiving-backups';
 
-let tier: NodeTier;
-let admin: KubeClient;
 let moto: Moto;
 let s3: S3Client;
-let ns = '';
-let manager: Manager;
 
-beforeAll(async () => {
-  tier = await acquireNodeTier();
-  const images = await localImages('postgres-17');
-  for (const image of Object.values(images)) await tier.importImage(image);
-  await installCRDs(tier.kubeConfig, join(repoRoot(), 'charts/postgres-cluster-controller/crds'));
-  admin = new KubeClient(tier.kubeConfig, { fieldManager: 'test-admin' });
-  ns = await tier.createNamespace('pgc-wal');
+/** moto's S3 on the tier's host address, its bucket, the credentials Secret and the profile. */
+async function backups({ tier, admin, namespace, images }: PreparedSuite) {
   moto = await startMoto({ host: tier.hostAddress });
   s3 = new S3Client({
     endpoint: moto.endpoint,
@@ -55,7 +43,7 @@ beforeAll(async () => {
   await admin.create(Secrets, {
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: { name: 'backup-credentials', namespace: ns },
+    metadata: { name: 'backup-credentials', namespace },
     stringData: {
       AWS_ACCESS_KEY_ID: moto.credentials.accessKeyId,
       AWS_SECRET_ACCESS_KEY: moto.credentials.secretAccessKey,
@@ -67,32 +55,28 @@ beforeAll(async () => {
     metadata: { name: profile },
     spec: {
       provider: 'kubernetes',
-      namespaces: [ns],
+      namespaces: [namespace],
       kubernetes: {
         images: [{ engine: 'postgres', version: '17', image: images['postgres-17']!.ref }],
         backup: { allowWorkloadDestinations: true, allowedEndpoints: [moto.endpoint] },
       },
     },
   } as ProviderProfile);
-  manager = new Manager({ kubeConfig: tier.kubeConfig, name: 'postgres-cluster-controller' });
-  postgresClusterController(manager, {
-    selection: { namespace: ns },
-    defaultProfile: profile,
-    pollIntervalMs: 1000,
-    busyPollIntervalMs: 500,
-  });
-  manager.start().catch(() => undefined);
-}, 600_000);
-afterAll(async () => {
-  await manager?.stop();
-  await admin?.delete(ProviderProfile.resourceType, profile).catch(() => undefined);
-  await admin?.close();
-  s3?.destroy();
-  await moto?.stop();
-  await tier?.release();
-});
+  return async () => {
+    await admin.delete(ProviderProfile.resourceType, profile).catch(() => undefined);
+    s3.destroy();
+    await moto.stop();
+  };
+}
 
-const read = (name: string) => admin.get<PostgresCluster>(Kind, name, ns);
+const suite = controllerOnNodeTier({ beforeAll, afterAll }, postgresClusters, {
+  images: ['postgres-17'],
+  namespace: 'pgc-wal',
+  busyPollIntervalMs: 500,
+  controller: { defaultProfile: profile },
+  prepare: backups,
+});
+const { read } = suite;
 
 async function emptyAndDeleteBucket(): Promise<void> {
   for (;;) {
@@ -107,17 +91,13 @@ async function emptyAndDeleteBucket(): Promise<void> {
 /** Writes a row and switches WAL segments on the primary, so that a segment is to be archived. */
 async function switchWal(name: string): Promise<void> {
   const obj = await read(name);
-  const ip = (await admin.get<Pod>(Pods, obj.status!.primary!, ns)).status!.podIP!;
-  const secret = await admin.get<KubeObject & { data: Record<string, string> }>(
-    Secrets,
-    `${name}-superuser`,
-    ns,
-  );
+  const ip = await suite.podIp(obj.status!.primary!);
+  const secret = await suite.secret(`${name}-superuser`);
   const client = new pg.Client({
     host: ip,
     port: 5432,
     user: 'postgres',
-    password: Buffer.from(secret.data['password']!, 'base64').toString('utf8'),
+    password: secret['password']!,
     database: 'postgres',
     connectionTimeoutMillis: 5000,
   });
@@ -133,21 +113,16 @@ async function switchWal(name: string): Promise<void> {
 
 describe('WAL archiving failures named on the node tier (PostgresCluster)', () => {
   it('says WalArchivingFailing within a minute of a failing segment, and stops once it archives again', async () => {
-    await admin.create<PostgresCluster>(Kind, {
-      apiVersion: PostgresCluster.apiVersion,
-      kind: 'PostgresCluster',
-      metadata: { name: 'archives', namespace: ns },
-      spec: {
-        version: '17',
-        backup: {
-          destination: {
-            bucket,
-            endpoint: moto.endpoint,
-            credentialsSecretRef: { name: 'backup-credentials' },
-          },
+    await suite.create('archives', {
+      version: '17',
+      backup: {
+        destination: {
+          bucket,
+          endpoint: moto.endpoint,
+          credentialsSecretRef: { name: 'backup-credentials' },
         },
-      } as PostgresClusterSpec,
-    } as PostgresCluster);
+      },
+    } as PostgresClusterSpec);
     // Ready, its first base backup in the bucket, and archiving seen to work.
     await eventually(
       async () => {

@@ -3,8 +3,11 @@
  * containerd, kube-proxy, a local-volume provisioner) whose pods really run, shared by every test
  * process on the machine through leases. `acquireNodeTier()` starts it or joins the running one;
  * `localImages()` builds the images from Debian's packages. See the README's "The node tier".
+ * `controllerOnNodeTier()` runs a workload kind's controller in process against it (the kinds'
+ * node-tier suites and benches).
  *
- * Tests and tools only (Nx tag `type:testing`); built on @steward/testing.
+ * Tests and tools only (Nx tag `type:testing`); built on @steward/testing alone (a controller's
+ * runtime comes with the kind the harness runs).
  */
 export { acquireNodeTier, stopNodeTier, type NodeTier, type NodeTierOptions } from './node-tier.js';
 export {
@@ -16,3 +19,21 @@ export {
 } from './binaries.js';
 export { nodeTierLayout, stateFile, type NodeTierLayout, type NodeTierState } from './layout.js';
 export { leftovers, missingPrivileges, NodeTierUnavailableError, processAlive } from './host.js';
+// A workload kind's controller in process on the node tier, as the kinds' suites and benches run it.
+export {
+  controllerOnNodeTier,
+  noNodeCanHold,
+  startControllerOnNodeTier,
+  workloadUnderTest,
+  type AdminClient,
+  type ControllerOnNodeTier,
+  type ControllerOnNodeTierOptions,
+  type ControllerOptionsOf,
+  type ManagerOf,
+  type ManagerOptionsOf,
+  type ObjectOf,
+  type PreparedSuite,
+  type ResourceTypeOf,
+  type WorkloadObject,
+  type WorkloadUnderTest,
+} from './controller-on-node-tier.js';

@@ -7,7 +7,7 @@ import { startControlPlane, type ControlPlane, type ControlPlaneOptions } from '
 
 /** The test runner's suite hooks (vitest's `beforeAll` and `afterAll`): this module depends on no runner. */
 export interface SuiteHooks {
-  beforeAll(hook: () => Promise<void>): void;
+  beforeAll(hook: () => Promise<void>, timeoutMs?: number): void;
   afterAll(hook: () => Promise<void>): void;
 }
 

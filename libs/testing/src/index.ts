@@ -37,6 +37,7 @@ export { ManagedProcess } from './managed-process.js';
 export { repoRoot } from './repo-root.js';
 export { eventually, type EventuallyOptions } from './wait.js';
 export { boundedAll } from './bounded-all.js';
+export { Timings } from './timings.js';
 // The install scripts' `--print-env` contract, the certificates and the HTTP probe the control
 // plane is built with: the backends and the node tier start their processes the same way.
 export { installedEnv, parsePrintEnv, runPrintEnv } from './print-env.js';
