@@ -4,45 +4,21 @@
  * The pods are bare Pods reached at their pod IPs from this process (the host reaches pod IPs
  * over the tier's bridge); replicas reach their primary at its pod IP too.
  */
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
-import { eventually, freePort } from '@steward/testing';
-import {
-  acquireNodeTier,
-  localImages,
-  type LocalImage,
-  type NodeTier,
-} from '@steward/testing-node-tier';
+import { eventually, freePort, observations } from '@steward/testing';
+import { barePodsOnNodeTier, restrictedPod } from '@steward/testing-node-tier';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   redisAdmin,
   RedisAdminError,
-  type ReachableRedisObservation,
   type RedisAdmin,
   type RedisEndpoint,
-  type RedisObservation,
 } from '../src/redis/index.js';
 
-const execFileAsync = promisify(execFile);
-
-const password = `pw-${randomBytes(12).toString('hex')}`;
 const port = 6379;
-
-let tier: NodeTier;
-let core: CoreV1Api;
-let ns: string;
-let images: Record<string, LocalImage>;
-let admin: RedisAdmin;
-/** Every observation's error, to check none carries the password. */
-const errors: string[] = [];
-
-/** Pod name → its pod IP, once Ready. */
-const ips = new Map<string, string>();
+/** This run's password: every server's, checked never to appear in an error. */
+const password = `pw-${randomBytes(12).toString('hex')}`;
 
 interface Server {
   image: 'redis-7.0' | 'redis-8.0' | 'valkey-8.1';
@@ -58,81 +34,50 @@ const servers: Record<string, Server> = {
   v1: { image: 'valkey-8.1', binary: 'valkey-server' },
 };
 
+const pods = barePodsOnNodeTier(
+  { beforeAll, afterAll },
+  { images: ['redis-7.0', 'redis-8.0', 'valkey-8.1'], namespace: 'redis-admin' },
+);
+let admin: RedisAdmin;
+beforeAll(async () => {
+  await pods.run(Object.entries(servers).map(([name, server]) => serverPod(name, server)));
+  admin = redisAdmin();
+});
+afterAll(() => admin?.close());
+
 /** A bare Pod running the server with a password, as the images are meant to run: non-root, read-only root. */
-function serverPod(name: string, { image, binary }: Server): V1Pod {
-  return {
-    metadata: { name, labels: { app: 'redis-admin-test', server: name } },
-    spec: {
-      enableServiceLinks: false,
-      automountServiceAccountToken: false,
-      terminationGracePeriodSeconds: 1,
-      securityContext: {
-        runAsNonRoot: true,
-        runAsUser: 999,
-        runAsGroup: 999,
-        fsGroup: 999,
-        seccompProfile: { type: 'RuntimeDefault' },
-      },
-      containers: [
-        {
-          name: 'server',
-          image: images[image]!.ref,
-          imagePullPolicy: 'Never',
-          command: [
-            binary,
-            ...['--bind', '0.0.0.0', '--protected-mode', 'no', '--port', String(port)],
-            ...['--dir', '/data', '--save', '', '--appendonly', 'no'],
-            ...['--requirepass', password, '--masterauth', password],
-          ],
-          ports: [{ containerPort: port }],
-          readinessProbe: { tcpSocket: { port }, periodSeconds: 1 },
-          securityContext: {
-            allowPrivilegeEscalation: false,
-            readOnlyRootFilesystem: true,
-            capabilities: { drop: ['ALL'] },
-          },
-          volumeMounts: [
-            { name: 'data', mountPath: '/data' },
-            { name: 'tmp', mountPath: '/tmp' },
-          ],
-        },
+function serverPod(name: string, { image, binary }: Server) {
+  return restrictedPod(
+    { name, labels: { app: 'redis-admin-test', server: name } },
+    {
+      name: 'server',
+      image: pods.images[image]!.ref,
+      command: [
+        binary,
+        ...['--bind', '0.0.0.0', '--protected-mode', 'no', '--port', String(port)],
+        ...['--dir', '/data', '--save', '', '--appendonly', 'no'],
+        ...['--requirepass', password, '--masterauth', password],
       ],
-      volumes: [
-        { name: 'data', emptyDir: {} },
-        { name: 'tmp', emptyDir: {} },
-      ],
+      ports: [{ containerPort: port }],
+      readinessProbe: { tcpSocket: { port }, periodSeconds: 1 },
     },
-  };
-}
-
-const readyPod = (name: string): Promise<V1Pod> =>
-  eventually(
-    async () => {
-      const pod = await core.readNamespacedPod({ name, namespace: ns });
-      const ready = pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
-      return ready && pod.status?.podIP ? pod : undefined;
-    },
-    { timeoutMs: 180_000, description: `pod ${name} Ready with a pod IP` },
+    { data: '/data', tmp: '/tmp' },
   );
-
-const endpoint = (name: string, pw = password): RedisEndpoint => {
-  const host = ips.get(name);
-  if (!host) throw new Error(`no pod IP for ${name}`);
-  return { host, port, password: pw };
-};
-
-async function observe(target: RedisEndpoint): Promise<RedisObservation> {
-  const observation = await admin.observe(target);
-  if (!observation.reachable) errors.push(observation.error);
-  return observation;
 }
 
-/** The observation, which must be of a reachable node. */
-async function reachable(name: string): Promise<ReachableRedisObservation> {
-  const observation = await observe(endpoint(name));
-  if (!observation.reachable) throw new Error(`${name} unreachable: ${observation.error}`);
-  return observation;
-}
+const endpoint = (name: string, pw = password): RedisEndpoint => ({
+  host: pods.ip(name),
+  port,
+  password: pw,
+});
+
+/** Every observation's error is kept in `errors`, to check none carries the password. */
+const {
+  observe,
+  reachable,
+  unreachable: untilUnreachable,
+  errors,
+} = observations(() => admin, endpoint);
 
 /** Waits until `name` is a replica of `primary` with the link up. */
 const replicating = (name: string, primary: string) =>
@@ -141,24 +86,12 @@ const replicating = (name: string, primary: string) =>
       const o = await reachable(name);
       const link = o.primary;
       if (o.role !== 'replica' || !link || o.syncInProgress) return undefined;
-      return link.host === ips.get(primary) && link.port === port && link.linkUp && o;
+      return link.host === pods.ip(primary) && link.port === port && link.linkUp && o;
     },
     { timeoutMs: 60_000, description: `${name} replicating from ${primary} with the link up` },
   );
 
-/** Sends a signal to the pod's server process (the container's init) through containerd, as root on the host. */
-async function signal(name: string, sig: 'SIGSTOP' | 'SIGCONT' | 'SIGKILL'): Promise<void> {
-  const pod = await core.readNamespacedPod({ name, namespace: ns });
-  const id = pod.status?.containerStatuses?.[0]?.containerID?.replace(/^containerd:\/\//, '');
-  if (!id) throw new Error(`pod ${name} has no running container`);
-  const state = JSON.parse(await readFile(join(tier.layout.runDir, 'state.json'), 'utf8')) as {
-    containerdSocket: string;
-  };
-  await execFileAsync(tier.binaries.ctr, [
-    ...['--address', state.containerdSocket, '--namespace', 'k8s.io'],
-    ...['tasks', 'kill', '--signal', sig, id],
-  ]);
-}
+const signal = pods.signal;
 
 /** A plain client of our own, for writes the admin layer never makes. */
 function dataClient(name: string): Redis {
@@ -171,29 +104,6 @@ function dataClient(name: string): Redis {
   client.on('error', () => undefined);
   return client;
 }
-
-beforeAll(async () => {
-  tier = await acquireNodeTier();
-  core = tier.kubeConfig.makeApiClient(CoreV1Api);
-  images = await localImages('redis-7.0', 'redis-8.0', 'valkey-8.1');
-  for (const image of Object.values(images)) await tier.importImage(image);
-  ns = await tier.createNamespace('redis-admin');
-  await Promise.all(
-    Object.entries(servers).map(([name, server]) =>
-      core.createNamespacedPod({ namespace: ns, body: serverPod(name, server) }),
-    ),
-  );
-  for (const name of Object.keys(servers)) {
-    const pod = await readyPod(name);
-    ips.set(name, pod.status!.podIP!);
-  }
-  admin = redisAdmin();
-});
-
-afterAll(async () => {
-  await admin?.close();
-  await tier?.release();
-});
 
 describe('redisAdmin on real redis 7.0 pods', () => {
   let freshReplId = '';
@@ -224,8 +134,8 @@ describe('redisAdmin on real redis 7.0 pods', () => {
   });
 
   it('makes two pods replicas of the first: link up, and the primary lists both', async () => {
-    await admin.replicaOf(endpoint('r1'), { host: ips.get('r0')!, port });
-    await admin.replicaOf(endpoint('r2'), { host: ips.get('r0')!, port });
+    await admin.replicaOf(endpoint('r1'), { host: pods.ip('r0'), port });
+    await admin.replicaOf(endpoint('r2'), { host: pods.ip('r0'), port });
     const replicas = [await replicating('r1', 'r0'), await replicating('r2', 'r0')];
     const primary = await eventually(
       async () => {
@@ -240,20 +150,20 @@ describe('redisAdmin on real redis 7.0 pods', () => {
     for (const replica of replicas) expect(replica.replId).toBe(primary.replId);
     expect(primary.role).toBe('primary');
     expect(primary.replicas.map((r) => r.host).sort()).toEqual(
-      [ips.get('r1'), ips.get('r2')].sort(),
+      [pods.ip('r1'), pods.ip('r2')].sort(),
     );
     expect(primary.replicas.map((r) => r.port)).toEqual([port, port]);
   });
 
   it('treats replicaOf the primary a replica already follows as a no-op (no new sync)', async () => {
     const before = await replicating('r1', 'r0');
-    await admin.replicaOf(endpoint('r1'), { host: ips.get('r0')!, port });
+    await admin.replicaOf(endpoint('r1'), { host: pods.ip('r0'), port });
     const after = await reachable('r1');
     expect(after).toMatchObject({
       role: 'replica',
       runId: before.runId,
       replId: before.replId,
-      primary: { host: ips.get('r0'), port, linkUp: true },
+      primary: { host: pods.ip('r0'), port, linkUp: true },
       syncInProgress: false,
     });
   });
@@ -311,8 +221,8 @@ describe('redisAdmin on real redis 7.0 pods', () => {
     expect((await reachable('r1')).replId).toBe(promoted.replId);
 
     // fence the old primary and move the other replica: both follow r1, which lists them
-    await admin.replicaOf(endpoint('r2'), { host: ips.get('r1')!, port });
-    await admin.replicaOf(endpoint('r0'), { host: ips.get('r1')!, port });
+    await admin.replicaOf(endpoint('r2'), { host: pods.ip('r1'), port });
+    await admin.replicaOf(endpoint('r0'), { host: pods.ip('r1'), port });
     await replicating('r2', 'r1');
     const old = await replicating('r0', 'r1');
     expect(old.replId).toBe(promoted.replId);
@@ -363,21 +273,15 @@ describe('redisAdmin on real redis 7.0 pods', () => {
 
   it('reports a deleted pod, and a closed port on the host, unreachable', async () => {
     const gone = endpoint('r2');
-    await core.deleteNamespacedPod({ name: 'r2', namespace: ns, gracePeriodSeconds: 0 });
-    const unreachable = await eventually(
-      async () => {
-        const o = await observe(gone);
-        return !o.reachable && o;
-      },
-      { timeoutMs: 60_000, description: 'the deleted pod unreachable' },
-    );
+    await pods.delete('r2');
+    const unreachable = await untilUnreachable(gone, 'the deleted pod unreachable');
     expect(unreachable.error).toMatch(/connect|closed|EHOSTUNREACH|ECONNREFUSED|no reply/);
 
-    const closedPort = await freePort(tier.hostAddress);
-    const refused = await observe({ host: tier.hostAddress, port: closedPort, password });
+    const closedPort = await freePort(pods.tier.hostAddress);
+    const refused = await observe({ host: pods.tier.hostAddress, port: closedPort, password });
     expect(refused).toEqual({ reachable: false, error: expect.stringMatching(/ECONNREFUSED/) });
     await expect(
-      admin.promote({ host: tier.hostAddress, port: closedPort, password }),
+      admin.promote({ host: pods.tier.hostAddress, port: closedPort, password }),
     ).rejects.toThrow(RedisAdminError);
   });
 
@@ -390,12 +294,10 @@ describe('redisAdmin on real redis 7.0 pods', () => {
     const missing = await observe(endpoint('r1', ''));
     expect(!missing.reachable && missing.error).toMatch(/authentication failed.*NOAUTH/);
 
-    const error = await admin
-      .replicaOf(endpoint('r1', 'nope'), { host: ips.get('r0')!, port })
-      .then(
-        () => undefined,
-        (e: unknown) => e,
-      );
+    const error = await admin.replicaOf(endpoint('r1', 'nope'), { host: pods.ip('r0'), port }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(RedisAdminError);
     expect((error as RedisAdminError).kind).toBe('auth');
 
@@ -413,7 +315,7 @@ describe.each([
       description: `${primary} observed`,
     });
     expect(p).toMatchObject({ role: 'primary', engine, version, replicas: [], loading: false });
-    await admin.replicaOf(endpoint(replica), { host: ips.get(primary)!, port });
+    await admin.replicaOf(endpoint(replica), { host: pods.ip(primary), port });
     const r = await replicating(replica, primary);
     expect(r).toMatchObject({ role: 'replica', engine, version });
     const listed = await eventually(
@@ -423,7 +325,7 @@ describe.each([
       },
       { timeoutMs: 60_000, description: `${primary} listing ${replica}` },
     );
-    expect(listed.replicas[0]).toMatchObject({ host: ips.get(replica), port });
+    expect(listed.replicas[0]).toMatchObject({ host: pods.ip(replica), port });
     // as with redis 7.0: a new history once the first replica attached, shared by the replica
     expect(listed.replId).not.toBe(p.replId);
     expect((await reachable(replica)).replId).toBe(listed.replId);

@@ -12,19 +12,9 @@
  * standby clones its primary with `pg_basebackup -X stream -R` (password from a PGPASSFILE in
  * /tmp, which -R writes into primary_conninfo) and then runs postgres on the copy.
  */
-import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
-import { eventually } from '@steward/testing';
-import {
-  acquireNodeTier,
-  localImages,
-  type LocalImage,
-  type NodeTier,
-} from '@steward/testing-node-tier';
-import { execFile } from 'node:child_process';
+import { eventually, observations } from '@steward/testing';
+import { barePodsOnNodeTier, restrictedPod, type LocalImage } from '@steward/testing-node-tier';
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -35,29 +25,15 @@ import {
   verifierMatches,
   type PgAdmin,
   type PgEndpoint,
-  type PgObservation,
-  type ReachablePgObservation,
 } from '../src/pg/index.js';
-
-const execFileAsync = promisify(execFile);
 
 const password = `pw-${randomBytes(12).toString('hex')}`;
 const port = 5432;
 const majors = [15, 17] as const;
 type Major = (typeof majors)[number];
 
-let tier: NodeTier;
-let core: CoreV1Api;
-let ns: string;
-let images: Record<string, LocalImage>;
-let admin: PgAdmin;
-/** Every observation's and admin error's text, to check none carries a password. */
-const errors: string[] = [];
 /** Every password the tests use. */
 const passwords = [password];
-
-/** Pod name → its pod IP, once Ready. */
-const ips = new Map<string, string>();
 
 const podName = (major: Major, role: 'p' | 's1' | 's2') => `pg${major}-${role}`;
 
@@ -98,110 +74,70 @@ function serverPod(
   image: LocalImage,
   script: string,
   env: Record<string, string> = {},
-): V1Pod {
-  return {
-    metadata: { name, labels: { app: 'pg-admin-test', server: name } },
-    spec: {
-      enableServiceLinks: false,
-      automountServiceAccountToken: false,
-      terminationGracePeriodSeconds: 1,
-      securityContext: {
-        runAsNonRoot: true,
-        runAsUser: 999,
-        runAsGroup: 999,
-        fsGroup: 999,
-        seccompProfile: { type: 'RuntimeDefault' },
+) {
+  return restrictedPod(
+    { name, labels: { app: 'pg-admin-test', server: name } },
+    {
+      name: 'postgres',
+      image: image.ref,
+      command: ['/bin/sh', '-c', script],
+      env: Object.entries({ POSTGRES_PASSWORD: password, ...env }).map(([k, value]) => ({
+        name: k,
+        value,
+      })),
+      ports: [{ containerPort: port }],
+      readinessProbe: {
+        exec: { command: ['pg_isready', '-q', '-h', '/run/postgresql', '-p', String(port)] },
+        periodSeconds: 1,
+        timeoutSeconds: 5,
       },
-      containers: [
-        {
-          name: 'postgres',
-          image: image.ref,
-          imagePullPolicy: 'Never',
-          command: ['/bin/sh', '-c', script],
-          env: Object.entries({ POSTGRES_PASSWORD: password, ...env }).map(([k, value]) => ({
-            name: k,
-            value,
-          })),
-          ports: [{ containerPort: port }],
-          readinessProbe: {
-            exec: { command: ['pg_isready', '-q', '-h', '/run/postgresql', '-p', String(port)] },
-            periodSeconds: 1,
-            timeoutSeconds: 5,
-          },
-          securityContext: {
-            allowPrivilegeEscalation: false,
-            readOnlyRootFilesystem: true,
-            capabilities: { drop: ['ALL'] },
-          },
-          volumeMounts: [
-            { name: 'data', mountPath: '/data' },
-            { name: 'tmp', mountPath: '/tmp' },
-            { name: 'run', mountPath: '/run/postgresql' },
-          ],
-        },
-      ],
-      volumes: [
-        { name: 'data', emptyDir: {} },
-        { name: 'tmp', emptyDir: {} },
-        { name: 'run', emptyDir: {} },
-      ],
     },
-  };
-}
-
-const readyPod = (name: string): Promise<V1Pod> =>
-  eventually(
-    async () => {
-      const pod = await core.readNamespacedPod({ name, namespace: ns });
-      const ready = pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
-      return ready && pod.status?.podIP ? pod : undefined;
-    },
-    { timeoutMs: 180_000, description: `pod ${name} Ready with a pod IP` },
-  );
-
-const endpoint = (name: string, overrides: Partial<PgEndpoint> = {}): PgEndpoint => {
-  const host = ips.get(name);
-  if (!host) throw new Error(`no pod IP for ${name}`);
-  return { host, port, user: 'postgres', password, ...overrides };
-};
-
-async function observe(target: PgEndpoint, using = admin): Promise<PgObservation> {
-  const observation = await using.observe(target);
-  if (!observation.reachable) errors.push(observation.error);
-  return observation;
-}
-
-/** The observation, which must be of a reachable server. */
-async function reachable(name: string): Promise<ReachablePgObservation> {
-  const observation = await observe(endpoint(name));
-  if (!observation.reachable) throw new Error(`${name} unreachable: ${observation.error}`);
-  return observation;
-}
-
-/** The error an admin call fails with (recorded for the password check). */
-async function failure(call: Promise<unknown>): Promise<unknown> {
-  return call.then(
-    () => undefined,
-    (error: unknown) => {
-      if (error instanceof Error) errors.push(error.message);
-      return error;
-    },
+    { data: '/data', tmp: '/tmp', run: '/run/postgresql' },
   );
 }
 
-/** Sends a signal to the pod's server process (the container's init) through containerd, as root on the host. */
-async function signal(name: string, sig: 'SIGKILL'): Promise<void> {
-  const pod = await core.readNamespacedPod({ name, namespace: ns });
-  const id = pod.status?.containerStatuses?.[0]?.containerID?.replace(/^containerd:\/\//, '');
-  if (!id) throw new Error(`pod ${name} has no running container`);
-  const state = JSON.parse(await readFile(join(tier.layout.runDir, 'state.json'), 'utf8')) as {
-    containerdSocket: string;
-  };
-  await execFileAsync(tier.binaries.ctr, [
-    ...['--address', state.containerdSocket, '--namespace', 'k8s.io'],
-    ...['tasks', 'kill', '--signal', sig, id],
-  ]);
-}
+const pods = barePodsOnNodeTier(
+  { beforeAll, afterAll },
+  { images: ['postgres-15', 'postgres-17'], namespace: 'pg-admin' },
+);
+let admin: PgAdmin;
+beforeAll(async () => {
+  const image = (major: Major) => pods.images[`postgres-${major}`]!;
+  await pods.run(
+    majors.map((major) => serverPod(podName(major, 'p'), image(major), primaryScript)),
+  );
+  const standbys = majors.flatMap((major) =>
+    (['s1', 's2'] as const).map((role) => ({ major, role, name: podName(major, role) })),
+  );
+  await pods.run(
+    standbys.map(({ major, role, name }) =>
+      serverPod(name, image(major), standbyScript, {
+        PRIMARY_HOST: pods.ip(podName(major, 'p')),
+        APPLICATION_NAME: role,
+      }),
+    ),
+  );
+  admin = pgAdmin();
+});
+afterAll(() => admin?.close());
+
+const endpoint = (name: string, overrides: Partial<PgEndpoint> = {}): PgEndpoint => ({
+  host: pods.ip(name),
+  port,
+  user: 'postgres',
+  password,
+  ...overrides,
+});
+
+/** Every observation's and admin error's text is kept in `errors`, to check none carries a password. */
+const {
+  observe,
+  reachable,
+  unreachable: untilUnreachable,
+  failure,
+  errors,
+} = observations(() => admin, endpoint);
+const signal = pods.signal;
 
 /** A plain client of our own, for what the admin layer never does (writes, logins as others). */
 async function withDataClient<T>(
@@ -225,50 +161,6 @@ async function withDataClient<T>(
     await client.end();
   }
 }
-
-beforeAll(async () => {
-  tier = await acquireNodeTier();
-  core = tier.kubeConfig.makeApiClient(CoreV1Api);
-  images = await localImages('postgres-15', 'postgres-17');
-  for (const image of Object.values(images)) await tier.importImage(image);
-  ns = await tier.createNamespace('pg-admin');
-  await Promise.all(
-    majors.map((major) =>
-      core.createNamespacedPod({
-        namespace: ns,
-        body: serverPod(podName(major, 'p'), images[`postgres-${major}`]!, primaryScript),
-      }),
-    ),
-  );
-  for (const major of majors) {
-    const pod = await readyPod(podName(major, 'p'));
-    ips.set(podName(major, 'p'), pod.status!.podIP!);
-  }
-  const standbys = majors.flatMap((major) =>
-    (['s1', 's2'] as const).map((role) => ({ major, role, name: podName(major, role) })),
-  );
-  await Promise.all(
-    standbys.map(({ major, role, name }) =>
-      core.createNamespacedPod({
-        namespace: ns,
-        body: serverPod(name, images[`postgres-${major}`]!, standbyScript, {
-          PRIMARY_HOST: ips.get(podName(major, 'p'))!,
-          APPLICATION_NAME: role,
-        }),
-      }),
-    ),
-  );
-  for (const { name } of standbys) {
-    const pod = await readyPod(name);
-    ips.set(name, pod.status!.podIP!);
-  }
-  admin = pgAdmin();
-});
-
-afterAll(async () => {
-  await admin?.close();
-  await tier?.release();
-});
 
 describe.each(majors)('pgAdmin on real PostgreSQL %i pods', (major) => {
   const primary = podName(major, 'p');
@@ -311,7 +203,7 @@ describe.each(majors)('pgAdmin on real PostgreSQL %i pods', (major) => {
     for (const absent of ['receiveLsn', 'replayLsn', 'replayPaused', 'walReceiver'])
       expect(o).not.toHaveProperty(absent);
     expect(o.replication.map((r) => r.applicationName)).toEqual(['s1', 's2']);
-    expect(o.replication.map((r) => r.clientAddr)).toEqual([ips.get(s1), ips.get(s2)]);
+    expect(o.replication.map((r) => r.clientAddr)).toEqual([pods.ip(s1), pods.ip(s2)]);
     for (const peer of o.replication) {
       expect(peer.syncState).toBe('async');
       expect(peer.sentLsn).toBeLessThanOrEqual(o.currentLsn!);
@@ -338,7 +230,7 @@ describe.each(majors)('pgAdmin on real PostgreSQL %i pods', (major) => {
       replication: [],
       walReceiver: {
         status: 'streaming',
-        senderHost: ips.get(primary),
+        senderHost: pods.ip(primary),
         senderPort: port,
         receivedTli: 1,
       },
@@ -348,7 +240,7 @@ describe.each(majors)('pgAdmin on real PostgreSQL %i pods', (major) => {
     expect(o.replayLsn).toBeLessThanOrEqual(o.receiveLsn!);
     expect(o.receiveLsn).toBeLessThanOrEqual(p.currentLsn!);
     // pg_basebackup -R wrote it: the password file's path, never the password
-    expect(o.primaryConninfo).toContain(`host=${ips.get(primary)}`);
+    expect(o.primaryConninfo).toContain(`host=${pods.ip(primary)}`);
     expect(o.primaryConninfo).toContain('application_name=s1');
     expect(o.primaryConninfo).toContain("passfile='/tmp/pgpass'");
     expect(o.primaryConninfo).not.toContain(password);
@@ -631,26 +523,10 @@ describe('what unreachable and refusing servers look like', () => {
     const gone = endpoint(name);
     // the admin holds an idle connection to it: the server going away must not crash anything
     expect((await observe(gone)).reachable).toBe(true);
-    await core.deleteNamespacedPod({ name, namespace: ns, gracePeriodSeconds: 0 });
-    const unreachable = await eventually(
-      async () => {
-        const o = await observe(gone);
-        return !o.reachable && o;
-      },
-      { timeoutMs: 60_000, description: 'the deleted pod unreachable' },
-    );
+    await pods.delete(name);
+    const unreachable = await untilUnreachable(gone, 'the deleted pod unreachable');
     expect(unreachable.error).toMatch(/connect|closed|EHOSTUNREACH|ECONNREFUSED|no reply/);
-    await eventually(
-      async () => {
-        try {
-          await core.readNamespacedPod({ name, namespace: ns });
-          return false;
-        } catch {
-          return true;
-        }
-      },
-      { timeoutMs: 60_000, description: `pod ${name} gone` },
-    );
+    await pods.gone(name);
     // once its sandbox is gone too, nothing answers at its IP any more (no refusal): a new
     // connection gives up within about the connect timeout (3 s), never hangs
     const fresh = pgAdmin();

@@ -4,7 +4,8 @@
  * process on the machine through leases. `acquireNodeTier()` starts it or joins the running one;
  * `localImages()` builds the images from Debian's packages. See the README's "The node tier".
  * `controllerOnNodeTier()` runs a workload kind's controller in process against it (the kinds'
- * node-tier suites and benches).
+ * node-tier suites and benches); `barePodsOnNodeTier()` runs bare server pods (their admin layers'
+ * tests).
  *
  * Tests and tools only (Nx tag `type:testing`); built on @steward/testing alone (a controller's
  * runtime comes with the kind the harness runs).
@@ -37,3 +38,10 @@ export {
   type WorkloadObject,
   type WorkloadUnderTest,
 } from './controller-on-node-tier.js';
+// Bare server pods (the admin layers' tests): restricted as the images are meant to run.
+export {
+  barePodsOnNodeTier,
+  restrictedPod,
+  type BarePods,
+  type BarePodsOptions,
+} from './bare-pods.js';

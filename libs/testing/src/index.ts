@@ -72,6 +72,13 @@ export { tcpConnect } from './tcp-connect.js';
 // after it.
 export { startFakeTcpServer, type FakeTcpServer } from './fake-tcp-server.js';
 export { closeAfterEach, type Closable, type OpenedPerTest } from './close-after-each.js';
+// An admin layer's observations as its tests take them (every error kept, to check for secrets).
+export {
+  observations,
+  type Observation,
+  type Observations,
+  type Observer,
+} from './observations.js';
 // Models of state machines that guard data (STYLE.md habit 12): random command sequences with the
 // run count and replay from the environment, a replicated stream compared by content, and what the
 // workload kinds' failover-plan models share.
