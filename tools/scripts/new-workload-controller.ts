@@ -8,7 +8,7 @@
 // - the wiring on @steward/provider-profile's `wireProfiledWorkload`, `WorkloadReconcilerDeps`,
 //   `WorkloadProfiles.admit` and `workloadProfileUsers`;
 // - the reconciler on @steward/workload's `workloadReconciler`, `workloadRuntime`, `refusalOf`,
-//   `syncOwnChildren`, `VolumeGrowth`, `readFailures`, `stateStatus`, `scalingEvent`, `nextLook`;
+//   `syncOwnChildren`, `VolumeGrowth`, `readFailures`, `stateWorkloadStatus`, `nextLook`;
 // - the children, pure, on `desiredWorkload`: a ConfigMap of `spec.config`, a headless and a
 //   client Service, the PodDisruptionBudget and the ingress NetworkPolicy (`renderPolicies`: its
 //   own pods, the controller's, `spec.clients`) and the hardened StatefulSet
@@ -786,8 +786,7 @@ import {
   readFailures,
   refusalOf,
   retainVolumes,
-  scalingEvent,
-  stateStatus,
+  stateWorkloadStatus,
   statefulSetRolloutStatus,
   syncOwnChildren,
   templateStorageOf,
@@ -890,23 +889,26 @@ export function ${camel}Reconciler(
     const sts = synced.get(\`StatefulSet/\${names.statefulSet}\`) as StatefulSetLike | undefined;
     const replicas = desiredReplicas(obj);
     const readyReplicas = sts?.status?.readyReplicas ?? 0;
-    const { before, change } = await stateStatus(ctx.status, (latest) =>
-      ${statusFn}({
-        obj: latest,
-        replicas,
-        podCount: pods.filter((p) => !p.metadata.deletionTimestamp).length,
-        readyReplicas,
-        rollout: sts ? statefulSetRolloutStatus(sts) : undefined,
-        image: resolved.image,
-        endpoint: { host: \`\${names.service}.\${namespace}.svc\`, port: ${C}_PORT },
-        problems,
-        notes,
-        failures,
-        refusals,
-      }),
+    // The one status write, and the Event of a scale begun or over.
+    const change = await stateWorkloadStatus(
+      ctx.status,
+      (latest) =>
+        ${statusFn}({
+          obj: latest,
+          replicas,
+          podCount: pods.filter((p) => !p.metadata.deletionTimestamp).length,
+          readyReplicas,
+          rollout: sts ? statefulSetRolloutStatus(sts) : undefined,
+          image: resolved.image,
+          endpoint: { host: \`\${names.service}.\${namespace}.svc\`, port: ${C}_PORT },
+          problems,
+          notes,
+          failures,
+          refusals,
+        }),
+      \`\${replicas} pods desired, \${readyReplicas} ready\`,
+      (reason, message) => emit(obj, 'Normal', reason, message),
     );
-    const scaled = scalingEvent(before, change.phase, \`\${replicas} pods desired, \${readyReplicas} ready\`);
-    if (scaled) emit(obj, 'Normal', scaled.reason, scaled.message);
     return nextLook(change.phase, undefined, change.phase === 'Ready' && problems.length === 0, [], poll);
   }
 
