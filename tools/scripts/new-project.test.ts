@@ -330,13 +330,12 @@ describe('controllerFiles with --workload', () => {
     );
   });
 
-  it('grants the chart what the controller does: its children, pods observed, Secrets only cached', () => {
+  it('grants the chart what the controller does: its children, pods observed, no Secret', () => {
     const helpers = files['charts/widget-controller/templates/_helpers.tpl']!;
     expectPieces(helpers, [
       'resources: [widgets/finalizers]\n  verbs: [update]',
       'resources: [statefulsets]\n  verbs: [get, list, watch, create, patch, delete]',
       "- apiGroups: ['']\n  resources: [services, configmaps]\n  verbs: [get, list, watch, create, patch, delete]",
-      "- apiGroups: ['']\n  resources: [secrets]\n  verbs: [list, watch]",
       '- apiGroups: [policy]\n  resources: [poddisruptionbudgets]\n  verbs: [get, list, watch, create, patch, delete]',
       '- apiGroups: [networking.k8s.io]\n  resources: [networkpolicies]\n  verbs: [get, list, watch, create, patch, delete]',
       'resources: [pods]\n  verbs: [get, list, watch]\n',
@@ -344,6 +343,7 @@ describe('controllerFiles with --workload', () => {
       'resources: [events]\n  verbs: [list]',
       '- name: STEWARD_CONTROLLER_POD_LABELS',
     ]);
+    expect(helpers).not.toMatch(/resources: \[[^\]]*secrets/);
     expect(files['charts/widget-controller/templates/rbac-cluster.yaml']).toContain(
       '"readsProfileSecrets" false "profileRulesWhenManaged" true',
     );

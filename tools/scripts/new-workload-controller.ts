@@ -771,7 +771,13 @@ import {
   type ObjectReconciler,
   type Result,
 } from '@steward/controller';
-import { StatefulSets } from '@steward/kube';
+import {
+  ConfigMaps,
+  NetworkPolicies,
+  PodDisruptionBudgets,
+  Services,
+  StatefulSets,
+} from '@steward/kube';
 import {
   wireProfiledWorkload,
   workloadProfileUsers,
@@ -822,8 +828,8 @@ export type ${K}ControllerOptions = WorkloadControllerOptions;
  *
  * RBAC: ${n.plural} get/list/watch/patch, ${n.plural}/status patch, ${n.plural}/finalizers update;
  * statefulsets, services, configmaps, poddisruptionbudgets and networkpolicies
- * get/list/watch/create/patch/delete; secrets list/watch (the toolkit caches every kind of child a
- * workload may have; a ${K} has no Secret); pods get/list/watch; persistentvolumeclaims
+ * get/list/watch/create/patch/delete (no Secret: a ${K} has none, so none is cached or read);
+ * pods get/list/watch; persistentvolumeclaims
  * get/list/watch/patch/delete; events list (core) and create/patch (events.k8s.io);
  * providerprofiles and namespaces get/list/watch.
  */
@@ -835,6 +841,8 @@ export function ${camel}Controller(manager: Manager, options: ${K}ControllerOpti
     defaultFieldManager: '${n.app}',
     predicates: [workloadChanges],
     profileIndex: '${group}/profile',
+    // No Secrets among its children: the controller needs no Secret rights.
+    childKinds: [StatefulSets, Services, ConfigMaps, PodDisruptionBudgets, NetworkPolicies],
   });
   return wired.complete(${camel}Reconciler(wired.deps), []);
 }
@@ -1406,7 +1414,6 @@ PodDisruptionBudget, a NetworkPolicy and grow-only volumes, and the status \`Rea
     rbac: `- a ServiceAccount and the RBAC the controller needs (\`templates/_helpers.tpl\`): ${plural}
   get/list/watch/patch, \`${plural}/status\` patch, \`${plural}/finalizers\` update; statefulsets,
   services, configmaps, poddisruptionbudgets and networkpolicies get/list/watch/create/patch/delete;
-  secrets list/watch (cached as every workload's children are; none is read by name or written);
   pods get/list/watch; persistentvolumeclaims get/list/watch/patch/delete; core events list;
   Events create/patch; its Lease. The library chart adds the ProviderProfile rules (get/list/watch,
   and patch with the ProviderProfile controller, \`manageProviderProfiles\`) and Namespaces
@@ -1435,7 +1442,7 @@ their status and in-use finalizer are left alone.
     watchRules: {
       about: `${K}s and what the controller runs them with: in the ClusterRole without watched namespaces, in a
 Role in each watched namespace with them. Nothing is updated but the finalizers subresource;
-nothing is deleted but children and volumes; no Secret is read by name or written.`,
+nothing is deleted but children and volumes; no Secret is read, listed or written.`,
       rules: `# ${K}s: cached; the cleanup finalizer added and removed by (JSON) patch, status by merge patch;
 # never updated.
 - apiGroups: [${group}]
@@ -1457,11 +1464,6 @@ nothing is deleted but children and volumes; no Secret is read by name or writte
 - apiGroups: ['']
   resources: [services, configmaps]
   verbs: [get, list, watch, create, patch, delete]
-# Secrets: cached by label as every workload kind's children are (a ${K} has none yet); never read
-# by name, written or deleted.
-- apiGroups: ['']
-  resources: [secrets]
-  verbs: [list, watch]
 - apiGroups: [policy]
   resources: [poddisruptionbudgets]
   verbs: [get, list, watch, create, patch, delete]
@@ -1525,9 +1527,9 @@ function e2e(n: ControllerNames): FamilyFlavour['e2e'] {
     }`;
   return {
     chart: {
-      about: `Its own rules (templates/_helpers.tpl): its children and volumes, its pods observed, Secrets only
-// listed and watched (cached as every workload's children are), the ProviderProfile controller's
-// rules only when it runs, and its pods' labels for the NetworkPolicies it renders.`,
+      about: `Its own rules (templates/_helpers.tpl): its children and volumes, its pods observed, no Secret,
+// the ProviderProfile controller's rules only when it runs, and its pods' labels for the
+// NetworkPolicies it renders.`,
       alwaysKinds: ['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding'],
       watchNamespaceKinds: ['Role', 'RoleBinding'],
       variations: `
@@ -1542,7 +1544,6 @@ function e2e(n: ControllerNames): FamilyFlavour['e2e'] {
         { group, resources: [`${plural}/finalizers`], verbs: ['update'] },
         { group: 'apps', resources: ['statefulsets'], verbs: all },
         { group: '', resources: ['services', 'configmaps'], verbs: all },
-        { group: '', resources: ['secrets'], verbs: ['list', 'watch'] },
         { group: 'policy', resources: ['poddisruptionbudgets'], verbs: all },
         { group: 'networking.k8s.io', resources: ['networkpolicies'], verbs: all },
         { group: '', resources: ['pods'], verbs: ['get', 'list', 'watch'] },
@@ -1559,7 +1560,7 @@ function e2e(n: ControllerNames): FamilyFlavour['e2e'] {
         access('create', 'policy', 'poddisruptionbudgets', 'team-a', true),
         access('create', 'networking.k8s.io', 'networkpolicies', 'team-a', true),
         access('delete', '', 'persistentvolumeclaims', 'team-a', true),
-        access('list', '', 'secrets', 'team-a', true),
+        access('list', '', 'secrets', 'team-a', false),
         access('get', '', 'secrets', 'team-a', false),
         access('create', '', 'secrets', 'team-a', false),
       ].join('\n'),
@@ -1582,7 +1583,8 @@ function e2e(n: ControllerNames): FamilyFlavour['e2e'] {
       'persistentvolumeclaims',
     ],
   },
-  secretVerbs: ['list', 'watch'],
+  // No Secret is read, listed or written.
+  secretVerbs: [],
   readsProfileSecrets: false,
   legacyWatchNamespaceSecrets: false,
   profileRulesWhenManaged: true,
@@ -1592,13 +1594,13 @@ function e2e(n: ControllerNames): FamilyFlavour['e2e'] {
     },
   },`,
       promise: {
-        title: `lets the controller neither create nor delete ${K}s, nor touch a pod, nor read a Secret by name or write one`,
+        title: `lets the controller neither create nor delete ${K}s, nor touch a pod, nor read, list or write a Secret`,
         body: `    const own = { group: '${group}', namespace: 'team-a' };
     for (const verb of ['create', 'update', 'delete']) {
       expect(rbac.allows({ ...own, verb, resource: '${plural}' })).toBe(false);
       expect(rbac.allows({ verb, group: '', resource: 'pods', namespace: 'team-a' })).toBe(false);
     }
-    for (const verb of ['get', 'create', 'update', 'patch', 'delete'])
+    for (const verb of ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'])
       expect(rbac.allows({ verb, group: '', resource: 'secrets', namespace: 'team-a' })).toBe(false);`,
       },
     },

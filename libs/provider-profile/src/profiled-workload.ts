@@ -40,6 +40,12 @@ export type ProfiledWorkloadSpec<T extends KubeObject> = Omit<
   WorkloadWiringSpec<T>,
   'references' | 'childKinds' | 'fieldManager' | 'maxConcurrentReconciles' | 'fairness'
 > & {
+  /**
+   * The kinds of children it keeps (cached by the cluster label: its RBAC must list and watch
+   * each). Default `WorkloadChildKinds`; a kind without Secrets leaves them out, and so needs no
+   * Secret rights.
+   */
+  childKinds?: readonly ResourceType[];
   /** The profile index's name (e.g. `cache.steward.dev/profile`). */
   profileIndex: string;
   /** The field manager when the options name none (the app's name). */
@@ -72,11 +78,11 @@ export function wireProfiledWorkload<
 >(manager: Manager, options: O, spec: ProfiledWorkloadSpec<T>): ProfiledWorkload<T, P, O> {
   const profiles = manager.informers.informerFor<ProviderProfile>(ProviderProfile.resourceType);
   const namespaces = namespaceDirectory(manager);
-  const { profileIndex, defaultFieldManager, ...rest } = spec;
+  const { profileIndex, defaultFieldManager, childKinds, ...rest } = spec;
   const wiring = wireWorkload<T, P>(manager, {
     ...rest,
     ...(options.selection && !rest.selection ? { selection: options.selection } : {}),
-    childKinds: WorkloadChildKinds,
+    childKinds: childKinds ?? WorkloadChildKinds,
     fieldManager: options.fieldManager ?? defaultFieldManager,
     references: {
       resourceType: ProviderProfile.resourceType,
