@@ -1,20 +1,27 @@
 /**
- * Failures named, on the node tier: a CacheCluster whose pod cannot be scheduled, or whose volume
- * is not provisioned, says so in Ready=False (the scheduler's and the PV controller's own words)
- * within a minute — never "provisioning" forever — and kstatus reads it as not converged.
+ * Failures named, on the node tier: a CacheCluster whose pod cannot be scheduled, whose volume is
+ * not provisioned, whose image cannot be pulled or whose password Secret does not exist says so in
+ * Ready=False (the scheduler's, the PV controller's and the kubelet's own words) within a minute —
+ * never "provisioning" forever — and kstatus reads it as not converged; once the cause is gone it
+ * becomes Ready.
  */
 import { findCondition } from '@steward/conditions';
 import { type CacheClusterSpec } from '@steward/cache-cluster-api';
+import { Secrets } from '@steward/kube';
+import { ProviderProfile } from '@steward/provider-profile-api';
 import { gitOpsReading } from '@steward/testing';
 import { controllerOnNodeTier, noNodeCanHold } from '@steward/testing-node-tier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheClusters } from './workload-under-test.js';
 
-const { create, notReady } = controllerOnNodeTier({ beforeAll, afterAll }, cacheClusters, {
+const CacheClusterKind = cacheClusters.kind.resourceType;
+
+const suite = controllerOnNodeTier({ beforeAll, afterAll }, cacheClusters, {
   images: ['redis-7.0'],
   namespace: 'cc-failures',
   busyPollIntervalMs: 500,
 });
+const { create, notReady } = suite;
 
 describe('failures named on the node tier (CacheCluster)', () => {
   it('a pod no node can hold: Unschedulable, with the scheduler’s message', async () => {
@@ -43,4 +50,58 @@ describe('failures named on the node tier (CacheCluster)', () => {
     );
     expect((await gitOpsReading(obj)).kstatus).not.toBe('Current');
   });
+
+  it('an image the node cannot pull: ImagePullFailed, with the kubelet’s reason', async () => {
+    const profile = `${suite.namespace}-absent-image`;
+    await suite.admin.create(ProviderProfile.resourceType, {
+      apiVersion: ProviderProfile.apiVersion,
+      kind: 'ProviderProfile',
+      metadata: { name: profile },
+      spec: {
+        provider: 'kubernetes',
+        namespaceSelector: {},
+        kubernetes: {
+          images: [
+            { engine: 'redis', version: '7.0', image: 'localhost/steward/redis:0.0.0-absent' },
+          ],
+        },
+      },
+    });
+    try {
+      await create('unpulled', {
+        version: '7.0',
+        providerProfileRef: { name: profile },
+      } as CacheClusterSpec);
+      const obj = await notReady('unpulled', 'ImagePullFailed');
+      expect(findCondition(obj.status?.conditions, 'Ready')!.message).toMatch(
+        /^pod unpulled-0: the image of container server cannot be pulled \(ErrImageNeverPull/,
+      );
+      expect((await gitOpsReading(obj)).kstatus).not.toBe('Current');
+    } finally {
+      await suite.delete(CacheClusterKind, 'unpulled');
+      await suite.gone('unpulled');
+      await suite.admin.delete(ProviderProfile.resourceType, profile);
+    }
+  });
+
+  it('a password Secret that does not exist: AuthSecretNotFound (Stalled); created, the cluster becomes Ready', async () => {
+    await create('secretless', {
+      version: '7.0',
+      auth: { existingSecret: { name: 'secretless-password', key: 'redis-password' } },
+    } as CacheClusterSpec);
+    const obj = await notReady('secretless', 'AuthSecretNotFound');
+    expect(findCondition(obj.status?.conditions, 'Ready')!.message).toBe(
+      `spec.auth.existingSecret secretless-password does not exist in namespace ${suite.namespace}: create it with the password under key redis-password`,
+    );
+    expect(findCondition(obj.status?.conditions, 'Stalled')?.status).toBe('True');
+    expect((await gitOpsReading(obj)).kstatus).toBe('Failed');
+    await suite.admin.create(Secrets, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'secretless-password', namespace: suite.namespace },
+      stringData: { 'redis-password': 'a-long-enough-password' },
+    });
+    // Looked at again within 30 s of the refusal (recheckAfter): Ready without any other change.
+    await suite.ready('secretless', 120_000);
+  }, 150_000);
 });
