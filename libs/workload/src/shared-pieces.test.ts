@@ -178,12 +178,16 @@ describe('names and labels', () => {
     });
   });
   it('throws a TypeError naming the lib for an object that was never stored', () => {
-    expect(() => storedName({ metadata: {} }, 'Thing', 'steward/x')).toThrow(
-      new TypeError('steward/x: a Thing without metadata.name'),
-    );
-    expect(() => storedNamespace({ metadata: { name: 'a' } }, 'Thing', 'steward/x')).toThrow(
-      /without metadata.namespace/,
-    );
+    expect(() =>
+      storedName({ apiVersion: 'v1', kind: 'Thing', metadata: {} }, 'Thing', 'steward/x'),
+    ).toThrow(new TypeError('steward/x: a Thing without metadata.name'));
+    expect(() =>
+      storedNamespace(
+        { apiVersion: 'v1', kind: 'Thing', metadata: { name: 'a' } },
+        'Thing',
+        'steward/x',
+      ),
+    ).toThrow(/without metadata.namespace/);
   });
 });
 
