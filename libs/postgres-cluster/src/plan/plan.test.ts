@@ -336,13 +336,47 @@ describe('planInstances: failover', () => {
         pod(2, { instruction: 'standby 10.0.0.1', roleLabel: 'standby', view: standbyView(5000n) }),
       ],
     };
-    const { later } = lostAfter(5000n, 1000n, 3000n, over);
+    // Seen in sync since 2000 (an earlier observation): every commit since waited for a standby.
+    const since = {
+      memory: {
+        lastSeen: {
+          pod: 'pg-0',
+          lsn: 2000n,
+          at: at(-5),
+          syncStandbys: ['pg-1', 'pg-2'],
+          syncFromLsn: 2000n,
+        },
+      },
+    } as Partial<PlanInput>;
+    const { later } = lostAfter(5000n, 1000n, 3000n, { ...over, ...since });
     // Beyond maxLagBytes, and still promoted: what the standbys lack was never acknowledged.
     expect(later.status?.failover).toMatchObject({
       to: 'pg-2',
       dataLossRisk: 'None',
       bytesPossiblyLost: 2000,
     });
+  });
+
+  it('says not None when the primary was first seen in sync at a position the chosen standby lacks', () => {
+    // Found by the model (plan.model.test.ts, seed 1230205115): what was acknowledged before sync
+    // was seen in effect (async, or a setting not yet applied) may be on the old primary alone.
+    const sync = primaryView(5000n, {
+      synchronousStandbyNames: 'ANY 1 ("pg-1", "pg-2")',
+      replication: [
+        { applicationName: 'pg-1', state: 'streaming', syncState: 'quorum' },
+        { applicationName: 'pg-2', state: 'streaming', syncState: 'quorum' },
+      ],
+    });
+    const { later } = lostAfter(5000n, 1000n, 3000n, {
+      replication: 'sync',
+      instances: [
+        pod(0, { instruction: 'primary', roleLabel: 'primary', view: sync }),
+        pod(1, { instruction: 'standby 10.0.0.1', roleLabel: 'standby', view: standbyView(5000n) }),
+        pod(2, { instruction: 'standby 10.0.0.1', roleLabel: 'standby', view: standbyView(5000n) }),
+      ],
+    });
+    expect(later.status?.failover?.dataLossRisk).not.toBe('None');
+    expect(later.status?.primary).not.toBe('pg-2');
   });
 
   it('says Bounded, not None, when a standby synchronous_standby_names named was not connected when last seen and cannot be chosen', () => {

@@ -96,7 +96,19 @@ export interface PlanMemory {
    * moment: with `ANY 1`, a standby that confirmed a commit and disconnected before the
    * observation may be the only one holding it.
    */
-  lastSeen?: { pod: string; lsn: bigint; at: string; syncStandbys: string[]; timeline?: number };
+  lastSeen?: {
+    pod: string;
+    lsn: bigint;
+    at: string;
+    syncStandbys: string[];
+    timeline?: number;
+    /**
+     * The primary's position when this process first saw it with sync standbys, seen so at every
+     * observation since: commits before it may have been acknowledged without a standby (async, or
+     * a setting not yet in effect). A standby holds every acknowledged commit only from there on.
+     */
+    syncFromLsn?: bigint;
+  };
   lostSince?: string;
   lostReason?: LossReason;
   /** The refusal last reported (one Event per refusal, not one per poll). */
@@ -444,20 +456,33 @@ function primaryServes(
   memory.refusalReported = undefined;
   const standbys = desiredNames(input).filter((n) => n !== p.name);
   const names = synchronousStandbyNames(input.replication, standbys);
+  const lsn = view.currentLsn ?? memory.lastSeen?.lsn ?? 0n;
+  const syncStandbys = [
+    ...new Set([
+      ...view.replication
+        .filter((r) => r.syncState === 'sync' || r.syncState === 'quorum')
+        .map((r) => r.applicationName),
+      ...namedIn(view.synchronousStandbyNames),
+      ...namedIn(names),
+    ]),
+  ].sort();
+  const before = memory.lastSeen;
+  // Sync since an earlier observation of this primary, or since now.
+  const syncFromLsn =
+    before?.pod === p.name &&
+    before.syncFromLsn !== undefined &&
+    namedIn(view.synchronousStandbyNames).length > 0
+      ? before.syncFromLsn
+      : namedIn(view.synchronousStandbyNames).length > 0
+        ? lsn
+        : undefined;
   memory.lastSeen = {
     pod: p.name,
-    lsn: view.currentLsn ?? memory.lastSeen?.lsn ?? 0n,
+    lsn,
     at: ctx.observedAt,
     timeline: view.timeline,
-    syncStandbys: [
-      ...new Set([
-        ...view.replication
-          .filter((r) => r.syncState === 'sync' || r.syncState === 'quorum')
-          .map((r) => r.applicationName),
-        ...namedIn(view.synchronousStandbyNames),
-        ...namedIn(names),
-      ]),
-    ].sort(),
+    syncStandbys,
+    ...(syncFromLsn !== undefined ? { syncFromLsn } : {}),
   };
   instruct(ctx, p.facts, 'primary');
   label(ctx, p.facts, Roles.primary);
@@ -633,11 +658,16 @@ function failOver(ctx: PlanContext, p: PrimaryObservation, loss: Loss, others: I
   const seen = memory.lastSeen?.pod === p.name ? memory.lastSeen : undefined;
   const lag = seen ? (seen.lsn > best.lsn ? seen.lsn - best.lsn : 0n) : undefined;
   const names = new Set(candidates.map((c) => c.facts.name));
+  // Sync replication confirmed every commit on the best candidate only if the primary was seen
+  // in sync since a position the candidate holds (what was acknowledged before may be only on the
+  // old primary).
   const confirmed =
     input.replication === 'sync' &&
     seen !== undefined &&
     seen.syncStandbys.length > 0 &&
-    seen.syncStandbys.every((s) => names.has(s));
+    seen.syncStandbys.every((s) => names.has(s)) &&
+    seen.syncFromLsn !== undefined &&
+    best.lsn >= seen.syncFromLsn;
   const risk: DataLossRisk = confirmed ? 'None' : seen ? 'Bounded' : 'Unknown';
   if (risk === 'Bounded' && lag! > input.failover.maxLagBytes) {
     refuseFailover(ctx, p, loss, best, seen!, lag!);
@@ -992,6 +1022,9 @@ function demote(ctx: PlanContext, p: PrimaryObservation, record: SwitchoverRecor
       at: ctx.observedAt,
       timeline: p.serving.timeline,
       syncStandbys: memory.lastSeen?.syncStandbys ?? [],
+      ...(memory.lastSeen?.pod === p.name && memory.lastSeen.syncFromLsn !== undefined
+        ? { syncFromLsn: memory.lastSeen.syncFromLsn }
+        : {}),
     };
   }
   if (!target || target.deleting || !tView || !tView.inRecovery) {
