@@ -467,15 +467,13 @@ function primaryServes(
     ]),
   ].sort();
   const before = memory.lastSeen;
-  // Sync since an earlier observation of this primary, or since now.
-  const syncFromLsn =
-    before?.pod === p.name &&
-    before.syncFromLsn !== undefined &&
-    namedIn(view.synchronousStandbyNames).length > 0
+  // Sync since an earlier observation of this primary, or since now (none: not in sync now).
+  const inSync = namedIn(view.synchronousStandbyNames).length > 0;
+  const syncFromLsn = !inSync
+    ? undefined
+    : before?.pod === p.name && before.syncFromLsn !== undefined
       ? before.syncFromLsn
-      : namedIn(view.synchronousStandbyNames).length > 0
-        ? lsn
-        : undefined;
+      : lsn;
   memory.lastSeen = {
     pod: p.name,
     lsn,
