@@ -35,10 +35,14 @@ export {
   FailoverRecordFields,
   ReplicaStatusFields,
   StatusEndpoint,
+  SwitchoverPauseFields,
+  SwitchoverReasons,
   WorkloadColumns,
   workloadPhases,
   type DataLossRisk,
+  type SwitchoverReason,
 } from './workload-status.js';
+export { PrimaryUpdateMethods, RolloutSpec, type PrimaryUpdateMethod } from './rollout-spec.js';
 export {
   ClientsSpec,
   ComputeResources,

@@ -72,6 +72,36 @@ export const FailoverRecordFields = {
   message: Type.String(),
 };
 
+/**
+ * Why a planned switchover moved the primary role: `Requested` (a person asked), `ScaleDown`
+ * (spec.replicas would remove the primary), `Rollout` (a rolling update reached the primary and
+ * `spec.rollout.primary` is Switchover).
+ */
+export const SwitchoverReasons = ['Requested', 'ScaleDown', 'Rollout'] as const;
+export type SwitchoverReason = (typeof SwitchoverReasons)[number];
+
+/**
+ * The write pause of a planned switchover, to spread into a kind's switchover record: when the
+ * controller stopped writes on the old primary, and when it put the new primary in the read-write
+ * Service. A client sees at most this pause, plus its own reconnect.
+ */
+export const SwitchoverPauseFields = {
+  writesStoppedAt: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description:
+        'When the old primary was taken out of the read-write Service and told to stop accepting writes.',
+    }),
+  ),
+  writesResumedAt: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description:
+        'When the new primary served and was put in the read-write Service: writes resume from here.',
+    }),
+  ),
+};
+
 /** `status.failoverCount`, `status.lastFailover`. */
 export const FailoverCountFields = {
   failoverCount: Type.Optional(Type.Integer({ minimum: 0 })),

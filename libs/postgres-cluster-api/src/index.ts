@@ -18,7 +18,8 @@
  *   ReservedDatabases / ReservedRoles and not `pg_…`.
  * - Defaults: `replicas: 1`, `replication.mode: async`, `failover.enabled: true`,
  *   `failover.after: 10s`, `failover.maxLagBytes: 16 MiB`, `bootstrap: app/app`,
- *   `deletionPolicy: Retain`; with `backup`: `schedule: 0 3 * * *`, `retentionDays: 7`.
+ *   `deletionPolicy: Retain`, `rollout.primary: Switchover`; with `backup`: `schedule: 0 3 * * *`,
+ *   `retentionDays: 7`.
  * - `backup.schedule` and `backup.verify.schedule` are cron expressions the controller's parser
  *   takes (five fields, each within its range, ranges going up); `backup.destination` is an S3
  *   bucket name (not an IP address), an optional prefix and endpoint URL
@@ -33,8 +34,9 @@
  * `replicas`, `readyReplicas`, `version`, `image`, `systemIdentifier`, `timeline`, `endpoints`, `failover`
  * (the newest failover with both LSNs, the lag and `dataLossRisk`), `failoverCount`,
  * `lastFailover`, `switchover` (the newest planned switchover, asked for with the
- * `postgres.steward.dev/switchover-to` annotation or by a scale-down that would remove the
- * primary), `switchoverCount`, `backup` (the newest successful and failed base backups, the
+ * `postgres.steward.dev/switchover-to` annotation, by a scale-down that would remove the
+ * primary, or by a rolling update that reached the primary; when writes stopped and resumed),
+ * `switchoverCount`, `backup` (the newest successful and failed base backups, the
  * earliest recoverable moment, how many are kept), `restore` (the backup a recovered cluster
  * started from, decided once), conditions `Ready`, `Progressing`, `Degraded` (+ `Stalled` for a spec the
  * controller refuses), `observedGeneration`.

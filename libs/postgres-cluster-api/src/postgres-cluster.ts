@@ -11,11 +11,14 @@ import {
   ProviderProfileRef,
   ReplicaStatusFields,
   requestsWithinLimits,
+  RolloutSpec,
   SizeClass,
   StatusEndpoint,
   storageClassNameStaysSet,
   StringEnum,
   StringMap,
+  SwitchoverPauseFields,
+  SwitchoverReasons,
   VolumeClaimFields,
   withValidations,
   WorkloadColumns,
@@ -296,6 +299,12 @@ export const PostgresClusterSpec = withValidations(
         ],
       ),
     ),
+    rollout: Type.Optional(
+      RolloutSpec(
+        'standby',
+        'the old primary stops cleanly, which waits until the streaming standbys have flushed all of its WAL, and the standby is promoted only once it has received all of it (the switchover of status.switchover, reason Rollout)',
+      ),
+    ),
     clients: Type.Optional(ClientsSpec('instances')),
     providerProfileRef: Type.Optional(ProviderProfileRef),
     backup: Type.Optional(BackupSpec),
@@ -395,11 +404,12 @@ export const SwitchoverRecord = Type.Object({
   }),
   from: Type.String({ description: 'The instance that was primary.' }),
   to: Type.String({ description: 'The standby made primary.' }),
-  reason: StringEnum(['Requested', 'ScaleDown'] as const, {
-    description: `Requested (the ${SwitchoverAnnotation} annotation) or ScaleDown (spec.replicas would remove the primary).`,
+  reason: StringEnum(SwitchoverReasons, {
+    description: `Requested (the ${SwitchoverAnnotation} annotation), ScaleDown (spec.replicas would remove the primary) or Rollout (a rolling update reached the primary, spec.rollout.primary Switchover).`,
   }),
   startedAt: Type.String({ format: 'date-time' }),
   completedAt: Type.Optional(Type.String({ format: 'date-time' })),
+  ...SwitchoverPauseFields,
   primaryLastLsn: Type.Optional(
     Type.String({
       description:

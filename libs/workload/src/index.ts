@@ -124,6 +124,15 @@ export {
 } from './decision.js';
 export { indexByLabel } from './by-label.js';
 export { podsByOrdinal, type PodBasics, type WorkloadPod } from './pod-facts.js';
+export {
+  outdatedPods,
+  planRollout,
+  ROLLOUT_SWITCHOVER_RETRY_MS,
+  rolloutWantsSwitchover,
+  type RolloutFacts,
+  type RolloutPlan,
+  type SwitchoverSeen,
+} from './rollout.js';
 export { WorkloadReasons } from './reasons.js';
 export {
   labelSelector,
@@ -179,14 +188,17 @@ export {
 export {
   compactResources,
   ContainerSecurityContext,
+  DefaultImagePull,
   podSecurityContext,
   renderWorkloadStatefulSet,
   TmpVolume,
   type CpuMemory,
+  type ImagePull,
   type ResolvedPods,
   type WorkloadRenderInput,
   type WorkloadStatefulSetSpec,
 } from './stateful-set.js';
+export { nodeSpread, renderPlacement, zoneSpread, type PodPlacement } from './placement.js';
 export {
   ServerGid,
   ServerUid,

@@ -24,7 +24,7 @@ import {
 import { endpointWith, instancesPhase } from './instances.js';
 import { parametersPhase, servingPrimary, type ParameterChecks } from './parameters.js';
 import { restorePhase } from './restore.js';
-import { failoverHeld, planRoll, rollPhase } from './roll.js';
+import { failoverHeld, planRoll, rollPhase, rollSwitchover } from './roll.js';
 import { clusterStatus } from './status.js';
 import { planTopology } from './topology.js';
 import { upgradePhase } from './upgrade.js';
@@ -92,6 +92,12 @@ export async function convergeCluster(
       ...(state.controllerIdentity ? { controller: state.controllerIdentity } : {}),
     }),
   );
+  const updateRevision = liveStatefulSet(env, obj, topology.set)?.status?.updateRevision;
+  // A rolling update that reached the primary asks for a switchover (unless one is asked already).
+  const rollAsk = topology.switchover
+    ? undefined
+    : rollSwitchover(obj, topology.pods, updateRevision, now().getTime());
+  const planned = rollAsk ? { ...topology, switchover: rollAsk } : topology;
   const outcome: PhaseOutcome = emptyOutcome();
   outcome.notes.push(...topology.notes);
   const volumes = await volumesPhase(env, obj, topology.set, resolved.storage.size);
@@ -102,7 +108,7 @@ export async function convergeCluster(
     env,
     ctx,
     obj,
-    topology,
+    planned,
     synced,
     memories,
     failoverHeld(plannedRestarts, obj, now().getTime()),
@@ -112,8 +118,9 @@ export async function convergeCluster(
   const { plan, facts } = instances;
   const roll = planRoll({
     pods: topology.pods,
-    updateRevision: liveStatefulSet(env, obj, topology.set)?.status?.updateRevision,
+    updateRevision,
     primary: obj.status?.primary,
+    method: obj.spec.rollout?.primary ?? 'Switchover',
     health: plan.health,
     instances: facts.length,
     actionsFailed: instances.failed.length > 0,

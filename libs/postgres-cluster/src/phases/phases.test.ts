@@ -7,7 +7,7 @@ import { type Pod } from '../pods.js';
 import { desiredChildren } from './children.js';
 import { decisionMarksOf, decisionStale, instanceProblems, planInputOf } from './instances.js';
 import { restoreToChoose } from './restore.js';
-import { planRoll } from './roll.js';
+import { planRoll, rollSwitchover } from './roll.js';
 import { clusterStatus, type StatusFacts } from './status.js';
 import { planTopology } from './topology.js';
 
@@ -128,6 +128,7 @@ describe('planRoll', () => {
     health: health(),
     instances: 3,
     actionsFailed: false,
+    method: 'Switchover' as 'Switchover' | 'Restart',
   };
   const cases: {
     name: string;
@@ -135,6 +136,7 @@ describe('planRoll', () => {
     over?: Partial<typeof base>;
     outdated: string[];
     restart?: { pod: string; primary: boolean; remaining: number };
+    awaitingSwitchover?: boolean;
   }[] = [
     { name: 'nothing outdated', pods: [pod('db-0'), pod('db-1')], outdated: [] },
     {
@@ -144,10 +146,37 @@ describe('planRoll', () => {
       restart: { pod: 'db-2', primary: false, remaining: 2 },
     },
     {
-      name: 'the primary last',
+      name: 'the primary last, switched over first (not restarted)',
       pods: [pod('db-0', 'r1'), pod('db-1'), pod('db-2')],
       outdated: ['db-0'],
+      awaitingSwitchover: true,
+    },
+    {
+      name: 'the primary last, restarted in place with rollout.primary Restart',
+      pods: [pod('db-0', 'r1'), pod('db-1'), pod('db-2')],
+      over: { method: 'Restart' },
+      outdated: ['db-0'],
       restart: { pod: 'db-0', primary: true, remaining: 0 },
+    },
+    {
+      name: 'a single instance is restarted in place',
+      pods: [pod('db-0', 'r1')],
+      over: { instances: 1, health: health({ readyReplicas: 1 }) },
+      outdated: ['db-0'],
+      restart: { pod: 'db-0', primary: true, remaining: 0 },
+    },
+    {
+      name: 'the old primary, a standby after the switchover, restarts like a standby',
+      pods: [pod('db-0', 'r1'), pod('db-1'), pod('db-2')],
+      over: { primary: 'db-2', health: health({ primary: 'db-2' }) },
+      outdated: ['db-0'],
+      restart: { pod: 'db-0', primary: false, remaining: 0 },
+    },
+    {
+      name: 'waits while switching over',
+      pods: [pod('db-0', 'r1'), pod('db-1', 'r1')],
+      over: { health: health({ switchingOver: true }) },
+      outdated: ['db-0', 'db-1'],
     },
     {
       name: 'a pod being deleted is not outdated',
@@ -185,10 +214,63 @@ describe('planRoll', () => {
       outdated: ['db-1'],
     },
   ];
-  it.each(cases)('$name', ({ pods, over, outdated, restart }) => {
+  it.each(cases)('$name', ({ pods, over, outdated, restart, awaitingSwitchover }) => {
     const plan = planRoll({ ...base, ...over, pods });
     expect(plan.outdated).toEqual(outdated);
     expect(plan.restart).toEqual(restart);
+    expect(plan.awaitingSwitchover).toBe(awaitingSwitchover);
+  });
+});
+
+describe('rollSwitchover', () => {
+  const ready = (p: Pod): Pod => ({
+    ...p,
+    status: { conditions: [{ type: 'Ready', status: 'True' }] },
+  });
+  const pods = [pod('db-0', 'r1'), ready(pod('db-1')), ready(pod('db-2'))];
+  const now = Date.parse('2026-12-07T10:00:00Z');
+  const at = (
+    spec: Partial<PostgresCluster['spec']> = {},
+    status: PostgresCluster['status'] = {},
+  ) => cluster(spec, { primary: 'db-0', ...status });
+
+  it('asks for a Rollout switchover once the primary is the only pod on the old template and the others are Ready', () => {
+    expect(rollSwitchover(at(), pods, 'r2', now)).toEqual({ reason: 'Rollout' });
+  });
+
+  it('does not while a standby is outdated or not Ready, with rollout.primary Restart, or with no revision known', () => {
+    expect(rollSwitchover(at(), [pods[0]!, pod('db-1'), ready(pod('db-2'))], 'r2', now)).toBe(
+      undefined,
+    );
+    expect(rollSwitchover(at(), [pods[0]!, ready(pod('db-1', 'r1')), pods[2]!], 'r2', now)).toBe(
+      undefined,
+    );
+    expect(rollSwitchover(at({ rollout: { primary: 'Restart' } }), pods, 'r2', now)).toBe(
+      undefined,
+    );
+    expect(rollSwitchover(at(), pods, undefined, now)).toBe(undefined);
+  });
+
+  it('waits a minute after a Rollout switchover failed before asking again (no retry storm)', () => {
+    const failed = (completedAt: string) =>
+      at(
+        {},
+        {
+          switchover: {
+            phase: 'Failed',
+            from: 'db-0',
+            to: 'db-1',
+            reason: 'Rollout',
+            startedAt: '2026-12-07T09:58:00Z',
+            completedAt,
+            message: 'given up',
+          },
+        },
+      );
+    expect(rollSwitchover(failed('2026-12-07T09:59:30Z'), pods, 'r2', now)).toBe(undefined);
+    expect(rollSwitchover(failed('2026-12-07T09:58:59Z'), pods, 'r2', now)).toEqual({
+      reason: 'Rollout',
+    });
   });
 });
 

@@ -1,7 +1,10 @@
+import { type PrimaryUpdateMethod } from '@steward/crd';
 import { isNotFound, Pods } from '@steward/kube';
+import { planRollout, rolloutWantsSwitchover, type RolloutPlan } from '@steward/workload';
 import { type PlanHealth } from '../plan/plan.js';
 import { type Pod } from '../pods.js';
 import { type Cluster, type PhaseEnv } from './env.js';
+import { type SwitchoverAsk } from './topology.js';
 
 /** How long a primary restarted by the controller's own roll is not failed over. */
 export const PLANNED_RESTART_MS = 60_000;
@@ -12,6 +15,8 @@ export interface RollFacts {
   /** The StatefulSet's update revision (undefined: not known yet). */
   updateRevision: string | undefined;
   primary: string | undefined;
+  /** `spec.rollout.primary`. */
+  method: PrimaryUpdateMethod;
   health: PlanHealth;
   /** Instances observed this reconcile. */
   instances: number;
@@ -19,43 +24,43 @@ export interface RollFacts {
   actionsFailed: boolean;
 }
 
-export interface RollPlan {
-  /** Pods still to be re-created with the current template, by name. */
-  outdated: string[];
-  /** The pod to re-create now, if any. */
-  restart?: { pod: string; primary: boolean; remaining: number };
-}
+export type RollPlan = RolloutPlan;
 
 /**
- * The controller's own roll (pure; the StatefulSet's updateStrategy is OnDelete): pods whose
- * revision is not the update revision are re-created one at a time, standbys first (the highest
- * ordinal first), the primary last — and only while every instance is ready in its role, nothing
- * is failing over and nothing failed this reconcile.
+ * The controller's own roll (pure; the StatefulSet's updateStrategy is OnDelete): the shared
+ * rollout (`planRollout`) — standbys first, the primary last, switched over first unless
+ * `spec.rollout.primary` is Restart — moving only while every instance is ready in its role,
+ * nothing is failing or switching over and nothing failed this reconcile.
  */
 export function planRoll(facts: RollFacts): RollPlan {
-  const revision = facts.updateRevision;
-  const outdated = revision
-    ? facts.pods
-        .filter(
-          (p) =>
-            !p.metadata.deletionTimestamp &&
-            p.metadata.labels?.['controller-revision-hash'] !== revision,
-        )
-        .map((p) => p.metadata.name!)
-        .sort()
-    : [];
   const settled =
     facts.health.readyReplicas === facts.instances &&
     facts.health.primaryServing &&
     !facts.health.failingOver &&
+    !facts.health.switchingOver &&
     !facts.actionsFailed;
-  if (outdated.length === 0 || !settled) return { outdated };
-  const standby = outdated.filter((p) => p !== facts.primary).reverse()[0];
-  const pod = standby ?? outdated[0]!;
-  return {
-    outdated,
-    restart: { pod, primary: pod === facts.primary, remaining: outdated.length - 1 },
-  };
+  return planRollout({ ...facts, settled });
+}
+
+/**
+ * The switchover a rolling update asks for (pure, before the plan): when the primary is the only
+ * instance left on the old template (see `rolloutWantsSwitchover`).
+ */
+export function rollSwitchover(
+  cluster: Cluster,
+  pods: Pod[],
+  updateRevision: string | undefined,
+  now: number,
+): SwitchoverAsk | undefined {
+  const wanted = rolloutWantsSwitchover({
+    pods,
+    updateRevision,
+    primary: cluster.status?.primary,
+    method: cluster.spec.rollout?.primary ?? 'Switchover',
+    lastSwitchover: cluster.status?.switchover,
+    now,
+  });
+  return wanted ? { reason: 'Rollout' } : undefined;
 }
 
 /**

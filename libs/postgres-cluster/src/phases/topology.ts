@@ -6,7 +6,8 @@ import { extraInstanceSet, type ExtraInstanceSet } from '../upgrade/upgrade.js';
 import { type Cluster, type Problem } from './env.js';
 
 /** A switchover the plan is to carry out this reconcile. */
-export type SwitchoverAsk = { reason: 'ScaleDown' } | { to: string; reason: 'Requested' };
+export type SwitchoverAsk =
+  { reason: 'ScaleDown' } | { reason: 'Rollout' } | { to: string; reason: 'Requested' };
 
 /** Which instances there are and are to be (pure: from the cluster and its pods). */
 export interface Topology {

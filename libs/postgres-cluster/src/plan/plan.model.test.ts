@@ -49,6 +49,7 @@ import {
   failoverModelCommands,
   FailoverModelWorld,
   isPrefix,
+  modelCommand,
   received,
   recordId,
   startEpoch,
@@ -103,6 +104,7 @@ type ApiStatus = PlanStatus;
 
 class World extends FailoverModelWorld<Server, ApiStatus, PlanMemory> {
   previousStatus?: { status: ApiStatus; version: number };
+  /** A switchover asked for: to the named server, or '' (a rolling update: to any ready standby). */
   switchoverRequest?: string;
   nextTimeline = 2;
   initdbRuns = 0;
@@ -475,7 +477,11 @@ class World extends FailoverModelWorld<Server, ApiStatus, PlanMemory> {
       replicas: this.config.replicas,
       failover: { enabled: true, afterMs: AFTER_MS, maxLagBytes: this.config.maxLagBytes },
       replication: this.config.replication,
-      ...(requested ? { switchover: { to: requested, reason: 'Requested' as const } } : {}),
+      ...(requested === ''
+        ? { switchover: { reason: 'Rollout' as const } }
+        : requested
+          ? { switchover: { to: requested, reason: 'Requested' as const } }
+          : {}),
       status: basis.status,
       instances: this.facts(),
       memory: this.memory ?? {},
@@ -566,6 +572,17 @@ const commands = [
   onServer('partitioned from the controller (alive)', (_, s) => void (s.partitioned = true)),
   onServer('reachable again', (_, s) => void (s.partitioned = false)),
   onServer('a switchover to it is requested', (w, s) => void (w.switchoverRequest = s.name)),
+  fc.constant(
+    modelCommand<World>(
+      'a rolling update reaches the primary (a switchover to any ready standby)',
+      (w) => void (w.switchoverRequest = ''),
+      (w, outcome) =>
+        w.afterCommand(
+          'a rolling update reaches the primary (a switchover to any ready standby)',
+          outcome,
+        ),
+    ),
+  ),
 ];
 
 /** A new cluster brought up by the plan itself: reconciles and agent steps until it converges. */

@@ -629,6 +629,7 @@ describe('planInstances: switchover', () => {
       to: 'pg-2',
       reason: 'Requested',
       primaryLastLsn: '0/1388',
+      writesStoppedAt: T0,
     });
     expect(plan.status?.switchoverCount).toBe(1);
     expect(plan.status?.primary).toBe('pg-0');
@@ -677,6 +678,7 @@ describe('planInstances: switchover', () => {
       to: 'pg-2',
       reason: 'Requested' as const,
       startedAt: T0,
+      writesStoppedAt: T0,
       primaryLastLsn: '0/1388',
       message: 'm',
     },
@@ -789,8 +791,15 @@ describe('planInstances: switchover', () => {
         ],
       }),
     );
-    expect(plan.status?.switchover).toMatchObject({ phase: 'Completed', newTimeline: 2 });
-    expect(plan.status?.switchover?.message).toContain('nothing committed is lost');
+    expect(plan.status?.switchover).toMatchObject({
+      phase: 'Completed',
+      newTimeline: 2,
+      writesStoppedAt: T0,
+      writesResumedAt: at(3),
+    });
+    expect(plan.status?.switchover?.message).toContain(
+      'nothing committed is lost; writes paused for 3.0 s',
+    );
     expect(plan.switchoverHandled).toBe(true);
     expect(plan.actions).toContainEqual({ type: 'label', pod: 'pg-2', role: 'primary' });
     expect(plan.actions).toContainEqual({
@@ -857,6 +866,48 @@ describe('planInstances: switchover', () => {
       from: 'pg-2',
       to: 'pg-1',
       reason: 'ScaleDown',
+    });
+  });
+
+  it('moves the primary for a rolling update to the most advanced ready standby, or says it waits for one', () => {
+    const standbys = (ready: boolean) => [
+      pod(0, { instruction: 'primary', roleLabel: 'primary', view: primaryView(5000n) }),
+      pod(1, {
+        instruction: 'standby 10.0.0.1',
+        roleLabel: 'standby',
+        view: standbyView(4000n),
+        ready,
+      }),
+      pod(2, {
+        instruction: 'standby 10.0.0.1',
+        roleLabel: 'standby',
+        view: standbyView(5000n),
+        ready,
+      }),
+    ];
+    const plan = planInstances(
+      base({ switchover: { reason: 'Rollout' }, instances: standbys(true) }),
+    );
+    expect(plan.status?.switchover).toMatchObject({
+      phase: 'Demoting',
+      from: 'pg-0',
+      to: 'pg-2',
+      reason: 'Rollout',
+      writesStoppedAt: T0,
+    });
+    expect(plan.actions).toEqual([
+      { type: 'label', pod: 'pg-0', role: null },
+      { type: 'instruct', pod: 'pg-0', instruction: 'wait' },
+    ]);
+
+    const none = planInstances(
+      base({ switchover: { reason: 'Rollout' }, instances: standbys(false) }),
+    );
+    expect(none.status).toBeUndefined();
+    expect(none.health.progressing).toEqual({
+      reason: 'SwitchoverWaiting',
+      message:
+        'the rolling update reached the primary pg-0: it is restarted once a switchover to a ready standby streaming from it has moved the primary, and none is ready',
     });
   });
 });

@@ -131,8 +131,9 @@ export interface PlanInput {
   /** The primary is restarting on the controller's own roll: its absence is no failover (yet). */
   holdFailover?: boolean;
   /**
-   * A switchover asked for: by the annotation (`to` names the instance), or by a scale-down that
-   * would remove the primary (`to` absent: the most advanced standby that stays).
+   * A switchover asked for: by the annotation (`to` names the instance), by a scale-down that
+   * would remove the primary or by a rolling update that reached it (`to` absent: the most
+   * advanced ready standby that stays).
    */
   switchover?: { to?: string; reason: SwitchoverRecord['reason'] };
   status: PlanStatus;
@@ -493,7 +494,13 @@ function primaryServes(
     // Promoted: the others follow from here on.
     decide(ctx, { failover: { ...failover, phase: 'Repointing', newTimeline: view.timeline } });
   } else if (promoting && ctx.switchover) {
-    ctx.switchover = { ...ctx.switchover, phase: 'Repointing', newTimeline: view.timeline };
+    // Labelled primary above: back in the read-write Service, writes resume.
+    ctx.switchover = {
+      ...ctx.switchover,
+      phase: 'Repointing',
+      newTimeline: view.timeline,
+      writesResumedAt: input.now,
+    };
     decide(ctx, { switchover: ctx.switchover });
   }
 }
@@ -862,7 +869,7 @@ function completeSwitchover(ctx: PlanContext, p: PrimaryObservation, view: Reach
     ...current,
     phase: 'Completed',
     completedAt: input.now,
-    message: `switchover from ${current.from} to ${p.name} (${current.reason}): ${current.from} stopped cleanly at or after ${current.primaryLastLsn ?? 'its last position'} and ${p.name} had received all of it (${current.promotedLsn ?? '?'}) before its promotion to timeline ${current.newTimeline ?? view.timeline}: nothing committed is lost`,
+    message: `switchover from ${current.from} to ${p.name} (${current.reason}): ${current.from} stopped cleanly at or after ${current.primaryLastLsn ?? 'its last position'} and ${p.name} had received all of it (${current.promotedLsn ?? '?'}) before its promotion to timeline ${current.newTimeline ?? view.timeline}: nothing committed is lost${writePause(current)}`,
   };
   decide(ctx, { switchover: ctx.switchover });
   ctx.switchoverHandled = true;
@@ -871,6 +878,13 @@ function completeSwitchover(ctx: PlanContext, p: PrimaryObservation, view: Reach
     reason: PlanReasons.SwitchoverCompleted,
     message: ctx.switchover.message,
   });
+}
+
+/** `; writes paused for 1.4 s` when the record has both ends of the pause, else ''. */
+function writePause(record: SwitchoverRecord): string {
+  if (!record.writesStoppedAt || !record.writesResumedAt) return '';
+  const paused = ms(record.writesResumedAt) - ms(record.writesStoppedAt);
+  return `; writes paused for ${(paused / 1000).toFixed(1)} s`;
 }
 
 /** A standby a switchover may go to: of this cluster, streaming, ready, and staying. */
@@ -916,6 +930,8 @@ function requestSwitchover(
     to: target.name,
     reason: request.reason,
     startedAt: input.now,
+    // demote() takes it out of the read-write Service and stops it in this same plan.
+    writesStoppedAt: input.now,
     ...(view.currentLsn !== undefined ? { primaryLastLsn: formatLsn(view.currentLsn) } : {}),
     message: `switchover from ${p.name} to ${target.name} (${request.reason}): stopping ${p.name}`,
   };
@@ -954,7 +970,10 @@ function switchoverTarget(
     if (!target)
       ctx.progressing = {
         reason: PlanReasons.SwitchoverWaiting,
-        message: `${p.name} is beyond spec.replicas ${input.replicas}: it is kept until a switchover to a ready standby can move the primary, and none is ready`,
+        message:
+          request.reason === 'Rollout'
+            ? `the rolling update reached the primary ${p.name}: it is restarted once a switchover to a ready standby streaming from it has moved the primary, and none is ready`
+            : `${p.name} is beyond spec.replicas ${input.replicas}: it is kept until a switchover to a ready standby can move the primary, and none is ready`,
       };
     return target;
   }
