@@ -441,8 +441,8 @@ async function appsPhase(): Promise<void> {
             small: { cpu: '100m', memory: '128Mi', maxMemory: '96Mi', storage: '1Gi' },
           },
           images: [
-            { engine: 'redis', version: '7.0', image: 'localhost/steward/redis:7.0.15' },
-            { engine: 'postgres', version: '17', image: 'localhost/steward/postgres:17.12' },
+            { engine: 'redis', version: '7.0', image: 'ghcr.io/steward-dev/redis:7.0.15' },
+            { engine: 'postgres', version: '17', image: 'ghcr.io/steward-dev/postgres:17.12' },
           ],
         },
       },

@@ -66,8 +66,8 @@ beforeAll(async () => {
       kubernetes: {
         sizeClasses: { small: { cpu: '100m', memory: '128Mi', maxMemory: '96Mi', storage: '1Gi' } },
         images: [
-          { engine: 'redis', version: '7.0', image: 'localhost/steward/redis:7.0.15' },
-          { engine: 'postgres', version: '15', image: 'localhost/steward/postgres:15.20' },
+          { engine: 'redis', version: '7.0', image: 'ghcr.io/steward-dev/redis:7.0.15' },
+          { engine: 'postgres', version: '15', image: 'ghcr.io/steward-dev/postgres:15.20' },
         ],
       },
     },

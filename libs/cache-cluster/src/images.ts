@@ -4,7 +4,7 @@
  * table in step with it). A profile's `spec.kubernetes.images` replaces this table entirely.
  */
 export const BuiltInImages: readonly { engine: string; version: string; image: string }[] = [
-  { engine: 'redis', version: '7.0', image: 'localhost/steward/redis:7.0.15' },
-  { engine: 'redis', version: '8.0', image: 'localhost/steward/redis:8.0.2' },
-  { engine: 'valkey', version: '8.1', image: 'localhost/steward/valkey:8.1.1' },
+  { engine: 'redis', version: '7.0', image: 'ghcr.io/steward-dev/redis:7.0.15' },
+  { engine: 'redis', version: '8.0', image: 'ghcr.io/steward-dev/redis:8.0.2' },
+  { engine: 'valkey', version: '8.1', image: 'ghcr.io/steward-dev/valkey:8.1.1' },
 ];

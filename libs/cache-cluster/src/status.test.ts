@@ -28,7 +28,7 @@ const input = (over: Partial<StatusInput>): StatusInput => ({
   podCount: 3,
   health: health(3),
   rollout: { complete: true, message: 'rolled out' },
-  image: 'localhost/steward/valkey:8.1.1',
+  image: 'ghcr.io/steward-dev/valkey:8.1.1',
   endpoints: {
     readWrite: 'pair-rw.team-a.svc',
     readOnly: 'pair-ro.team-a.svc',
@@ -255,7 +255,7 @@ describe('cacheStatus: phases and conditions', () => {
       phase: 'Ready',
       replicas: 3,
       readyReplicas: 3,
-      image: 'localhost/steward/valkey:8.1.1',
+      image: 'ghcr.io/steward-dev/valkey:8.1.1',
       endpoints: {
         readWrite: { host: 'pair-rw.team-a.svc', port: 6379 },
         readOnly: { host: 'pair-ro.team-a.svc', port: 6379 },

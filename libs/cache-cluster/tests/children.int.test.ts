@@ -114,7 +114,7 @@ const cases: [string, RenderInput][] = [
       'Standalone redis, no persistence, nothing resolved but the image',
       {
         cluster,
-        image: 'localhost/steward/redis:7.0.15',
+        image: 'ghcr.io/steward-dev/redis:7.0.15',
         passwordSecret: passwordSecretOf(cluster),
       },
     ];
@@ -133,7 +133,7 @@ const cases: [string, RenderInput][] = [
       'Replicated valkey with persistence, resources, clients and the controller',
       {
         cluster,
-        image: 'localhost/steward/valkey:8.1.1',
+        image: 'ghcr.io/steward-dev/valkey:8.1.1',
         resources: {
           requests: { cpu: '100m', memory: '256Mi' },
           limits: { cpu: '1', memory: '512Mi' },
@@ -158,7 +158,7 @@ const cases: [string, RenderInput][] = [
       'Replicated redis with the user’s Secret, clients by namespace only, maxMemory resolved',
       {
         cluster,
-        image: 'localhost/steward/redis:8.0.2',
+        image: 'ghcr.io/steward-dev/redis:8.0.2',
         resources: { limits: { memory: '256Mi' } },
         maxMemoryBytes: 104857600,
         passwordSecret: passwordSecretOf(cluster),

@@ -39,7 +39,7 @@ describe('the CacheCluster controller on the node tier', () => {
       phase: 'Ready',
       primary: 'solo-0',
       readyReplicas: 1,
-      image: 'localhost/steward/redis:7.0.15',
+      image: 'ghcr.io/steward-dev/redis:7.0.15',
       endpoints: {
         readWrite: { host: `solo-rw.${suite.namespace}.svc`, port: 6379 },
         secretName: 'solo-auth',

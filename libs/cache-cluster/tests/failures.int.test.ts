@@ -62,7 +62,7 @@ describe('failures named on the node tier (CacheCluster)', () => {
         namespaceSelector: {},
         kubernetes: {
           images: [
-            { engine: 'redis', version: '7.0', image: 'localhost/steward/redis:0.0.0-absent' },
+            { engine: 'redis', version: '7.0', image: 'ghcr.io/steward-dev/redis:0.0.0-absent' },
           ],
         },
       },

@@ -4,6 +4,6 @@
  * table in step with it). A profile's `spec.kubernetes.images` replaces this table entirely.
  */
 export const BuiltInImages: readonly { engine: string; version: string; image: string }[] = [
-  { engine: 'postgres', version: '15', image: 'localhost/steward/postgres:15.20' },
-  { engine: 'postgres', version: '17', image: 'localhost/steward/postgres:17.12' },
+  { engine: 'postgres', version: '15', image: 'ghcr.io/steward-dev/postgres:15.20' },
+  { engine: 'postgres', version: '17', image: 'ghcr.io/steward-dev/postgres:17.12' },
 ];

@@ -142,7 +142,7 @@ const profile = (name: string, backup: Record<string, unknown>) =>
       provider: 'kubernetes',
       namespaces: [a, b, c],
       kubernetes: {
-        images: [{ engine: 'postgres', version: '17', image: 'localhost/steward/postgres:17' }],
+        images: [{ engine: 'postgres', version: '17', image: 'ghcr.io/steward-dev/postgres:17' }],
         backup: {
           destination: {
             bucket,

@@ -58,7 +58,7 @@ describe('the PostgresCluster controller on the node tier', () => {
       readyReplicas: 1,
       replicas: 1,
       version: '17',
-      image: 'localhost/steward/postgres:17.12',
+      image: 'ghcr.io/steward-dev/postgres:17.12',
       timeline: 1,
       endpoints: {
         readWrite: { host: `solo-rw.${suite.namespace}.svc`, port: 5432 },

@@ -5,7 +5,7 @@ describe('restrictedPod', () => {
   it('runs the container non-root, read-only, without capabilities, with its scratch volumes', () => {
     const pod = restrictedPod(
       { name: 'r0', labels: { server: 'r0' } },
-      { name: 'server', image: 'localhost/steward/redis:7.0.15', command: ['redis-server'] },
+      { name: 'server', image: 'ghcr.io/steward-dev/redis:7.0.15', command: ['redis-server'] },
       { data: '/data', tmp: '/tmp' },
     );
     expect(pod.metadata).toEqual({ name: 'r0', labels: { server: 'r0' } });
@@ -21,7 +21,7 @@ describe('restrictedPod', () => {
     });
     expect(pod.spec!.containers[0]).toEqual({
       name: 'server',
-      image: 'localhost/steward/redis:7.0.15',
+      image: 'ghcr.io/steward-dev/redis:7.0.15',
       imagePullPolicy: 'Never',
       command: ['redis-server'],
       securityContext: {

@@ -4,10 +4,11 @@
 # archive that `ctr -n k8s.io images import` takes, cached outside the repository:
 #
 #   ${STEWARD_CACHE:-~/.cache/steward}/images/app-<app>-<hash12>/
-#     image.oci.tar  the archive, reference localhost/steward/<app>:<hash12>
+#     image.oci.tar  the archive, reference <IMAGE_REPOSITORY>/<app>:<hash12> (versions.env:
+#                    ghcr.io/steward-dev, the repository the charts' image.repository names)
 #     ref, image.env the reference; IMAGE_REF, IMAGE_ARCHIVE, IMAGE_HASH, IMAGE_UID/GID (65532)
 #
-# Cache key (hash): APP, apps/Dockerfile, the build context (every file git knows of, tracked or
+# Cache key (hash): APP, IMAGE_REPOSITORY, apps/Dockerfile, the build context (every file git knows of, tracked or
 # untracked-but-not-ignored, as it is in the working tree, less what .dockerignore excludes; see
 # context.py), the node base's own hash, and this script, lib.sh, context.py and oci.py. buildah
 # builds from a staged copy of exactly that context. A warm run hashes (well under a second; plus
@@ -40,6 +41,9 @@ images="$cache/images"
 print_env=false
 # shellcheck source=lib.sh
 source "$here/lib.sh"
+# shellcheck source=versions.env
+source "$here/versions.env"
+[[ -n "${IMAGE_REPOSITORY:-}" ]] || fail "IMAGE_REPOSITORY is not set in $here/versions.env"
 
 app=""
 for arg in "$@"; do
@@ -72,12 +76,12 @@ base_hash="$(sed -n 's/^IMAGE_HASH=//p' "$(dirname "$base_archive")/image.env")"
 command -v git >/dev/null || fail "git is missing (the build context is the files git knows of)"
 context_hash="$(python3 "$here/context.py" hash --root "$repo")" || fail "hashing the build context failed"
 hash="$({
-  echo "app=$app base=$base_hash context=$context_hash"
+  echo "app=$app base=$base_hash context=$context_hash repository=$IMAGE_REPOSITORY"
   (cd "$repo" && sha256sum apps/Dockerfile)
   (cd "$here" && sha256sum build-app.sh lib.sh context.py oci.py)
 } | sha256_text)"
 entry="$images/app-$app-$(short "$hash")"
-ref="localhost/steward/$app:$(short "$hash")"
+ref="$IMAGE_REPOSITORY/$app:$(short "$hash")"
 cached() { [[ -f "$entry/.complete" && -f "$entry/image.oci.tar" && -f "$entry/ref" ]]; }
 if cached; then
   say "images: $app cached at $entry"
@@ -117,12 +121,12 @@ mkdir -p "$store/$driver" "$store/runroot-$driver" "$store/tmp"
 policy="$store/policy.json"
 # Only local transports (oci-archive:, containers-storage:) are ever used: nothing to verify.
 echo '{"default": [{"type": "insecureAcceptAnything"}]}' >"$policy"
-# shellcheck disable=SC2317 # also run by the EXIT trap
+# shellcheck disable=SC2317,SC2329 # also run by the EXIT trap
 bah() {
   TMPDIR="$store/tmp" buildah --root "$store/$driver" --runroot "$store/runroot-$driver" --storage-driver "$driver" "$@"
 }
 
-# shellcheck disable=SC2317 # load_base and smoke_run run through step
+# shellcheck disable=SC2317,SC2329 # load_base and smoke_run run through step
 # load_base: the node base into buildah's storage under its reference, unless the image there is
 # already this archive's (same image ID, i.e. config digest).
 load_base() {
@@ -171,7 +175,7 @@ rm -rf "$tmp/context"
 # (the archive is the product; the storage keeps only the base and the npm cache)
 trap 'bah rmi "$ref" >/dev/null 2>&1 || true; discard_scratch' EXIT
 
-# shellcheck disable=SC2317
+# shellcheck disable=SC2317,SC2329
 # smoke_run: the image's entrypoint without its configuration must stop at the app's own config
 # check: exit code 2 and "<app>: " on stderr, after Node has loaded every module of the bundle.
 smoke_run() {

@@ -9,21 +9,23 @@
 #                     image runs as; also its config's User and its io.steward.image.* labels)
 #     packages.txt    the Debian packages inside (name version), for audits
 #
-# Images (default: all):
-#   pause        localhost/steward/pause:<hash12>   the pod sandbox, a static Go program (../pause/)
-#   node-24      localhost/steward/node:<version>   bookworm minbase + ca-certificates + Node.js LTS
-#                                                   and npm (from the npm registry); apps' base
-#   redis-7.0    localhost/steward/redis:<version>  bookworm redis-server + redis-tools
-#   redis-8.0    localhost/steward/redis:<version>  trixie redis-server + redis-tools
-#   valkey-8.1   localhost/steward/valkey:<version> trixie valkey-server + valkey-tools
-#   postgres-15  localhost/steward/postgres:<version>  bookworm postgresql-15 + client
-#   postgres-17  localhost/steward/postgres:<version>  trixie postgresql-17 + client
+# Images (default: all), named as they are published (versions.env's IMAGE_REPOSITORY, R below:
+# ghcr.io/steward-dev; .github/workflows/release.yml pushes these same archives there), except the
+# two that never leave this machine (LOCAL_IMAGE_REPOSITORY, L: localhost/steward):
+#   pause        L/pause:<hash12>       the pod sandbox, a static Go program (../pause/)
+#   node-24      L/node:<version>       bookworm minbase + ca-certificates + Node.js LTS and npm
+#                                       (from the npm registry); apps' base
+#   redis-7.0    R/redis:<version>      bookworm redis-server + redis-tools
+#   redis-8.0    R/redis:<version>      trixie redis-server + redis-tools
+#   valkey-8.1   R/valkey:<version>     trixie valkey-server + valkey-tools
+#   postgres-15  R/postgres:<version>   bookworm postgresql-15 + client
+#   postgres-17  R/postgres:<version>   trixie postgresql-17 + client
 # The Debian ones are `mmdebstrap --variant=minbase --mode=root` rootfs trimmed by rootfs.sh; the
 # servers run as a fixed non-root uid:gid (versions.env), keep their data in /data (postgres:
 # PGDATA=/data/pgdata, sockets in /run/postgresql) and work with a read-only root filesystem given
 # writable /data, /tmp (and /run/postgresql): smoke.sh checks exactly that before packing.
 #
-# Cache key (hash) of an image: its pins in versions.env and the files that shape it (this script,
+# Cache key (hash) of an image: its reference, its pins in versions.env and the files that shape it (this script,
 # lib.sh, rootfs.sh, oci.py; postgres-entrypoint.sh; for pause its sources and `go env GOVERSION`).
 # A warm run only hashes and takes well under a second; a cold one takes 10-90 s an image (mirror
 # and CPU permitting), says "building X (log: ...)" and "still building X... Ns" every 30 s. A
@@ -42,6 +44,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 pause_src="$(cd "$here/../pause" && pwd)"
 # shellcheck source=versions.env
 source "$here/versions.env"
+[[ -n "${IMAGE_REPOSITORY:-}" && -n "${LOCAL_IMAGE_REPOSITORY:-}" ]] ||
+  { echo "images: IMAGE_REPOSITORY and LOCAL_IMAGE_REPOSITORY must be set in $here/versions.env" >&2; exit 1; }
 cache="${STEWARD_CACHE:-$HOME/.cache/steward}"
 images="$cache/images"
 print_env=false
@@ -156,9 +160,9 @@ build_pause() {
   command -v go >/dev/null || fail "pause needs Go (go on PATH)"
   local goversion hash entry ref
   goversion="$(GOTOOLCHAIN=local go env GOVERSION)"
-  hash="$({ common_inputs; files_hash "$pause_src" go.mod main.go; echo "go=$goversion"; } | sha256_text)"
+  hash="$({ common_inputs; files_hash "$pause_src" go.mod main.go; echo "go=$goversion repository=$LOCAL_IMAGE_REPOSITORY"; } | sha256_text)"
   entry="$images/pause-$(short "$hash")"
-  ref="localhost/steward/pause:$(short "$hash")"
+  ref="$LOCAL_IMAGE_REPOSITORY/pause:$(short "$hash")"
   start_entry pause "$entry" || return 0
   mkdir -p "$tmp/rootfs"
   step "go build (CGO off, static)" env -C "$pause_src" CGO_ENABLED=0 GOTOOLCHAIN=local \
@@ -262,9 +266,10 @@ build_debian() {
   else
     uid="$SERVER_UID" gid="$SERVER_GID" version="$(upstream_version "${main#*=}")"
   fi
-  ref="localhost/steward/$kind:$version"
+  if [[ "$kind" == node ]]; then ref="$LOCAL_IMAGE_REPOSITORY/$kind:$version"; else ref="$IMAGE_REPOSITORY/$kind:$version"; fi
   hash="$({
     common_inputs
+    echo "ref=$ref"
     if [[ "$kind" == postgres ]]; then files_hash "$here" postgres-entrypoint.sh; fi
     echo "image=$image suite=$suite packages=${packages[*]} user=$user:$uid:$gid:$home"
     if [[ "$kind" == node ]]; then

@@ -12,7 +12,7 @@ function input(spec: Partial<CacheCluster['spec']> = {}, extra: Partial<RenderIn
   };
   return {
     cluster,
-    image: 'localhost/steward/redis:7.0.15',
+    image: 'ghcr.io/steward-dev/redis:7.0.15',
     passwordSecret: { name: 'web-auth', key: 'password' },
     ...(spec.persistence?.enabled ? { storage: { size: '1Gi' } } : {}),
     ...extra,

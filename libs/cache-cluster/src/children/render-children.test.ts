@@ -18,7 +18,7 @@ function input(spec: Partial<CacheCluster['spec']> = {}, extra: Partial<RenderIn
   const c = cluster(spec);
   return {
     cluster: c,
-    image: 'localhost/steward/redis:7.0.15',
+    image: 'ghcr.io/steward-dev/redis:7.0.15',
     passwordSecret: passwordSecretOf(c),
     ...(spec.persistence?.enabled ? { storage: { size: '1Gi' } } : {}),
     ...extra,
@@ -96,11 +96,11 @@ describe('renderChildren: names, kinds and labels', () => {
 
   it('names a Valkey cluster’s children valkey and runs valkey-server and valkey-cli', () => {
     const rendered = renderChildren(
-      input({ engine: 'valkey', version: '8.1' }, { image: 'localhost/steward/valkey:8.1.1' }),
+      input({ engine: 'valkey', version: '8.1' }, { image: 'ghcr.io/steward-dev/valkey:8.1.1' }),
     );
     expect(rendered.statefulSet.metadata.labels['app.kubernetes.io/name']).toBe('valkey');
     const container = server(rendered.statefulSet);
-    expect(container.image).toBe('localhost/steward/valkey:8.1.1');
+    expect(container.image).toBe('ghcr.io/steward-dev/valkey:8.1.1');
     expect(container.command[2]).toMatch(
       /^exec valkey-server \/etc\/cache\/redis\.conf --include \/tmp\/auth\.conf$/m,
     );
@@ -188,7 +188,7 @@ describe('renderChildren: the StatefulSet', () => {
     });
     expect(spec.containers).toHaveLength(1);
     expect(server(sts)).toMatchObject({
-      image: 'localhost/steward/redis:7.0.15',
+      image: 'ghcr.io/steward-dev/redis:7.0.15',
       imagePullPolicy: 'Never',
       securityContext: {
         allowPrivilegeEscalation: false,

@@ -202,7 +202,7 @@ describe('observationFromInfo', () => {
 
 /**
  * Real `INFO` (default sections) and `ROLE` replies, captured once from pods of the node tier's
- * images (localhost/steward/redis:7.0.15, redis:8.0.2, valkey:8.1.1) by redis-admin's setup:
+ * images (ghcr.io/steward-dev/redis:7.0.15, redis:8.0.2, valkey:8.1.1) by redis-admin's setup:
  * pods on 10.88.77.0/24, requirepass set, 200 keys written to each primary. Stored with LF line
  * ends; `info()` gives the CRLF text the servers send.
  */

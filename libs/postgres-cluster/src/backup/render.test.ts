@@ -28,7 +28,7 @@ const cluster = (spec: Partial<PostgresCluster['spec']> = {}): PostgresCluster =
 const render = (c: PostgresCluster, extra = {}) =>
   renderChildren({
     cluster: c,
-    image: 'localhost/steward/postgres:17.12',
+    image: 'ghcr.io/steward-dev/postgres:17.12',
     storage: { size: '1Gi' },
     ...extra,
   });
@@ -137,7 +137,7 @@ describe('children with spec.backup', () => {
     expect(RestoreWalScript).not.toContain('backup:');
     const job = renderBackupJob({
       cluster: c,
-      image: 'localhost/steward/postgres:17.12',
+      image: 'ghcr.io/steward-dev/postgres:17.12',
       primaryHost: '10.88.77.10',
       due: new Date('2026-12-03T15:00:00Z'),
       reason: 'Initial',
@@ -155,7 +155,7 @@ describe('the backup Job', () => {
   it('runs once, unprivileged, from the ConfigMap, without the cluster label on its pod', () => {
     const job = renderBackupJob({
       cluster: cluster({ backup: { destination } }),
-      image: 'localhost/steward/postgres:17.12',
+      image: 'ghcr.io/steward-dev/postgres:17.12',
       primaryHost: '10.88.77.12',
       due: new Date('2026-12-03T03:00:00Z'),
       reason: 'Scheduled',
@@ -258,7 +258,7 @@ describe('the restore rehearsal Job', () => {
           verify: { rowCounts: [{ table: 'public.orders', atLeast: 10 }] },
         },
       }),
-      image: 'localhost/steward/postgres:17.12',
+      image: 'ghcr.io/steward-dev/postgres:17.12',
       systemIdentifier: '7715084825864298526',
       backup: { id: '20261203T030000Z', completedAt: '2026-12-03T03:00:04.120Z' },
       due: new Date('2026-12-03T05:00:00Z'),
@@ -282,7 +282,7 @@ describe('the major upgrade Job', () => {
   it('runs the new image, inline (not from the ConfigMap), with the superuser on both servers by IP', () => {
     const job = renderUpgradeJob({
       cluster: cluster({}),
-      image: 'localhost/steward/postgres:17.12',
+      image: 'ghcr.io/steward-dev/postgres:17.12',
       fromHost: '10.0.0.4',
       toHost: '10.0.0.9',
       generation: 3,
@@ -291,7 +291,7 @@ describe('the major upgrade Job', () => {
     expect(job.metadata.labels['postgres.steward.dev/upgrade-of']).toBe('orders');
     expect(job.metadata.labels).not.toHaveProperty('postgres.steward.dev/backup-of');
     const container = job.spec.template.spec.containers[0]!;
-    expect(container.image).toBe('localhost/steward/postgres:17.12');
+    expect(container.image).toBe('ghcr.io/steward-dev/postgres:17.12');
     expect(container.command).toEqual(['/bin/sh', '-c', UpgradeScript]);
     const env = container.env as Env[];
     const value = (n: string) => env.find((e) => e.name === n)?.value;
