@@ -61,8 +61,9 @@ describe('failures named on the node tier (CacheCluster)', () => {
         provider: 'kubernetes',
         namespaceSelector: {},
         kubernetes: {
+          // a name no registry serves, on this machine: a pull attempt never leaves it
           images: [
-            { engine: 'redis', version: '7.0', image: 'ghcr.io/steward-dev/redis:0.0.0-absent' },
+            { engine: 'redis', version: '7.0', image: 'localhost/steward/redis:0.0.0-absent' },
           ],
         },
       },
