@@ -6,6 +6,9 @@
 #   .../containerd-<version>/bin/{containerd,ctr,containerd-shim-runc-v2}   from containerd/ (Go module)
 #   .../node-provisioner-<hash>/bin/provisioner    the project's dynamic local-volume provisioner
 #   .../node-debs-<hash>/root/usr/{sbin/runc,lib/cni/*,sbin/nft}, bin/nft   Debian packages, unpacked
+#   .../kube-network-policies-<version>-<hash>/bin/kube-network-policies   the multi-node tier's
+#       NetworkPolicy agent: sigs.k8s.io/kube-network-policies from the Go proxy, patched by
+#       network-policies/patch.sh (keyed by the version and the hash of network-policies/)
 #
 # Go entries are keyed by the hash of their module (go.mod, go.sum, our own sources); the Debian
 # entry by the pinned package list in versions.env. Nothing is installed into the system. Cold: a
@@ -44,6 +47,40 @@ build_entry "containerd ${CONTAINERD_VERSION}" "$here/containerd" "containerd-${
 
 provisioner_entry="node-provisioner-$(stamp_of "$here/provisioner" | cut -c1-16)"
 build_entry "local-volume provisioner" "$here/provisioner" "$provisioner_entry" "-s -w" .
+
+# ---- kube-network-policies: upstream's module, our patch files applied to a copy, then built ----------
+knp_entry="kube-network-policies-${KUBE_NETWORK_POLICIES_VERSION}-$(cat "$here"/network-policies/* | sha256sum | cut -c1-16)"
+knp="$cache/$knp_entry"
+build_knp() {
+  local tmp="$cache/.$knp_entry.tmp.$$" log="$cache/logs/$knp_entry.log" start=$SECONDS dir
+  rm -rf "$tmp" && mkdir -p "$tmp/bin"
+  say "$component: building kube-network-policies ${KUBE_NETWORK_POLICIES_VERSION} (patched; log: $log)"
+  if ! (
+    set -e
+    dir=$(go mod download -json "sigs.k8s.io/kube-network-policies@${KUBE_NETWORK_POLICIES_VERSION}" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+    [[ -d "$dir" ]] || { echo "go mod download gave no module directory" >&2; exit 1; }
+    cp -r "$dir" "$tmp/src" && chmod -R u+w "$tmp/src"
+    bash "$here/network-policies/patch.sh" "$tmp/src"
+    cd "$tmp/src" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp/bin/kube-network-policies" ./cmd
+  ) >"$log" 2>&1; then
+    rm -rf "$tmp"
+    tail -n 20 "$log" >&2 || true
+    fail "step 'kube-network-policies' failed after $((SECONDS - start))s; full log: $log"
+  fi
+  rm -rf "$tmp/src"
+  echo "$knp_entry" >"$tmp/.stamp"
+  rm -rf "$knp" && mv "$tmp" "$knp"
+  say "$component: built kube-network-policies in $((SECONDS - start))s -> $knp/bin"
+}
+if [[ ! -f "$knp/.stamp" ]]; then
+  mkdir -p "$cache/logs"
+  exec 7>"$cache/.$knp_entry.lock"
+  flock 7
+  [[ -f "$knp/.stamp" ]] || build_knp
+  exec 7>&-
+else
+  say "$component: kube-network-policies cached at $knp"
+fi
 
 # ---- Debian packages: downloaded at the pinned versions and unpacked, never installed ---------------
 debs_entry="node-debs-$(echo "$DEBIAN_PACKAGES" | sha256sum | cut -c1-16)"
@@ -99,4 +136,5 @@ if $print_env; then
   echo "STEWARD_RUNC_BIN=$debs/root/usr/sbin/runc"
   echo "STEWARD_CNI_BIN_DIR=$debs/root/usr/lib/cni"
   echo "STEWARD_NFT_BIN=$debs/bin/nft"
+  echo "STEWARD_KUBE_NETWORK_POLICIES_BIN=$knp/bin/kube-network-policies"
 fi

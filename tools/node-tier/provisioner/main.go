@@ -10,6 +10,11 @@
 // Failed and its reclaim policy is Delete, it removes the directory (only a direct child of
 // base-dir, never through a symlink) and deletes the PV; Retain leaves both alone.
 //
+// One provisioner serves several nodes of one machine (the multi-node tier) with a repeated
+// --node <name>=<base-dir>: a claim gets a directory under its selected node's base dir and a PV
+// pinned to that node (an Immediate class: the first node given); a Released PV's directory is
+// removed only if it sits directly under the base dir of the node its PV is pinned to.
+//
 // Why not rancher's local-path-provisioner or sigs.k8s.io/sig-storage-lib-external-provisioner:
 // the former creates and deletes directories through helper pods (an image, a pull, a pod per
 // volume) and is a large build; the latter (v11.0.1, the newest, is built against client-go 0.30)
@@ -66,13 +71,16 @@ const (
 )
 
 type provisioner struct {
-	name, baseDir, node string
-	client              kubernetes.Interface
-	pvcs                corelisters.PersistentVolumeClaimLister
-	pvs                 corelisters.PersistentVolumeLister
-	classes             storagelisters.StorageClassLister
-	recorder            record.EventRecorder
-	queue               workqueue.TypedRateLimitingInterface[string] // "pvc/<ns>/<name>" or "pv/<name>"
+	name string
+	// node name -> base dir (absolute, symlinks resolved); nodeOrder[0] serves Immediate classes
+	baseDirs  map[string]string
+	nodeOrder []string
+	client    kubernetes.Interface
+	pvcs      corelisters.PersistentVolumeClaimLister
+	pvs       corelisters.PersistentVolumeLister
+	classes   storagelisters.StorageClassLister
+	recorder  record.EventRecorder
+	queue     workqueue.TypedRateLimitingInterface[string] // "pvc/<ns>/<name>" or "pv/<name>"
 }
 
 func main() {
@@ -81,23 +89,37 @@ func main() {
 	name := flag.String("provisioner-name", "steward.dev/local-path", "StorageClass provisioner this program serves")
 	baseDir := flag.String("base-dir", "", "directory the volume directories are created in (required)")
 	node := flag.String("node-name", strings.ToLower(hostname), "node the volumes live on (PV nodeAffinity kubernetes.io/hostname)")
+	var nodes nodeFlags
+	flag.Var(&nodes, "node", "<node-name>=<base-dir>, repeatable: serve several nodes (instead of --node-name/--base-dir)")
 	healthz := flag.String("healthz-bind", "", "address for GET /healthz, e.g. 127.0.0.1:9808 (off when empty)")
 	flag.Parse()
 	log.SetFlags(log.Ltime | log.Lmicroseconds)
 	log.SetPrefix("provisioner: ")
 
-	if *baseDir == "" || *node == "" {
-		log.Fatal("--base-dir and --node-name are required")
+	if len(nodes) == 0 {
+		if *baseDir == "" || *node == "" {
+			log.Fatal("--base-dir and --node-name (or --node <name>=<base-dir>) are required")
+		}
+		nodes = nodeFlags{{*node, *baseDir}}
 	}
-	base, err := filepath.Abs(*baseDir)
-	if err == nil {
-		err = os.MkdirAll(base, 0o755)
-	}
-	if err == nil {
-		base, err = filepath.EvalSymlinks(base)
-	}
-	if err != nil {
-		log.Fatalf("base dir: %v", err)
+	baseDirs := map[string]string{}
+	var nodeOrder []string
+	for _, n := range nodes {
+		base, err := filepath.Abs(n.baseDir)
+		if err == nil {
+			err = os.MkdirAll(base, 0o755)
+		}
+		if err == nil {
+			base, err = filepath.EvalSymlinks(base)
+		}
+		if err != nil {
+			log.Fatalf("base dir of node %s: %v", n.name, err)
+		}
+		if _, dup := baseDirs[n.name]; dup {
+			log.Fatalf("node %s given twice", n.name)
+		}
+		baseDirs[n.name] = base
+		nodeOrder = append(nodeOrder, n.name)
 	}
 	cfg, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
 	if err != nil {
@@ -114,7 +136,7 @@ func main() {
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
 	defer broadcaster.Shutdown()
 	p := &provisioner{
-		name: *name, baseDir: base, node: *node, client: client,
+		name: *name, baseDirs: baseDirs, nodeOrder: nodeOrder, client: client,
 		pvcs:     factory.Core().V1().PersistentVolumeClaims().Lister(),
 		pvs:      factory.Core().V1().PersistentVolumes().Lister(),
 		classes:  factory.Storage().V1().StorageClasses().Lister(),
@@ -167,12 +189,28 @@ func main() {
 		}
 	}
 	synced.Store(true)
-	log.Printf("serving %s on node %s, base dir %s", p.name, p.node, p.baseDir)
+	for _, n := range p.nodeOrder {
+		log.Printf("serving %s on node %s, base dir %s", p.name, n, p.baseDirs[n])
+	}
 
 	go func() { <-ctx.Done(); p.queue.ShutDown() }()
 	for p.next(ctx) {
 	}
 	log.Print("stopped")
+}
+
+// nodeFlags collects repeated --node <name>=<base-dir> flags, in order.
+type nodeFlags []struct{ name, baseDir string }
+
+func (f *nodeFlags) String() string { return fmt.Sprint(*f) }
+
+func (f *nodeFlags) Set(v string) error {
+	name, dir, ok := strings.Cut(v, "=")
+	if !ok || name == "" || dir == "" {
+		return fmt.Errorf("want <node-name>=<base-dir>, got %q", v)
+	}
+	*f = append(*f, struct{ name, baseDir string }{name, dir})
+	return nil
 }
 
 func mustHandle(_ cache.ResourceEventHandlerRegistration, err error) {
@@ -227,21 +265,23 @@ func (p *provisioner) syncClaim(ctx context.Context, key string) error {
 	} else if err != nil || class.Provisioner != p.name {
 		return err
 	}
+	node := p.nodeOrder[0]
 	if class.VolumeBindingMode != nil && *class.VolumeBindingMode == storagev1.VolumeBindingWaitForFirstConsumer {
 		selected, ok := claim.Annotations[annSelectedNode]
 		if !ok {
 			return nil // the scheduler has not picked a node yet
 		}
-		if selected != p.node {
-			log.Printf("pvc %s: selected node %q is not this provisioner's node %q; skipping", key, selected, p.node)
+		if _, served := p.baseDirs[selected]; !served {
+			log.Printf("pvc %s: selected node %q is not one of this provisioner's nodes %v; skipping", key, selected, p.nodeOrder)
 			return nil
 		}
+		node = selected
 	}
 	pvName := "pvc-" + string(claim.UID)
 	if _, err := p.pvs.Get(pvName); err == nil {
 		return nil
 	}
-	pv, err := p.volumeFor(claim, class, pvName)
+	pv, err := p.volumeFor(claim, class, pvName, node)
 	if err != nil {
 		p.recorder.Event(claim, corev1.EventTypeWarning, "ProvisioningFailed", err.Error())
 		log.Printf("pvc %s: %v", key, err)
@@ -312,7 +352,7 @@ func (p *provisioner) resizeClaim(ctx context.Context, claim *corev1.PersistentV
 }
 
 // volumeFor builds the PV for claim, or says why the claim cannot be served.
-func (p *provisioner) volumeFor(claim *corev1.PersistentVolumeClaim, class *storagev1.StorageClass, pvName string) (*corev1.PersistentVolume, error) {
+func (p *provisioner) volumeFor(claim *corev1.PersistentVolumeClaim, class *storagev1.StorageClass, pvName, node string) (*corev1.PersistentVolume, error) {
 	if claim.Spec.Selector != nil {
 		return nil, errors.New("claim selectors are not supported")
 	}
@@ -338,7 +378,7 @@ func (p *provisioner) volumeFor(claim *corev1.PersistentVolumeClaim, class *stor
 			AccessModes: claim.Spec.AccessModes,
 			VolumeMode:  claim.Spec.VolumeMode,
 			PersistentVolumeSource: corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{
-				Path: filepath.Join(p.baseDir, fmt.Sprintf("%s_%s_%s", claim.Namespace, claim.Name, claim.UID)),
+				Path: filepath.Join(p.baseDirs[node], fmt.Sprintf("%s_%s_%s", claim.Namespace, claim.Name, claim.UID)),
 				Type: &dirType,
 			}},
 			ClaimRef: &corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1",
@@ -347,7 +387,7 @@ func (p *provisioner) volumeFor(claim *corev1.PersistentVolumeClaim, class *stor
 			PersistentVolumeReclaimPolicy: reclaim,
 			NodeAffinity: &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{
 				NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{{
-					Key: labelHostname, Operator: corev1.NodeSelectorOpIn, Values: []string{p.node}}}}}}},
+					Key: labelHostname, Operator: corev1.NodeSelectorOpIn, Values: []string{node}}}}}}},
 		},
 	}, nil
 }
@@ -368,8 +408,10 @@ func (p *provisioner) syncVolume(ctx context.Context, name string) error {
 		return nil
 	}
 	dir := filepath.Clean(pv.Spec.HostPath.Path)
-	if filepath.Dir(dir) != p.baseDir {
-		log.Printf("pv %s: path %s is not directly under %s; leaving the PV and the path alone", name, dir, p.baseDir)
+	node := pinnedNode(pv)
+	base, served := p.baseDirs[node]
+	if !served || filepath.Dir(dir) != base {
+		log.Printf("pv %s: path %s is not directly under the base dir of its node %q; leaving the PV and the path alone", name, dir, node)
 		return nil
 	}
 	if err := removeDir(dir); err != nil {
@@ -383,6 +425,21 @@ func (p *provisioner) syncVolume(ctx context.Context, name string) error {
 	}
 	log.Printf("pv %s: %s, deleted it and %s", name, pv.Status.Phase, dir)
 	return nil
+}
+
+// pinnedNode is the one node a PV's nodeAffinity names (kubernetes.io/hostname In [node]), or "".
+func pinnedNode(pv *corev1.PersistentVolume) string {
+	if pv.Spec.NodeAffinity == nil || pv.Spec.NodeAffinity.Required == nil {
+		return ""
+	}
+	for _, term := range pv.Spec.NodeAffinity.Required.NodeSelectorTerms {
+		for _, r := range term.MatchExpressions {
+			if r.Key == labelHostname && r.Operator == corev1.NodeSelectorOpIn && len(r.Values) == 1 {
+				return r.Values[0]
+			}
+		}
+	}
+	return ""
 }
 
 // removeDir removes dir and everything in it; a symlink in dir's place is removed, never followed

@@ -21,6 +21,8 @@ done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/steward-provisioner-test.XXXXXX")
 base=$tmp/volumes
 node=steward-node
+base2=$tmp/volumes-b
+node2=steward-node-b
 ns=provisioner-test
 pids=()
 failures=0
@@ -136,7 +138,8 @@ build_start=$SECONDS
 wait "$build_pid" || { cat "$tmp/build.log"; die "go build"; }
 pass "provisioner built (waited $((SECONDS - build_start)) s for the build after the control plane)"
 healthz_port=$(free_port)
-"$tmp/provisioner" --kubeconfig="$tmp/provisioner.kubeconfig" --base-dir="$base" --node-name="$node" \
+# two nodes of one machine (the multi-node tier's form); $node is the first, serving Immediate classes
+"$tmp/provisioner" --kubeconfig="$tmp/provisioner.kubeconfig" --node "$node=$base" --node "$node2=$base2" \
   --healthz-bind="127.0.0.1:$healthz_port" >"$tmp/provisioner.log" 2>&1 &
 prov_pid=$!
 pids+=("$prov_pid")
@@ -230,6 +233,24 @@ k annotate pvc/late -n "$ns" "volume.kubernetes.io/selected-node=$node" >/dev/nu
 wait_for 60 "WFFC pvc late Bound" bound late
 pass "WFFC pvc Bound after selected-node"
 check "WFFC directory exists" test -d "$base/${ns}_late_$(jp pvc/late '{.metadata.uid}')"
+
+# --- a second node: its claims get directories under its own base dir and PVs pinned to it
+pvc other local-path-wffc
+k annotate pvc/other -n "$ns" "volume.kubernetes.io/selected-node=$node2" >/dev/null
+wait_for 60 "WFFC pvc other Bound" bound other
+pv4=$(jp pvc/other '{.spec.volumeName}')
+dir4=$(k get "pv/$pv4" -o 'jsonpath={.spec.hostPath.path}')
+check "second node: directory under its base dir, PV pinned to it" test \
+  "$dir4" == "$base2/${ns}_other_$(jp pvc/other '{.metadata.uid}')" -a -d "$dir4" -a \
+  "$(k get "pv/$pv4" -o 'jsonpath={.spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].values[0]}')" == "$node2"
+pvc stray local-path-wffc
+k annotate pvc/stray -n "$ns" "volume.kubernetes.io/selected-node=not-served" >/dev/null
+sleep 2
+check "a node it does not serve: claim left Pending" test "$(jp pvc/stray '{.status.phase}')" == Pending \
+  -a -z "$(find "$base" "$base2" -maxdepth 1 -name '*_stray_*')"
+k delete pvc other stray -n "$ns" >/dev/null
+wait_for 60 "second node's directory removed" test ! -e "$dir4"
+pass "second node's Released PV deleted with its directory"
 
 # --- Retain: PV and directory stay after the PVC goes
 pvc kept local-path-retain
