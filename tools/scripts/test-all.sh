@@ -54,6 +54,11 @@ bash tools/shellcheck/install.sh || exit 1
 eval "$(bash tools/shellcheck/install.sh --print-env 2>/dev/null)"
 export STEWARD_SHELLCHECK_BIN
 
+step "lint: actionlint (Go-built from github.com/rhysd/actionlint; checks .github/workflows)"
+bash tools/actionlint/build.sh || exit 1
+eval "$(bash tools/actionlint/build.sh --print-env 2>/dev/null)"
+export STEWARD_ACTIONLINT_BIN
+
 rm -rf reports/vitest && mkdir -p reports
 
 step "format, lint, typecheck, build"
@@ -61,7 +66,13 @@ npx prettier --check . --log-level warn || status=1
 npx tsx tools/scripts/generate-crds.ts --check || status=1
 npx tsx tools/scripts/generate-charts.ts --check || status=1
 npx tsx tools/scripts/generate-shell-modules.ts --check || status=1
+bash tools/actionlint/check.sh || status=1
+# the supply-chain shell scripts, as the lint targets do for theirs
+bash tools/shellcheck/check.sh tools/actionlint tools/release || status=1
 npx nx run-many -t lint typecheck build --outputStyle=stream || status=1
+
+step "supply chain: npm audit of the production dependencies (high/critical fail; audit-allowlist.json)"
+npx tsx tools/scripts/audit-production.ts || status=1
 
 step "node tier: the local-volume provisioner against a real API server and controller-manager"
 bash tools/node-tier/provisioner/test.sh >reports/provisioner-test.log 2>&1 || { cat reports/provisioner-test.log; status=1; }
