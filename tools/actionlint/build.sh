@@ -13,6 +13,7 @@
 # Usage: build.sh [--print-env | --cached-only]
 #   --print-env    prints STEWARD_ACTIONLINT_BIN=path for eval (building first when needed)
 #   --cached-only  as --print-env, but never builds: exits 1 naming the command that builds it
+# shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cp_dir="$here/../control-plane"

@@ -8,6 +8,7 @@
 # it uses $STEWARD_ACTIONLINT_BIN / $STEWARD_SHELLCHECK_BIN, else the cached entries.
 #
 # Usage: check.sh [folder...]
+# shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"

@@ -33,6 +33,7 @@
 # Usage: build-app.sh <app> [--print-env]   apps: the directories of apps/ with a package.json
 #   --print-env  prints only STEWARD_APP_IMAGE_<APP>=<ref>|<archive> on stdout (APP upper-case, -
 #                as _), messages on stderr.
+# shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../../.." && pwd)"
