@@ -337,6 +337,11 @@ const rejections: ChartRejection[] = [
     message: "at '/image/pullPolicy': value must be one of 'Always', 'IfNotPresent', 'Never'",
   },
   {
+    name: 'an image.digest that is no sha256 digest',
+    values: { image: { digest: 'sha256:abc' } },
+    message: "at '/image/digest': 'sha256:abc' does not match pattern",
+  },
+  {
     name: 'two replicas without leader election',
     values: { replicas: 2, leaderElection: { enabled: false } },
     message: "at '/leaderElection/enabled': value must be true",
@@ -747,6 +752,20 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
       expect(container!.ports).toEqual([{ name: 'http', containerPort: 8080, protocol: 'TCP' }]);
       expect(container!.image).toBe(`ghcr.io/steward-dev/${chart}:${metadata.appVersion}`);
       expect(container!.imagePullPolicy).toBe('IfNotPresent');
+    });
+
+    it('pulls the image by tag (the appVersion by default), and by digest when image.digest is set', async () => {
+      const imageOf = async (values?: ChartValues) =>
+        podSpecOf(await render(values)).containers[0]!.image;
+      const repository = `ghcr.io/steward-dev/${chart}`;
+      expect(await imageOf()).toBe(`${repository}:${metadata.appVersion}`);
+      expect(await imageOf({ image: { tag: '1.4.0' } })).toBe(`${repository}:1.4.0`);
+      const digest = `sha256:${'d'.repeat(64)}`;
+      // the digest wins over the tag: the release pins its charts with both set
+      expect(await imageOf({ image: { tag: '1.4.0', digest } })).toBe(`${repository}@${digest}`);
+      expect(
+        await imageOf({ image: { repository: 'registry.example/mirror/controller', digest } }),
+      ).toBe(`registry.example/mirror/controller@${digest}`);
     });
 
     it('passes the controller its configuration in the environment', async () => {
