@@ -143,6 +143,17 @@ namespace's labels, which a ProviderProfile's spec.namespaceSelector is matched 
   verbs: [get, list, watch]
 {{- end }}
 
+{{/*
+Nodes are cluster-scoped: in the ClusterRole, in every mode, for a workload controller that
+follows drains (readsNodes): whether its primary's node is cordoned, from its cache.
+*/}}
+{{- define "steward-common.rbac.nodeRules" -}}
+# Nodes: cached to see a drain coming (a cordoned node), never written.
+- apiGroups: ['']
+  resources: [nodes]
+  verbs: [get, list, watch]
+{{- end }}
+
 {{- define "steward-common.rbac.eventRules" -}}
 # Event series: created, then their count patched.
 - apiGroups: [events.k8s.io]
@@ -179,6 +190,9 @@ metadata:
 rules:
   {{- include "steward-common.rbac.profileRulesOf" . | nindent 2 }}
   {{- include "steward-common.rbac.namespaceRules" $root | nindent 2 }}
+  {{- if .readsNodes }}
+  {{- include "steward-common.rbac.nodeRules" $root | nindent 2 }}
+  {{- end }}
   {{- if not $namespaces }}
   {{- .watchRules | nindent 2 }}
   {{- if and $profileSecrets (not .watchRulesReadSecrets) (not $credentialNamespaces) }}

@@ -12,6 +12,8 @@ describeWorkloadControllerChart({
   kind: PostgresCluster.resourceType,
   connect: (kubeConfig) => new KubeClient(kubeConfig, { fieldManager: 'steward-chart-test' }),
   podVerbs: ['get', 'list', 'watch', 'patch', 'delete'],
+  // Its primary is switched over off a node being drained: it follows the nodes' cordons.
+  readsNodes: true,
   pollIntervalSeconds: '5',
   dashboardTags: ['postgres', 'postgresql'],
   notes: ['It looks at every instance every 5s (1s while'],

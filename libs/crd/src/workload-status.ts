@@ -75,9 +75,10 @@ export const FailoverRecordFields = {
 /**
  * Why a planned switchover moved the primary role: `Requested` (a person asked), `ScaleDown`
  * (spec.replicas would remove the primary), `Rollout` (a rolling update reached the primary and
- * `spec.rollout.primary` is Switchover).
+ * `spec.rollout.primary` is Switchover), `NodeDrain` (the primary's node was cordoned to be
+ * drained: the primary moves to a replica on another node before its pod may be evicted).
  */
-export const SwitchoverReasons = ['Requested', 'ScaleDown', 'Rollout'] as const;
+export const SwitchoverReasons = ['Requested', 'ScaleDown', 'Rollout', 'NodeDrain'] as const;
 export type SwitchoverReason = (typeof SwitchoverReasons)[number];
 
 /**

@@ -16,6 +16,7 @@ export const Secrets = builtIn('', 'v1', 'Secret', 'secrets', true);
 export const Services = builtIn('', 'v1', 'Service', 'services', true);
 export const Namespaces = builtIn('', 'v1', 'Namespace', 'namespaces', false);
 export const Pods = builtIn('', 'v1', 'Pod', 'pods', true);
+export const Nodes = builtIn('', 'v1', 'Node', 'nodes', false);
 export const PersistentVolumeClaims = builtIn(
   '',
   'v1',

@@ -33,6 +33,7 @@ export {
   Leases,
   Namespaces,
   NetworkPolicies,
+  Nodes,
   PersistentVolumeClaims,
   PodDisruptionBudgets,
   Pods,

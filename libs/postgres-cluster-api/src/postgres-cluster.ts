@@ -405,7 +405,7 @@ export const SwitchoverRecord = Type.Object({
   from: Type.String({ description: 'The instance that was primary.' }),
   to: Type.String({ description: 'The standby made primary.' }),
   reason: StringEnum(SwitchoverReasons, {
-    description: `Requested (the ${SwitchoverAnnotation} annotation), ScaleDown (spec.replicas would remove the primary) or Rollout (a rolling update reached the primary, spec.rollout.primary Switchover).`,
+    description: `Requested (the ${SwitchoverAnnotation} annotation), ScaleDown (spec.replicas would remove the primary), Rollout (a rolling update reached the primary, spec.rollout.primary Switchover) or NodeDrain (the primary's node was cordoned: it moves to a standby on another node before its pod may be evicted).`,
   }),
   startedAt: Type.String({ format: 'date-time' }),
   completedAt: Type.Optional(Type.String({ format: 'date-time' })),

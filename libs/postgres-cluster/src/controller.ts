@@ -90,6 +90,8 @@ export function postgresClusterController(
       // A switchover request is an annotation: it changes no generation.
       predicates: [or(workloadChanges, annotationChanged(SwitchoverAnnotation))],
       profileIndex: 'postgres.steward.dev/profile',
+      // A primary on a node being drained is switched over before its pod can be evicted.
+      watchNodes: true,
       watches: [
         {
           resourceType: PostgresBackup.resourceType,
@@ -168,6 +170,7 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
     volumes: new VolumeGrowth(client),
     pods: deps.pods,
     claims: deps.claims,
+    nodeCordoned: deps.nodeCordoned,
     now,
     emit,
   };

@@ -29,6 +29,8 @@ export interface WorkloadReconcilerDeps<P extends KubeObject, O extends Workload
   pods: (namespace: string, name: string) => P[];
   /** The claims of one object's pods, by its cluster label. */
   claims: (namespace: string, name: string) => ClaimObject[];
+  /** Whether a node is cordoned (the wiring's `watchNodes`; else always false). */
+  nodeCordoned: (nodeName: string) => boolean;
   profile: (name: string) => ProviderProfile | undefined;
   /** The namespace's name and labels, for the profile's namespace binding. */
   namespace: (name: string) => NamespaceFacts;
@@ -100,6 +102,7 @@ export function wireProfiledWorkload<
       children: wiring.children,
       pods: wiring.podsOf,
       claims: wiring.claimsOf,
+      nodeCordoned: wiring.nodeCordoned,
       profile: (name) => profiles.store.get(name),
       namespace: (name) => namespaces.facts(name),
       options,

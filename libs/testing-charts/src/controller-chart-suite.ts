@@ -166,6 +166,8 @@ export interface ControllerChartSpec {
    * watch on ProviderProfiles.
    */
   profileRulesWhenManaged?: boolean;
+  /** As the chart passes it to steward-common's RBAC templates: it reads nodes (cluster-scoped). */
+  readsNodes?: boolean;
   /** The chart's own environment. Default: none, every chart's variables with a poll of 60 s. */
   env?: ChartEnvironment;
   /** What `helm install` prints (NOTES.txt) besides every chart's lines. Default: nothing. */
@@ -487,6 +489,7 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
     legacyWatchNamespaceSecrets = true,
     profileRulesWhenManaged = false,
     watchRulesReadSecrets = false,
+    readsNodes = false,
   } = spec;
   const chartDir = join(repoRoot(), 'charts', chart);
   const metadata = readChartMetadata(chartDir);
@@ -923,12 +926,13 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
     it('moves the namespaced permissions into Roles when watchNamespace is set', async () => {
       const rbac = chartRbac(await render(watchNamespaceValues));
       const clusterWide = rbac.rules.filter((r) => r.roleKind === 'ClusterRole');
-      // Only what is cluster-scoped: ProviderProfiles and Namespaces (their labels).
+      // Only what is cluster-scoped: ProviderProfiles, Namespaces (their labels), Nodes (cordons).
       expect(clusterWide.flatMap((r) => r.resources)).toEqual([
         ...(profileControllerGranted
           ? ['providerprofiles', 'providerprofiles/status']
           : ['providerprofiles']),
         'namespaces',
+        ...(readsNodes ? ['nodes'] : []),
       ]);
       expect(
         watchNamespaceAccess.map(({ allowed: _a, ...request }) => rbac.allows(request)),
@@ -938,12 +942,13 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
     it('with watchNamespaces, grants the namespaced rules by one Role in each listed namespace and keeps only cluster-scoped rules in the ClusterRole', async () => {
       const rbac = chartRbac(await render(watchNamespacesValues));
       const clusterWide = rbac.rules.filter((r) => r.roleKind === 'ClusterRole');
-      // Only what is cluster-scoped: ProviderProfiles and Namespaces (their labels).
+      // Only what is cluster-scoped: ProviderProfiles, Namespaces (their labels), Nodes (cordons).
       expect(clusterWide.flatMap((r) => r.resources)).toEqual([
         ...(profileControllerGranted
           ? ['providerprofiles', 'providerprofiles/status']
           : ['providerprofiles']),
         'namespaces',
+        ...(readsNodes ? ['nodes'] : []),
       ]);
       const grants = grantsByRole(rbac);
       // The same rules in each watched namespace, under the same Role name.

@@ -59,6 +59,11 @@ export interface WorkloadChartSpec {
    * honoured; false (default): it reads none and the chart refuses that list.
    */
   readsProfileSecrets?: boolean;
+  /**
+   * Whether it follows its pods' nodes (a primary on a cordoned node is switched over before a
+   * drain may evict it): get/list/watch nodes in the ClusterRole, in every mode.
+   */
+  readsNodes?: boolean;
 }
 
 const all = ['get', 'list', 'watch', 'create', 'patch', 'delete'];
@@ -72,6 +77,10 @@ const profileReadRules: PolicyRule[] = [
 /** Namespaces, cluster-scoped: their labels, which a ProviderProfile's namespaceSelector reads. */
 const namespaceRules: PolicyRule[] = [
   { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
+];
+/** Nodes, cluster-scoped: whether one is cordoned (a drain), read from the cache, never written. */
+const nodeRules: PolicyRule[] = [
+  { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] },
 ];
 /** The ProviderProfile controller, when it runs, also writes its finalizer and their status. */
 const profileControllerRules: PolicyRule[] = [
@@ -119,6 +128,8 @@ export function describeWorkloadControllerChart(spec: WorkloadChartSpec): void {
   const leaseName = `${chart}-leader`;
   const group = kind.group;
   const plural = kind.plural;
+  // Cluster-scoped reads in every mode: namespaces, and nodes for a kind that follows drains.
+  const clusterScopedRules = [...namespaceRules, ...(spec.readsNodes ? nodeRules : [])];
 
   const variations: ChartVariation[] = [
     { name: 'default values', values: {}, kinds: kindsWith() },
@@ -220,7 +231,7 @@ export function describeWorkloadControllerChart(spec: WorkloadChartSpec): void {
       name: 'default values (every namespace, ProviderProfile controller on)',
       values: {},
       grants: {
-        [clusterRole]: [...profileControllerRules, ...namespaceRules, ...watchRules, ...eventRules],
+        [clusterRole]: [...profileControllerRules, ...clusterScopedRules, ...watchRules, ...eventRules],
         ...leaseRole,
       },
     },
@@ -228,7 +239,7 @@ export function describeWorkloadControllerChart(spec: WorkloadChartSpec): void {
       name: 'every namespace, ProviderProfile controller off',
       values: { manageProviderProfiles: false },
       grants: {
-        [clusterRole]: [...profileReadRules, ...namespaceRules, ...watchRules, ...eventRules],
+        [clusterRole]: [...profileReadRules, ...clusterScopedRules, ...watchRules, ...eventRules],
         ...leaseRole,
       },
     },
@@ -236,7 +247,7 @@ export function describeWorkloadControllerChart(spec: WorkloadChartSpec): void {
       name: 'watchNamespace team-a (ProviderProfile controller off by default)',
       values: { watchNamespace: 'team-a' },
       grants: {
-        [clusterRole]: [...profileReadRules, ...namespaceRules],
+        [clusterRole]: [...profileReadRules, ...clusterScopedRules],
         ...leaseRole,
         [`Role team-a/${chart}`]: [...watchRules, ...eventRules],
       },
@@ -245,7 +256,7 @@ export function describeWorkloadControllerChart(spec: WorkloadChartSpec): void {
       name: 'watchNamespace team-a, ProviderProfile controller on',
       values: { watchNamespace: 'team-a', manageProviderProfiles: true },
       grants: {
-        [clusterRole]: [...profileControllerRules, ...namespaceRules],
+        [clusterRole]: [...profileControllerRules, ...clusterScopedRules],
         ...leaseRole,
         [`Role team-a/${chart}`]: [...watchRules, ...eventRules],
         // Events about the cluster-scoped ProviderProfiles go to `default`, as client-go writes them.
@@ -256,7 +267,7 @@ export function describeWorkloadControllerChart(spec: WorkloadChartSpec): void {
       name: 'watchNamespace default, ProviderProfile controller on',
       values: { watchNamespace: 'default', manageProviderProfiles: true },
       grants: {
-        [clusterRole]: [...profileControllerRules, ...namespaceRules],
+        [clusterRole]: [...profileControllerRules, ...clusterScopedRules],
         ...leaseRole,
         [`Role default/${chart}`]: [...watchRules, ...eventRules],
       },
@@ -266,7 +277,7 @@ export function describeWorkloadControllerChart(spec: WorkloadChartSpec): void {
       values: { watchNamespaces: ['team-b', 'team-a'] },
       grants: {
         // Only what is cluster-scoped: the ProviderProfiles the controller resolves.
-        [clusterRole]: [...profileReadRules, ...namespaceRules],
+        [clusterRole]: [...profileReadRules, ...clusterScopedRules],
         ...leaseRole,
         [`Role team-a/${chart}`]: [...watchRules, ...eventRules],
         [`Role team-b/${chart}`]: [...watchRules, ...eventRules],
@@ -276,7 +287,7 @@ export function describeWorkloadControllerChart(spec: WorkloadChartSpec): void {
       name: 'watchNamespaces team-a, team-b, ProviderProfile controller on',
       values: { watchNamespaces: ['team-a', 'team-b'], manageProviderProfiles: true },
       grants: {
-        [clusterRole]: [...profileControllerRules, ...namespaceRules],
+        [clusterRole]: [...profileControllerRules, ...clusterScopedRules],
         ...leaseRole,
         [`Role team-a/${chart}`]: [...watchRules, ...eventRules],
         [`Role team-b/${chart}`]: [...watchRules, ...eventRules],
@@ -287,7 +298,7 @@ export function describeWorkloadControllerChart(spec: WorkloadChartSpec): void {
       name: 'no leader election',
       values: { leaderElection: { enabled: false } },
       grants: {
-        [clusterRole]: [...profileControllerRules, ...namespaceRules, ...watchRules, ...eventRules],
+        [clusterRole]: [...profileControllerRules, ...clusterScopedRules, ...watchRules, ...eventRules],
       },
     },
   ];
@@ -393,7 +404,7 @@ export function describeWorkloadControllerChart(spec: WorkloadChartSpec): void {
     defaultRules: [
       ...inClusterRole([
         ...profileControllerRules,
-        ...namespaceRules,
+        ...clusterScopedRules,
         ...watchRules,
         ...eventRules,
       ]),
@@ -431,6 +442,7 @@ export function describeWorkloadControllerChart(spec: WorkloadChartSpec): void {
     legacyWatchNamespaceSecrets: false,
     profileRulesWhenManaged: true,
     watchRulesReadSecrets: true,
+    readsNodes: spec.readsNodes ?? false,
     env: {
       defaults: {
         STEWARD_POLL_INTERVAL_SECONDS: spec.pollIntervalSeconds,

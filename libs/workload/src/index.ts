@@ -125,6 +125,14 @@ export {
 export { indexByLabel } from './by-label.js';
 export { podsByOrdinal, type PodBasics, type WorkloadPod } from './pod-facts.js';
 export {
+  drainWantsSwitchover,
+  nodeCordonChanged,
+  nodeCordoned,
+  UnschedulableTaint,
+  type WorkloadNode,
+} from './drain.js';
+export {
+  failedLately,
   outdatedPods,
   planRollout,
   ROLLOUT_SWITCHOVER_RETRY_MS,
@@ -142,6 +150,10 @@ export {
   renderIngressPolicy,
   renderPodDisruptionBudget,
   renderPolicies,
+  renderPrimaryDisruptionBudget,
+  EvictionProtectedLabel,
+  evictionProtected,
+  evictionProtectionChanges,
   renderRoleServices,
   renderService,
   type ChildMeta,

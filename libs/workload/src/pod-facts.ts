@@ -3,6 +3,7 @@ import { ordinalOf } from './volumes.js';
 
 /** The parts of a Pod every workload kind reads. */
 export interface WorkloadPod extends KubeObject {
+  spec?: { nodeName?: string };
   status?: {
     phase?: string;
     podIP?: string;
@@ -31,6 +32,8 @@ export interface PodBasics {
   roleLabel?: string;
   /** Its server container runs (so its server may be asked). */
   running: boolean;
+  /** The node it was scheduled to (`spec.nodeName`), once it was. */
+  nodeName?: string;
 }
 
 /**
@@ -50,6 +53,7 @@ export function podsByOrdinal<P extends WorkloadPod>(
     .map(({ pod, ordinal }) => {
       const ip = pod.status?.podIP;
       const role = pod.metadata.labels?.[roleLabel];
+      const nodeName = pod.spec?.nodeName;
       return {
         pod,
         basics: {
@@ -64,6 +68,7 @@ export function podsByOrdinal<P extends WorkloadPod>(
           running:
             pod.status?.phase === 'Running' &&
             (pod.status.containerStatuses ?? []).some((c) => c.state?.running !== undefined),
+          ...(nodeName ? { nodeName } : {}),
         },
       };
     });

@@ -127,10 +127,47 @@ export function renderConfigMap(
 }
 
 /**
+ * The label the controller puts on the pods a drain must not evict (`"true"`): the primary, and
+ * while a switchover moves it, both ends — the old primary leaves the read-write Service when the
+ * switchover starts, but stays protected until the new one serves and it follows it.
+ */
+export const EvictionProtectedLabel = 'steward.dev/eviction-protected';
+
+/**
  * The PodDisruptionBudget: at most one pod evicted at a time, so a drain never takes the primary
- * and its replicas at once (and a single pod can still be drained).
+ * and its replicas at once (and a single pod can still be drained). With `excludeProtected`, over
+ * the pods without `EvictionProtectedLabel` (a pod in two budgets cannot be evicted at all), and
+ * a pod that is not Ready may always be evicted (it serves nothing; a drain is not held by it).
  */
 export function renderPodDisruptionBudget(
+  meta: ChildMeta,
+  name: string,
+  selector: Record<string, string>,
+  excludeProtected = false,
+): ChildObject {
+  return {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name, namespace: meta.namespace, labels: meta.labels },
+    spec: excludeProtected
+      ? {
+          maxUnavailable: 1,
+          selector: {
+            matchLabels: selector,
+            matchExpressions: [{ key: EvictionProtectedLabel, operator: 'DoesNotExist' }],
+          },
+          unhealthyPodEvictionPolicy: 'AlwaysAllow',
+        }
+      : { maxUnavailable: 1, selector: { matchLabels: selector } },
+  };
+}
+
+/**
+ * The primary's PodDisruptionBudget: no pod labelled `EvictionProtectedLabel` may be evicted,
+ * Ready or not — a drain waits until the controller has switched the primary over to a replica on
+ * another node (the label moves with the role).
+ */
+export function renderPrimaryDisruptionBudget(
   meta: ChildMeta,
   name: string,
   selector: Record<string, string>,
@@ -139,13 +176,18 @@ export function renderPodDisruptionBudget(
     apiVersion: 'policy/v1',
     kind: 'PodDisruptionBudget',
     metadata: { name, namespace: meta.namespace, labels: meta.labels },
-    spec: { maxUnavailable: 1, selector: { matchLabels: selector } },
+    spec: {
+      maxUnavailable: 0,
+      selector: { matchLabels: { ...selector, [EvictionProtectedLabel]: 'true' } },
+    },
   };
 }
 
 /**
- * A workload's PodDisruptionBudget (`renderPodDisruptionBudget`) and ingress NetworkPolicy
- * (`renderIngressPolicy`) over the pods of `selector`.
+ * A workload's PodDisruptionBudgets and ingress NetworkPolicy (`renderIngressPolicy`) over the
+ * pods of `selector`. With `instances` above 1 (a primary with replicas to switch to), two
+ * budgets: the primary's (`renderPrimaryDisruptionBudget`, `<name>-primary`) and the others'
+ * (`renderPodDisruptionBudget` without the protected pods); otherwise one over every pod.
  */
 export function renderPolicies(
   meta: ChildMeta,
@@ -153,11 +195,64 @@ export function renderPolicies(
   selector: Record<string, string>,
   port: number,
   peers: IngressPeers,
-): { podDisruptionBudget: ChildObject; networkPolicy: ChildObject } {
+  instances = 1,
+): {
+  podDisruptionBudget: ChildObject;
+  primaryDisruptionBudget?: ChildObject;
+  networkPolicy: ChildObject;
+} {
+  const protects = instances > 1;
+  const pdb = names.podDisruptionBudget;
   return {
-    podDisruptionBudget: renderPodDisruptionBudget(meta, names.podDisruptionBudget, selector),
+    podDisruptionBudget: renderPodDisruptionBudget(meta, pdb, selector, protects),
+    ...(protects
+      ? { primaryDisruptionBudget: renderPrimaryDisruptionBudget(meta, `${pdb}-primary`, selector) }
+      : {}),
     networkPolicy: renderIngressPolicy(meta, names.networkPolicy, selector, port, peers),
   };
+}
+
+/**
+ * The pods a drain must not evict (pure): none with a single instance (its one budget lets it
+ * go); else the primary, and both ends of a switchover or failover under way (a record whose
+ * phase is neither Completed nor Failed).
+ */
+export function evictionProtected(facts: {
+  instances: number;
+  primary: string | undefined;
+  moving: readonly ({ phase: string; from: string; to: string } | undefined)[];
+}): Set<string> {
+  const names = new Set<string>();
+  if (facts.instances <= 1) return names;
+  if (facts.primary) names.add(facts.primary);
+  for (const record of facts.moving)
+    if (record && record.phase !== 'Completed' && record.phase !== 'Failed') {
+      names.add(record.from);
+      names.add(record.to);
+    }
+  return names;
+}
+
+/**
+ * The pods whose `EvictionProtectedLabel` is to change (pure): `protect` names those to carry it
+ * (the primary, and both ends of a switchover under way); every other pod loses it. Pods being
+ * deleted are left alone.
+ */
+export function evictionProtectionChanges(
+  pods: readonly {
+    metadata: { name?: string; labels?: Record<string, string>; deletionTimestamp?: string };
+  }[],
+  protect: ReadonlySet<string>,
+): { pod: string; protect: boolean }[] {
+  return pods
+    .filter((p) => !p.metadata.deletionTimestamp && p.metadata.name)
+    .map((p) => ({
+      pod: p.metadata.name!,
+      protect: protect.has(p.metadata.name!),
+      has: p.metadata.labels?.[EvictionProtectedLabel] === 'true',
+    }))
+    .filter((c) => c.protect !== c.has)
+    .map(({ pod, protect }) => ({ pod, protect }));
 }
 
 /** The namespace label the API server sets on every namespace (NamespaceDefaultLabelName). */

@@ -87,9 +87,18 @@ export function rolloutWantsSwitchover(
   if (outdated.length !== 1 || outdated[0] !== primary) return false;
   const others = live(facts.pods).filter((p) => p.metadata.name !== primary);
   if (!others.every(isReady)) return false;
-  const failedAt =
-    last?.reason === 'Rollout' && last.phase === 'Failed' && last.completedAt
-      ? Date.parse(last.completedAt)
-      : undefined;
-  return failedAt === undefined || facts.now - failedAt >= ROLLOUT_SWITCHOVER_RETRY_MS;
+  return !failedLately(last, 'Rollout', facts.now);
+}
+
+/**
+ * Whether the newest switchover, asked for `reason`, failed less than
+ * `ROLLOUT_SWITCHOVER_RETRY_MS` ago: the ask waits (no retry storm; the record says why it failed).
+ */
+export function failedLately(
+  last: SwitchoverSeen | undefined,
+  reason: string,
+  now: number,
+): boolean {
+  if (last?.reason !== reason || last.phase !== 'Failed' || !last.completedAt) return false;
+  return now - Date.parse(last.completedAt) < ROLLOUT_SWITCHOVER_RETRY_MS;
 }

@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { adminFailure, AdminClosedError, ObservationAbortedError, scrubbed } from './abortable.js';
 import { decisionStale, failoverMarksOf } from './decision.js';
 import { storedName, storedNamespace, workloadChildNames, workloadLabels } from './names.js';
-import { renderConfigMap, renderPolicies, renderRoleServices } from './render.js';
+import { drainWantsSwitchover, nodeCordoned } from './drain.js';
+import {
+  EvictionProtectedLabel,
+  evictionProtected,
+  evictionProtectionChanges,
+  renderConfigMap,
+  renderPolicies,
+  renderRoleServices,
+} from './render.js';
 import {
   compactResources,
   renderWorkloadStatefulSet,
@@ -50,6 +58,86 @@ describe('renderRoleServices / renderPolicies / renderConfigMap', () => {
       metadata: { name: 'web-config', namespace: 'shop' },
       data: { a: 'b' },
     });
+  });
+});
+
+describe('drain safety: the disruption budgets, the protected pods, the drain switchover', () => {
+  const names = workloadChildNames('web');
+
+  it('with replicas to switch to: the primary never evicted, the others one at a time (no pod in two budgets)', () => {
+    const rendered = renderPolicies(meta, names, selector, 5, {}, 3);
+    expect(rendered.primaryDisruptionBudget).toMatchObject({
+      metadata: { name: 'web-primary' },
+      spec: {
+        maxUnavailable: 0,
+        selector: { matchLabels: { ...selector, [EvictionProtectedLabel]: 'true' } },
+      },
+    });
+    expect(rendered.podDisruptionBudget.spec).toEqual({
+      maxUnavailable: 1,
+      selector: {
+        matchLabels: selector,
+        matchExpressions: [{ key: EvictionProtectedLabel, operator: 'DoesNotExist' }],
+      },
+      unhealthyPodEvictionPolicy: 'AlwaysAllow',
+    });
+    expect(renderPolicies(meta, names, selector, 5, {}, 1).primaryDisruptionBudget).toBe(undefined);
+  });
+
+  it('protects the primary, and both ends of a switchover or failover under way; none with one instance', () => {
+    const moving = (phase: string) => ({ phase, from: 'web-0', to: 'web-2' });
+    expect([...evictionProtected({ instances: 3, primary: 'web-0', moving: [] })]).toEqual([
+      'web-0',
+    ]);
+    expect(
+      [
+        ...evictionProtected({ instances: 3, primary: 'web-2', moving: [moving('Promoting')] }),
+      ].sort(),
+    ).toEqual(['web-0', 'web-2']);
+    expect([
+      ...evictionProtected({ instances: 3, primary: 'web-2', moving: [moving('Completed')] }),
+    ]).toEqual(['web-2']);
+    expect(evictionProtected({ instances: 1, primary: 'web-0', moving: [] }).size).toBe(0);
+    const pod = (name: string, label?: string) => ({
+      metadata: {
+        name,
+        labels: (label ? { [EvictionProtectedLabel]: label } : {}) as Record<string, string>,
+      },
+    });
+    expect(
+      evictionProtectionChanges(
+        [pod('web-0'), pod('web-1', 'true'), pod('web-2', 'true')],
+        new Set(['web-0', 'web-2']),
+      ),
+    ).toEqual([
+      { pod: 'web-0', protect: true },
+      { pod: 'web-1', protect: false },
+    ]);
+  });
+
+  it('asks for a switchover when the primary is on a cordoned node, avoiding every pod there', () => {
+    const pod = (name: string, nodeName: string) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name },
+      spec: { nodeName },
+    });
+    const pods = [pod('web-0', 'a'), pod('web-1', 'b'), pod('web-2', 'a')];
+    const cordoned = (n: string) => n === 'a';
+    expect(drainWantsSwitchover({ pods, primary: 'web-0', cordoned })).toEqual({
+      avoid: ['web-0', 'web-2'],
+    });
+    expect(drainWantsSwitchover({ pods, primary: 'web-1', cordoned })).toBe(undefined);
+    expect(drainWantsSwitchover({ pods: [pods[0]!], primary: 'web-0', cordoned })).toBe(undefined);
+    expect(nodeCordoned({ apiVersion: 'v1', kind: 'Node', metadata: {}, spec: {} })).toBe(false);
+    expect(
+      nodeCordoned({
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: {},
+        spec: { taints: [{ key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' }] },
+      }),
+    ).toBe(true);
   });
 });
 

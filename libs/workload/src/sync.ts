@@ -57,6 +57,8 @@ export interface RenderedWorkload {
   configMap: ChildObject;
   services: ChildObject[];
   podDisruptionBudget: ChildObject;
+  /** The primary's budget (`renderPolicies` with more than one instance). */
+  primaryDisruptionBudget?: ChildObject;
   networkPolicy: ChildObject;
   statefulSets: ChildObject[];
 }
@@ -81,6 +83,9 @@ export function desiredWorkload(rendered: RenderedWorkload): DesiredChild[] {
     applied(ConfigMaps, rendered.configMap),
     ...rendered.services.map((service) => applied(Services, service)),
     applied(PodDisruptionBudgets, rendered.podDisruptionBudget),
+    ...(rendered.primaryDisruptionBudget
+      ? [applied(PodDisruptionBudgets, rendered.primaryDisruptionBudget)]
+      : []),
     applied(NetworkPolicies, rendered.networkPolicy),
     ...rendered.statefulSets.map((set) => applied(StatefulSets, set)),
   ];

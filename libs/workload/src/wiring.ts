@@ -11,6 +11,7 @@ import { objectKey, type Informer, type Selection } from '@steward/informer';
 import {
   ConfigMaps,
   NetworkPolicies,
+  Nodes,
   PersistentVolumeClaims,
   PodDisruptionBudgets,
   Pods,
@@ -21,6 +22,8 @@ import {
   type ResourceType,
 } from '@steward/kube';
 import { indexByLabel } from './by-label.js';
+import { nodeCordonChanged, nodeCordoned, type WorkloadNode } from './drain.js';
+import { type WorkloadPod } from './pod-facts.js';
 import { type ClaimObject } from './volumes.js';
 import { WorkloadChildren } from './workload-children.js';
 
@@ -33,6 +36,9 @@ export const WorkloadChildKinds: readonly ResourceType[] = [
   PodDisruptionBudgets,
   NetworkPolicies,
 ];
+
+/** The pod index by `spec.nodeName` (`watchNodes`). */
+const PodsByNode = 'steward.dev/pods-by-node';
 
 /** The options every workload kind's controller takes (a kind adds its own clients). */
 export interface WorkloadControllerOptions {
@@ -93,6 +99,12 @@ export interface WorkloadWiringSpec<T extends KubeObject> {
   };
   /** Further watches (the namespace's labels, on-demand requests, …). */
   watches?: WorkloadWatch[];
+  /**
+   * Follow the nodes the pods run on (cluster-wide, read-only: get/list/watch nodes): an object
+   * is woken when a node of one of its pods is cordoned or uncordoned, and `nodeCordoned` answers
+   * from the cache — for a kind that moves its primary off a node being drained.
+   */
+  watchNodes?: boolean;
   maxConcurrentReconciles?: number;
   fairness?: Fairness;
 }
@@ -107,6 +119,8 @@ export interface WorkloadWiring<T extends KubeObject, P extends KubeObject> {
   claimsOf: (namespace: string, name: string) => ClaimObject[];
   /** The selection of the children, pods and claims (the object's, and the cluster label). */
   childSelection: Selection;
+  /** Whether a node is cordoned, from the cache (always false without `watchNodes`). */
+  nodeCordoned: (nodeName: string) => boolean;
   /** The controller's builder with every watch and option set; the caller adds gauges and completes it. */
   builder: ControllerBuilder;
 }
@@ -163,6 +177,29 @@ export function wireWorkload<T extends KubeObject, P extends KubeObject = KubeOb
       ...(watch.predicates ? { predicates: watch.predicates } : {}),
       ...(watch.selection ? { selection: watch.selection } : {}),
     });
+  let cordoned: (nodeName: string) => boolean = () => false;
+  if (spec.watchNodes) {
+    const nodes = manager.informers.informerFor<WorkloadNode>(Nodes, {});
+    cordoned = (nodeName) => nodeCordoned(nodes.store.get(nodeName));
+    try {
+      pods.store.addIndexers({
+        [PodsByNode]: (pod) => {
+          const node = (pod as WorkloadPod).spec?.nodeName;
+          return node ? [node] : [];
+        },
+      });
+    } catch {
+      // indexed already by another controller of this manager
+    }
+    builder = builder.watches(
+      Nodes,
+      (node) =>
+        pods.store
+          .byIndex(PodsByNode, node.metadata.name ?? '')
+          .flatMap((pod) => byClusterLabel(pod)),
+      { predicates: [nodeCordonChanged] },
+    );
+  }
   builder = builder
     .watches(Pods, byClusterLabel, { selection: childSelection })
     .watches(PersistentVolumeClaims, byClusterLabel, { selection: childSelection });
@@ -172,7 +209,15 @@ export function wireWorkload<T extends KubeObject, P extends KubeObject = KubeOb
     maxConcurrentReconciles: spec.maxConcurrentReconciles ?? 4,
     ...(spec.fairness ? { fairness: spec.fairness } : {}),
   });
-  return { objects, children, podsOf, claimsOf, childSelection, builder };
+  return {
+    objects,
+    children,
+    podsOf,
+    claimsOf,
+    childSelection,
+    nodeCordoned: cordoned,
+    builder,
+  };
 }
 
 /** Parses `10s`, `500ms`, `2m` (the API's duration pattern). */

@@ -14,6 +14,8 @@ export interface RenderedChildren {
   any: ChildObject;
   configMap: ChildObject;
   podDisruptionBudget: ChildObject;
+  /** With more than one instance: the primary's budget. */
+  primaryDisruptionBudget?: ChildObject;
   networkPolicy: ChildObject;
   /** Generated once: the caller applies them only when missing (a password never changes). */
   superuserSecret: (password: string) => ChildObject;

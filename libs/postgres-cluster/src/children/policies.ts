@@ -5,9 +5,10 @@ import { BackupLabels } from '../backup/layout.js';
 import { type ChildObject, type RenderInput } from './render-input.js';
 
 /**
- * The PodDisruptionBudget `<name>` — at most one instance evicted at a time, so a drain never takes
- * the primary and its standbys at once (and a single instance can still be drained) — and the
- * NetworkPolicy `<name>`: the instances accept connections on 5432 only from the cluster's own
+ * The PodDisruptionBudgets — with more than one instance, `<name>-primary`: the primary (and both
+ * ends of a switchover under way, `EvictionProtectedLabel`) is never evicted, a drain waits for the
+ * switchover that moves it off the node; `<name>`: at most one other instance evicted at a time;
+ * a single instance has `<name>` alone and can still be drained — and the NetworkPolicy `<name>`: the instances accept connections on 5432 only from the cluster's own
  * instances (replication, cloning, rewinding), its backup Jobs' pods, a major upgrade's
  * dump-and-restore Job, the controller's pods (`input.controller`) and `spec.clients` (pods
  * matching podSelector — all when absent — in the namespaces matching namespaceSelector, or in the
@@ -15,6 +16,7 @@ import { type ChildObject, type RenderInput } from './render-input.js';
  */
 export function renderPolicies(input: RenderInput): {
   podDisruptionBudget: ChildObject;
+  primaryDisruptionBudget?: ChildObject;
   networkPolicy: ChildObject;
 } {
   const { cluster, controller } = input;
@@ -25,9 +27,16 @@ export function renderPolicies(input: RenderInput): {
   // A major upgrade's dump-and-restore Job (reads the old primary, writes the new one).
   if (cluster.spec.upgrade?.approvedVersion || cluster.status?.upgrade)
     pods.push({ [BackupLabels.upgradeOf]: name });
-  return render(childMeta(cluster), childNames(name), clusterSelector(name), POSTGRES_PORT, {
-    pods,
-    ...(controller ? { controller } : {}),
-    ...(cluster.spec.clients ? { clients: cluster.spec.clients } : {}),
-  });
+  return render(
+    childMeta(cluster),
+    childNames(name),
+    clusterSelector(name),
+    POSTGRES_PORT,
+    {
+      pods,
+      ...(controller ? { controller } : {}),
+      ...(cluster.spec.clients ? { clients: cluster.spec.clients } : {}),
+    },
+    cluster.spec.replicas ?? 1,
+  );
 }

@@ -38,6 +38,7 @@ export function desiredChildren(facts: ChildrenFacts): DesiredChild[] {
   const input: RenderInput = {
     cluster,
     image: resolved.image,
+    ...(resolved.pull ? { pull: resolved.pull } : {}),
     instanceSet: topology.set,
     ...(topology.extra ? { primaryOnlyReads: true } : {}),
     replicas: topology.statefulSetReplicas,
@@ -68,6 +69,9 @@ export function desiredChildren(facts: ChildrenFacts): DesiredChild[] {
     configMap: rendered.configMap,
     services: [rendered.headless, rendered.readWrite, rendered.readOnly, rendered.any],
     podDisruptionBudget: rendered.podDisruptionBudget,
+    ...(rendered.primaryDisruptionBudget
+      ? { primaryDisruptionBudget: rendered.primaryDisruptionBudget }
+      : {}),
     networkPolicy: rendered.networkPolicy,
     statefulSets: [
       rendered.statefulSet,

@@ -24,7 +24,7 @@ import {
 import { endpointWith, instancesPhase } from './instances.js';
 import { parametersPhase, servingPrimary, type ParameterChecks } from './parameters.js';
 import { restorePhase } from './restore.js';
-import { failoverHeld, planRoll, rollPhase, rollSwitchover } from './roll.js';
+import { drainSwitchover, failoverHeld, planRoll, rollPhase, rollSwitchover } from './roll.js';
 import { clusterStatus } from './status.js';
 import { planTopology } from './topology.js';
 import { upgradePhase } from './upgrade.js';
@@ -93,11 +93,13 @@ export async function convergeCluster(
     }),
   );
   const updateRevision = liveStatefulSet(env, obj, topology.set)?.status?.updateRevision;
-  // A rolling update that reached the primary asks for a switchover (unless one is asked already).
-  const rollAsk = topology.switchover
-    ? undefined
-    : rollSwitchover(obj, topology.pods, updateRevision, now().getTime());
-  const planned = rollAsk ? { ...topology, switchover: rollAsk } : topology;
+  // A drain of the primary's node, else a rolling update that reached the primary, asks for a
+  // switchover (unless one is asked already: a scale-down's, or a person's).
+  const ask =
+    topology.switchover ??
+    drainSwitchover(obj, topology.pods, env.nodeCordoned, now().getTime()) ??
+    rollSwitchover(obj, topology.pods, updateRevision, now().getTime());
+  const planned = ask ? { ...topology, switchover: ask } : topology;
   const outcome: PhaseOutcome = emptyOutcome();
   outcome.notes.push(...topology.notes);
   const volumes = await volumesPhase(env, obj, topology.set, resolved.storage.size);

@@ -38,6 +38,8 @@ export interface PhaseEnv {
   pods: (namespace: string, name: string) => Pod[];
   /** The claims of one cluster's pods, from the cache's index. */
   claims: (namespace: string, name: string) => ClaimObject[];
+  /** Whether a node is cordoned (being drained), from the cache. */
+  nodeCordoned: (nodeName: string) => boolean;
   /** The reconcile's clock: every phase reads time from here. */
   now: () => Date;
   emit: (obj: Cluster, type: 'Normal' | 'Warning', reason: string, message: string) => void;

@@ -8,6 +8,9 @@ import { isInvalid, isNotFound, Pods } from '@steward/kube';
 import {
   decisionStale as staleness,
   durationMs,
+  EvictionProtectedLabel,
+  evictionProtected,
+  evictionProtectionChanges,
   failoverMarksOf,
   recordDecision,
   type DecisionMarks,
@@ -33,7 +36,7 @@ import {
   type PlanMemory,
   type PlanStatus,
 } from '../plan/plan.js';
-import { instanceFacts } from '../pods.js';
+import { instanceFacts, type Pod } from '../pods.js';
 import { PostgresReasons } from '../status.js';
 import { type Cluster, type Context, type PhaseEnv, type Problem } from './env.js';
 import { type SyncedChildren } from './children.js';
@@ -205,6 +208,14 @@ export async function instancesPhase(
   if (plan.switchoverHandled && topology.requested)
     await clearSwitchoverRequest(env, cluster, topology.requested);
   const failed = await carryOut(env, cluster, plan.actions, facts, endpoint, plan.memory, synced);
+  // The primary — and both ends of a switchover or failover under way — out of a drain's reach.
+  const now = decided ?? cluster.status;
+  const guarded = evictionProtected({
+    instances: topology.desired,
+    primary: now?.primary,
+    moving: [now?.switchover, now?.failover],
+  });
+  failed.push(...(await protectFromEviction(env, cluster, topology.pods, guarded)));
   const primaryIp = facts.find((f) => f.name === plan.health.primary)?.ip;
   const archiver = primaryIp ? archivers.get(primaryIp) : undefined;
   return {
@@ -217,6 +228,27 @@ export async function instancesPhase(
       ...instanceProblems(facts),
     ],
   };
+}
+
+/** Sets and removes `EvictionProtectedLabel` so that exactly `guarded` carry it (the failures, if any). */
+async function protectFromEviction(
+  env: PhaseEnv,
+  cluster: Cluster,
+  pods: Pod[],
+  guarded: Set<string>,
+): Promise<string[]> {
+  const failed: string[] = [];
+  for (const change of evictionProtectionChanges(pods, guarded)) {
+    await env.client
+      .mergePatch(Pods, change.pod, cluster.metadata.namespace!, {
+        metadata: { labels: { [EvictionProtectedLabel]: change.protect ? 'true' : null } },
+      })
+      .catch((error: unknown) => {
+        if (!isNotFound(error))
+          failed.push(`label ${change.pod} ${EvictionProtectedLabel}: ${(error as Error).message}`);
+      });
+  }
+  return failed;
 }
 
 /** The superuser's endpoint of an instance. */

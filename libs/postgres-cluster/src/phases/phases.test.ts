@@ -464,6 +464,8 @@ describe('desiredChildren', () => {
       'Service',
       'Service',
       'PodDisruptionBudget',
+      // Three instances: the primary's budget too.
+      'PodDisruptionBudget',
       'NetworkPolicy',
       'StatefulSet',
     ]);

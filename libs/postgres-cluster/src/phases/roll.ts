@@ -1,6 +1,11 @@
 import { type PrimaryUpdateMethod } from '@steward/crd';
 import { isNotFound, Pods } from '@steward/kube';
-import { planRollout, rolloutWantsSwitchover, type RolloutPlan } from '@steward/workload';
+import {
+  drainWantsSwitchover,
+  planRollout,
+  rolloutWantsSwitchover,
+  type RolloutPlan,
+} from '@steward/workload';
 import { type PlanHealth } from '../plan/plan.js';
 import { type Pod } from '../pods.js';
 import { type Cluster, type PhaseEnv } from './env.js';
@@ -61,6 +66,27 @@ export function rollSwitchover(
     now,
   });
   return wanted ? { reason: 'Rollout' } : undefined;
+}
+
+/**
+ * The switchover a drain asks for (pure, before the plan): the primary's pod is on a cordoned
+ * node — its PodDisruptionBudget refuses its eviction while it is primary — so it moves to a
+ * standby on another node (`drainWantsSwitchover`), whatever `spec.rollout` says.
+ */
+export function drainSwitchover(
+  cluster: Cluster,
+  pods: Pod[],
+  cordoned: (nodeName: string) => boolean,
+  now: number,
+): SwitchoverAsk | undefined {
+  const drain = drainWantsSwitchover({
+    pods,
+    primary: cluster.status?.primary,
+    cordoned,
+    lastSwitchover: cluster.status?.switchover,
+    now,
+  });
+  return drain ? { reason: 'NodeDrain', avoid: drain.avoid } : undefined;
 }
 
 /**

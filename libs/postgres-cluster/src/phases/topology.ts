@@ -7,7 +7,11 @@ import { type Cluster, type Problem } from './env.js';
 
 /** A switchover the plan is to carry out this reconcile. */
 export type SwitchoverAsk =
-  { reason: 'ScaleDown' } | { reason: 'Rollout' } | { to: string; reason: 'Requested' };
+  | { reason: 'ScaleDown' }
+  | { reason: 'Rollout' }
+  /** `avoid`: the instances on cordoned nodes, never chosen. */
+  | { reason: 'NodeDrain'; avoid: string[] }
+  | { to: string; reason: 'Requested' };
 
 /** Which instances there are and are to be (pure: from the cluster and its pods). */
 export interface Topology {

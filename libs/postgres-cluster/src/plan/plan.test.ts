@@ -869,7 +869,7 @@ describe('planInstances: switchover', () => {
     });
   });
 
-  it('moves the primary for a rolling update to the most advanced ready standby, or says it waits for one', () => {
+  it('moves the primary for a rolling update or a drain to the most advanced ready standby (not one on a cordoned node), or says it waits for one', () => {
     const standbys = (ready: boolean) => [
       pod(0, { instruction: 'primary', roleLabel: 'primary', view: primaryView(5000n) }),
       pod(1, {
@@ -899,6 +899,29 @@ describe('planInstances: switchover', () => {
       { type: 'label', pod: 'pg-0', role: null },
       { type: 'instruct', pod: 'pg-0', instruction: 'wait' },
     ]);
+
+    const drained = planInstances(
+      base({
+        switchover: { reason: 'NodeDrain', avoid: ['pg-0', 'pg-2'] },
+        instances: standbys(true),
+      }),
+    );
+    expect(drained.status?.switchover).toMatchObject({
+      phase: 'Demoting',
+      from: 'pg-0',
+      to: 'pg-1',
+      reason: 'NodeDrain',
+    });
+    const cornered = planInstances(
+      base({
+        switchover: { reason: 'NodeDrain', avoid: ['pg-0', 'pg-1', 'pg-2'] },
+        instances: standbys(true),
+      }),
+    );
+    expect(cornered.status).toBeUndefined();
+    expect(cornered.health.progressing?.message).toBe(
+      'the node of the primary pg-0 is being drained: its eviction waits until a switchover moved the primary to a ready standby on another node, and none is ready (pg-1, pg-2 on cordoned nodes too)',
+    );
 
     const none = planInstances(
       base({ switchover: { reason: 'Rollout' }, instances: standbys(false) }),

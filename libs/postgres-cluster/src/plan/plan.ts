@@ -135,7 +135,7 @@ export interface PlanInput {
    * would remove the primary or by a rolling update that reached it (`to` absent: the most
    * advanced ready standby that stays).
    */
-  switchover?: { to?: string; reason: SwitchoverRecord['reason'] };
+  switchover?: { to?: string; reason: SwitchoverRecord['reason']; avoid?: string[] };
   status: PlanStatus;
   instances: InstanceFacts[];
   memory: PlanMemory;
@@ -960,8 +960,9 @@ function switchoverTarget(
   const { input } = ctx;
   const stays = new Set(desiredNames(input));
   if (request.to === undefined) {
+    const avoid = new Set(request.avoid ?? []);
     const target = ctx.live
-      .filter((f) => f.name !== p.name && switchoverReady(p, stays, f))
+      .filter((f) => f.name !== p.name && !avoid.has(f.name) && switchoverReady(p, stays, f))
       .sort((a, b) => {
         const la = switchoverLag(p, view, a);
         const lb = switchoverLag(p, view, b);
@@ -973,7 +974,9 @@ function switchoverTarget(
         message:
           request.reason === 'Rollout'
             ? `the rolling update reached the primary ${p.name}: it is restarted once a switchover to a ready standby streaming from it has moved the primary, and none is ready`
-            : `${p.name} is beyond spec.replicas ${input.replicas}: it is kept until a switchover to a ready standby can move the primary, and none is ready`,
+            : request.reason === 'NodeDrain'
+              ? `the node of the primary ${p.name} is being drained: its eviction waits until a switchover moved the primary to a ready standby on another node, and none is ready${avoid.size > 1 ? ` (${[...avoid].filter((n) => n !== p.name).join(', ')} on cordoned nodes too)` : ''}`
+              : `${p.name} is beyond spec.replicas ${input.replicas}: it is kept until a switchover to a ready standby can move the primary, and none is ready`,
       };
     return target;
   }
