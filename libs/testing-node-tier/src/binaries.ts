@@ -18,6 +18,8 @@ export interface NodeTierBinaries extends ControlPlaneBinaries {
   runc: string;
   cniBinDir: string;
   nft: string;
+  /** The multi-node tier's NetworkPolicy agent (patched kube-network-policies). */
+  kubeNetworkPolicies: string;
 }
 
 const envNames = {
@@ -31,6 +33,7 @@ const envNames = {
   runc: 'STEWARD_RUNC_BIN',
   cniBinDir: 'STEWARD_CNI_BIN_DIR',
   nft: 'STEWARD_NFT_BIN',
+  kubeNetworkPolicies: 'STEWARD_KUBE_NETWORK_POLICIES_BIN',
 } as const;
 
 /** An image built without a registry: its reference and the OCI archive containerd imports. */

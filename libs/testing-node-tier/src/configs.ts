@@ -2,7 +2,7 @@
  * The node components' configuration files, as pure functions of the layout and paths, so that
  * each setting carries the reason it is there.
  */
-import type { NodeTierLayout } from './layout.js';
+import type { MultiNode, MultiNodeTierLayout, NodeTierLayout } from './layout.js';
 
 export interface ContainerdPaths {
   root: string;
@@ -176,3 +176,100 @@ export function kubeProxyConfig(
 
 export const resolvConf =
   '# no cluster DNS; pods never query the host upstream\nnameserver 127.0.0.1\n';
+
+// ---- the multi-node tier (docs/design/multi-node-tier.md §2.3, §2.5, §3.3) -----------------------
+
+/**
+ * A node's pod network: its own bridge `cbr0` inside the node's namespace, the node's /24.
+ * `isGateway` puts the /24's first address on the bridge (and sets forwarding — in the node's
+ * namespace only). Pods get routes to the pod supernet, the service range and the fabric, through
+ * their node — and no default route.
+ */
+export function multiNodeCniConfig(
+  layout: MultiNodeTierLayout,
+  node: MultiNode,
+  ipamDir: string,
+): string {
+  return JSON.stringify(
+    {
+      cniVersion: '1.0.0',
+      name: 'steward-multi',
+      plugins: [
+        {
+          type: 'bridge',
+          bridge: 'cbr0',
+          isGateway: true,
+          isDefaultGateway: false,
+          ipMasq: false,
+          hairpinMode: true,
+          ipam: {
+            type: 'host-local',
+            ranges: [[{ subnet: node.podCidr, gateway: node.podGateway }]],
+            routes: [layout.podCidr, layout.serviceCidr, layout.fabricCidr].map((dst) => ({
+              dst,
+              gw: node.podGateway,
+            })),
+            dataDir: ipamDir,
+          },
+        },
+      ],
+    },
+    null,
+    2,
+  );
+}
+
+/**
+ * The single tier's kubelet settings, plus: the node's own cgroup root (two kubelets sharing
+ * `/kubepods` delete each other's pods), its fabric address, and a short lease so a stopped or
+ * partitioned node goes NotReady within the controller-manager's (short) grace period.
+ */
+export function multiNodeKubeletConfig(
+  layout: MultiNodeTierLayout,
+  node: MultiNode,
+  p: KubeletPaths,
+): string {
+  const config = JSON.parse(kubeletConfig(layout, p)) as Record<string, unknown>;
+  return JSON.stringify(
+    {
+      ...config,
+      cgroupRoot: `/${node.cgroup}`,
+      address: node.address,
+      nodeLeaseDurationSeconds: 10,
+      nodeStatusUpdateFrequency: '4s',
+      nodeStatusReportFrequency: '10s',
+    },
+    null,
+    2,
+  );
+}
+
+/** kube-proxy on a node: in the node's namespace, on the node's address. */
+export function multiNodeKubeProxyConfig(
+  layout: MultiNodeTierLayout,
+  kubeconfig: string,
+  nodeName: string,
+  address: string,
+  extra: Record<string, unknown> = {},
+): string {
+  return JSON.stringify(
+    {
+      apiVersion: 'kubeproxy.config.k8s.io/v1alpha1',
+      kind: 'KubeProxyConfiguration',
+      mode: 'nftables',
+      clientConnection: { kubeconfig },
+      hostnameOverride: nodeName,
+      bindAddress: address,
+      clusterCIDR: layout.podCidr,
+      // each node namespace has its own ports: the host probes them at the node's address
+      healthzBindAddress: `${address}:10256`,
+      metricsBindAddress: `${address}:10249`,
+      nodePortAddresses: [`${address}/32`],
+      // conntrack sysctls are per netns but not all writable there; leave them alone
+      conntrack: { maxPerCore: 0, min: 0 },
+      ...extra,
+    },
+    null,
+    2,
+  );
+}

@@ -8,7 +8,8 @@ import { existsSync, readdirSync, readFileSync, readlinkSync, rmdirSync } from '
 import { access, constants, mkdir, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { NodeTierLayout } from './layout.js';
+import { cgroupDirsDeepestFirst, inCgroup, pidsInCgroups } from './cgroups.js';
+import { multiNodeTierLayout, type NodeTierLayout } from './layout.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -43,7 +44,7 @@ const CAP_NET_ADMIN = 12n;
 const CAP_SYS_ADMIN = 21n;
 
 /** Every privilege or kernel feature the tier needs and this machine lacks (empty: it can run). */
-export async function missingPrivileges(): Promise<string[]> {
+export async function missingPrivileges(options: { multiNode?: boolean } = {}): Promise<string[]> {
   const missing: string[] = [];
   if (process.getuid?.() !== 0) missing.push(`not root (uid ${process.getuid?.()})`);
   const capEff = /^CapEff:\s*([0-9a-f]+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
@@ -64,6 +65,17 @@ export async function missingPrivileges(): Promise<string[]> {
     await access('/usr/sbin/ip', constants.X_OK);
   } catch {
     if (!(await quietly('sh', ['-c', 'command -v ip']))) missing.push('no ip command (iproute2)');
+  }
+  if (options.multiNode) {
+    for (const command of ['unshare', 'nsenter', 'awk'])
+      if (!(await quietly('sh', ['-c', `command -v ${command}`])))
+        missing.push(`no ${command} command (util-linux)`);
+    if (cgroupV2()) missing.push('a cgroup v2 host (the multi-node tier needs the v1 freezer)');
+    else if (
+      !existsSync('/sys/fs/cgroup/freezer/freezer.state') &&
+      !existsSync('/sys/fs/cgroup/freezer/cgroup.procs')
+    )
+      missing.push('no cgroup v1 freezer hierarchy at /sys/fs/cgroup/freezer');
   }
   return missing;
 }
@@ -96,13 +108,18 @@ function mountsUnder(dirs: string[]): string[] {
   return [...new Set(mounts)].sort((a, b) => b.length - a.length);
 }
 
-/** Pids whose executable is `exe`. */
+/**
+ * Pids whose executable is `exe`, except the multi-node tier's (everything of it lives under its
+ * cgroup root): the single tier never kills or reports the other tier's processes.
+ */
 function processesOf(exe: string): number[] {
+  const foreign = multiNodeTierLayout().cgroupRoot;
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readlinkSync(`/proc/${entry}/exe`) === exe) pids.push(Number(entry));
+      if (readlinkSync(`/proc/${entry}/exe`) === exe && !inCgroup(Number(entry), foreign))
+        pids.push(Number(entry));
     } catch {
       // gone, or a kernel thread
     }
@@ -116,31 +133,6 @@ function podCgroupRoots(): string[] {
   return readdirSync('/sys/fs/cgroup')
     .map((h) => join('/sys/fs/cgroup', h, 'kubepods'))
     .filter((d) => existsSync(d));
-}
-
-function cgroupDirsDeepestFirst(root: string): string[] {
-  const dirs: string[] = [];
-  const walk = (dir: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true }))
-      if (entry.isDirectory()) walk(join(dir, entry.name));
-    dirs.push(dir);
-  };
-  walk(root);
-  return dirs;
-}
-
-function pidsInCgroups(roots: string[]): number[] {
-  const pids = new Set<number>();
-  for (const root of roots)
-    for (const dir of cgroupDirsDeepestFirst(root)) {
-      try {
-        for (const line of readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n'))
-          if (line.trim()) pids.add(Number(line));
-      } catch {
-        // removed meanwhile
-      }
-    }
-  return [...pids];
 }
 
 export interface HostCleanupTargets {

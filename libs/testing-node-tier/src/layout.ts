@@ -83,3 +83,123 @@ export interface SupervisorConfig {
   /** How long the tier stays up with no lease, so that suites run one after another share it. */
   lingerMs: number;
 }
+
+/** One node of the multi-node tier. */
+export interface MultiNode {
+  /** `steward-node-a` … */
+  readonly name: string;
+  /** `a`, `b`, `c`: the suffix of its netns, cgroup and directory names. */
+  readonly short: string;
+  /** `zone-a` …: its `topology.kubernetes.io/zone` label. */
+  readonly zone: string;
+  /** Its address on the fabric (InternalIP, kubelet, kube-proxy healthz). */
+  readonly address: string;
+  /** Its pods' /24; the first address is the node's pod bridge (`cbr0`). */
+  readonly podCidr: string;
+  readonly podGateway: string;
+  /** Its network namespace (`/run/netns/<netns>`). */
+  readonly netns: string;
+  /** Its cgroup, relative to each hierarchy's root (kubelet's `cgroupRoot`). */
+  readonly cgroup: string;
+  /** Kubelet root, CNI conf and IPAM, its private /var/log and /var/lib/cni: made anew at each start. */
+  readonly dataDir: string;
+  /** containerd's state, sockets, runc root, its private /run/containerd. */
+  readonly runDir: string;
+  /** containerd's image store: kept between runs (each node imports the images it is given). */
+  readonly containerdRoot: string;
+  /** Its persistent mount namespace (a bind-mounted nsfs file). */
+  readonly mountNamespace: string;
+}
+
+/**
+ * The multi-node tier: a second, separate tier instance (own run and cache dirs, addresses, netns
+ * and cgroup names), so it can run next to the machine's single-node tier. Held by one test
+ * process at a time (node faults affect every pod on it). See docs/multi-node-tier.md.
+ */
+export interface MultiNodeTierLayout extends NodeTierLayout {
+  readonly nodes: readonly MultiNode[];
+  /** The host's end of the fabric (`hostAddress` lives on it, with the test clients' aliases). */
+  readonly hostLink: string;
+  /** The fabric: node, gateway, host and test-client addresses. */
+  readonly fabricCidr: string;
+  /** The namespace holding the fabric bridge (pure L2). */
+  readonly fabricNetns: string;
+  /** The gateway namespace: a kube-proxy that gives the host the ClusterIPs (never faulted). */
+  readonly gatewayNetns: string;
+  readonly gatewayAddress: string;
+  /** Test clients: /32 aliases on `hostLink`, from this range (`testClient()`). */
+  readonly testClientAddresses: readonly string[];
+  /** Every node daemon, container and the shared processes live under this cgroup. */
+  readonly cgroupRoot: string;
+  /** The supervisor's control socket (HTTP over a unix socket: stop/start/partition/heal/...). */
+  readonly controlSocket: string;
+}
+
+/** The multi-node layout under `${STEWARD_CACHE:-~/.cache/steward}/node-tier-3` and `/run/steward-node-tier-3`. */
+export function multiNodeTierLayout(env: NodeJS.ProcessEnv = process.env): MultiNodeTierLayout {
+  const cache = env['STEWARD_CACHE'] ?? join(homedir(), '.cache', 'steward');
+  const base = join(cache, 'node-tier-3');
+  const runDir = env['STEWARD_MULTI_NODE_TIER_RUN_DIR'] ?? '/run/steward-node-tier-3';
+  const dataDir = join(base, 'data');
+  const cgroupRoot = 'steward-node-tier-3';
+  const nodes = ['a', 'b', 'c'].map((short, i): MultiNode => {
+    const subnet = `10.89.${i + 1}`;
+    return {
+      name: `steward-node-${short}`,
+      short,
+      zone: `zone-${short}`,
+      address: `10.88.76.${11 + i}`,
+      podCidr: `${subnet}.0/24`,
+      podGateway: `${subnet}.1`,
+      netns: `stwm-${short}`,
+      cgroup: `${cgroupRoot}/${short}`,
+      dataDir: join(dataDir, 'nodes', short),
+      runDir: join(runDir, 'nodes', short),
+      containerdRoot: join(base, `containerd-${short}`),
+      mountNamespace: join(runDir, 'ns', `${short}.mnt`),
+    };
+  });
+  return {
+    runDir,
+    containerdRoot: nodes[0]!.containerdRoot,
+    dataDir,
+    logDir: join(base, 'logs'),
+    nodeName: nodes[0]!.name,
+    bridge: 'stwm0',
+    hostAddress: '10.88.76.1',
+    podCidr: '10.89.0.0/16',
+    serviceCidr: '10.96.0.0/24',
+    apiServiceIp: '10.96.0.1',
+    storageClass: 'steward-local',
+    expandableStorageClass: 'steward-local-expandable',
+    provisionerName: 'steward.dev/local-path',
+    nodes,
+    hostLink: 'stwm0',
+    fabricCidr: '10.88.76.0/24',
+    fabricNetns: 'stwm-fabric',
+    gatewayNetns: 'stwm-gw',
+    gatewayAddress: '10.88.76.2',
+    testClientAddresses: Array.from({ length: 20 }, (_, i) => `10.88.76.${201 + i}`),
+    cgroupRoot,
+    controlSocket: join(runDir, 'control.sock'),
+  };
+}
+
+/** The node states the multi-node supervisor records (and `reset` returns to `ready`). */
+export type MultiNodeState = 'ready' | 'stopped' | 'partitioned';
+
+/** What the multi-node supervisor publishes in `<runDir>/state.json`, on top of the single tier's. */
+export interface MultiNodeTierState extends NodeTierState {
+  /** containerd socket per node name. */
+  readonly containerdSockets?: Record<string, string>;
+  readonly nodeStates?: Record<string, MultiNodeState>;
+  /** The pid of the test process holding the tier (exclusive). */
+  readonly holder?: number;
+  readonly networkPolicy?: boolean;
+}
+
+/** What `acquireNodeTier({ nodes: 3 })` hands the multi-node supervisor. */
+export interface MultiSupervisorConfig extends SupervisorConfig {
+  /** Run kube-network-policies on every node. */
+  networkPolicy: boolean;
+}

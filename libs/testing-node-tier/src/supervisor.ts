@@ -7,17 +7,8 @@
  * Its children are ManagedProcesses: if the supervisor itself is killed outright, their watchdogs end
  * them, and the next supervisor's first step removes whatever they left on the host.
  */
-import { KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
-import {
-  freePort,
-  ManagedProcess,
-  mintCertificate,
-  mintCertificateAuthority,
-  mintServiceAccountKey,
-  probeHttp as probe,
-  readPem,
-  type TlsMaterial,
-} from '@steward/testing';
+import { KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
+import { freePort, ManagedProcess, probeHttp as probe } from '@steward/testing';
 import { mkdir, readdir, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -28,6 +19,19 @@ import {
   kubeProxyConfig,
   resolvConf,
 } from './configs.js';
+import {
+  adminTlsOf,
+  createStorageClasses,
+  mintControlPlanePki,
+  mintNodeIdentity,
+  nodeReady,
+  startApiserver,
+  startControllerManager,
+  startEtcd,
+  startScheduler,
+  waitFor,
+  writeKubeconfig,
+} from './control-plane-steps.js';
 import { cgroupV2, cleanUpHost, processAlive, run, setUpBridge } from './host.js';
 import {
   leaseDir,
@@ -77,28 +81,7 @@ function start(name: string, command: string, args: string[], env?: NodeJS.Proce
   processes.push(p);
   return p;
 }
-
-async function waitFor(
-  what: ManagedProcess | undefined,
-  description: string,
-  check: () => Promise<boolean>,
-  timeoutMs = 120_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (what && !what.running)
-      throw new Error(
-        `${what.name} exited while starting; log ${what.logFile}:\n${what.logTail()}`,
-      );
-    if (await check().catch(() => false)) return;
-    if (Date.now() > deadline)
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${description}` +
-          (what ? `; log ${what.logFile}:\n${what.logTail()}` : ''),
-      );
-    await sleep(200);
-  }
-}
+const starter = { start };
 
 async function startTier(config: SupervisorConfig): Promise<void> {
   const { binaries } = config;
@@ -114,44 +97,11 @@ async function startTier(config: SupervisorConfig): Promise<void> {
 
   // ---- certificates: the API server, an admin, the node's identity, the kubelet's serving cert
   const pki = await step('minting certificates', async () => {
-    const ca = await mintCertificateAuthority(dir('pki'));
-    const serving = await mintCertificate(ca, {
-      name: 'apiserver',
-      commonName: 'kube-apiserver',
-      subjectAltNames: [
-        `IP:${layout.hostAddress}`,
-        `IP:${layout.apiServiceIp}`,
-        'IP:127.0.0.1',
-        'DNS:localhost',
-        'DNS:kubernetes',
-        'DNS:kubernetes.default',
-        'DNS:kubernetes.default.svc',
-      ],
-    });
-    const admin = await mintCertificate(ca, {
-      name: 'admin',
-      commonName: 'steward-admin',
-      organizations: ['system:masters'],
-    });
-    // the Node authorizer and NodeRestriction key off exactly these names
-    const node = await mintCertificate(ca, {
-      name: 'node',
-      commonName: `system:node:${layout.nodeName}`,
-      organizations: ['system:nodes'],
-    });
-    const kubeletServing = await mintCertificate(ca, {
-      name: 'kubelet-serving',
-      commonName: layout.nodeName,
-      subjectAltNames: [`IP:${layout.hostAddress}`, `DNS:${layout.nodeName}`],
-    });
-    const saKey = await mintServiceAccountKey(dir('pki'));
-    return { ca, serving, admin, node, kubeletServing, saKey };
+    const controlPlane = await mintControlPlanePki(dir('pki'), layout);
+    const node = await mintNodeIdentity(controlPlane.ca, layout.nodeName, layout.hostAddress);
+    return { ...controlPlane, ...node };
   });
-  const adminTls: TlsMaterial = {
-    ca: await readPem(pki.ca.certFile),
-    cert: await readPem(pki.admin.certFile),
-    key: await readPem(pki.admin.keyFile),
-  };
+  const adminTls = await adminTlsOf(pki);
 
   // ---- pod network
   await step('creating the pod network bridge', async () => {
@@ -195,120 +145,39 @@ async function startTier(config: SupervisorConfig): Promise<void> {
   });
 
   // ---- etcd and kube-apiserver (on the bridge address: pods reach it through the ClusterIP)
-  const etcdPort = await freePort();
-  const etcdUrl = `http://127.0.0.1:${etcdPort}`;
-  await step('starting etcd', async () => {
-    const peer = `http://127.0.0.1:${await freePort()}`;
-    const etcd = start('etcd', binaries.etcd, [
-      '--name=steward-node-tier',
-      `--data-dir=${dir('etcd')}`,
-      `--listen-client-urls=${etcdUrl}`,
-      `--advertise-client-urls=${etcdUrl}`,
-      `--listen-peer-urls=${peer}`,
-      `--initial-advertise-peer-urls=${peer}`,
-      `--initial-cluster=steward-node-tier=${peer}`,
-      '--unsafe-no-fsync=true',
-      '--log-level=warn',
-    ]);
-    await waitFor(etcd, 'etcd /health', async () => {
-      const { status, body } = await probe(`${etcdUrl}/health`);
-      return status === 200 && /"health":\s*"true"/.test(body);
-    });
-  });
-  const apiPort = await freePort();
-  const server = `https://${layout.hostAddress}:${apiPort}`;
-  await step('starting kube-apiserver', async () => {
-    const apiserver = start('kube-apiserver', binaries.kubeApiserver, [
-      `--etcd-servers=${etcdUrl}`,
-      `--cert-dir=${dir('apiserver-certs')}`,
-      `--tls-cert-file=${pki.serving.certFile}`,
-      `--tls-private-key-file=${pki.serving.keyFile}`,
-      `--client-ca-file=${pki.ca.certFile}`,
-      `--secure-port=${apiPort}`,
-      `--bind-address=${layout.hostAddress}`,
-      `--advertise-address=${layout.hostAddress}`,
-      `--service-cluster-ip-range=${layout.serviceCidr}`,
-      '--allow-privileged=true',
-      '--authorization-mode=Node,RBAC',
-      // ServiceAccount admission stays on (the default): chart pods get real, bound tokens.
-      // OwnerReferencesPermissionEnforcement as OpenShift has it: a controller pod may set
-      // blockOwnerDeletion only with `update` on the owner's finalizers subresource.
-      '--enable-admission-plugins=NodeRestriction,OwnerReferencesPermissionEnforcement',
-      '--service-account-issuer=https://kubernetes.default.svc',
-      `--service-account-key-file=${pki.saKey}`,
-      `--service-account-signing-key-file=${pki.saKey}`,
-      `--kubelet-client-certificate=${pki.admin.certFile}`,
-      `--kubelet-client-key=${pki.admin.keyFile}`,
-      `--kubelet-certificate-authority=${pki.ca.certFile}`,
-      '--kubelet-preferred-address-types=InternalIP',
-      '--v=1',
-    ]);
-    await waitFor(apiserver, 'kube-apiserver /readyz', async () => {
-      return (await probe(`${server}/readyz`, adminTls)).status === 200;
-    });
-  });
+  const etcdUrl = await step('starting etcd', () => startEtcd(starter, binaries, dir('etcd')));
+  const server = await step('starting kube-apiserver', () =>
+    startApiserver(starter, binaries, {
+      layout,
+      etcdUrl,
+      certDir: dir('apiserver-certs'),
+      pki,
+      adminTls,
+    }),
+  );
 
-  const b64 = (s: string): string => Buffer.from(s).toString('base64');
-  const kubeconfig = async (file: string, user: string, cert: string, key: string) => {
-    const text = JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [
-        {
-          name: 'steward-node-tier',
-          cluster: { server, 'certificate-authority-data': b64(adminTls.ca!) },
-        },
-      ],
-      users: [
-        {
-          name: user,
-          user: {
-            'client-certificate-data': b64(await readPem(cert)),
-            'client-key-data': b64(await readPem(key)),
-          },
-        },
-      ],
-      contexts: [{ name: 'steward-node-tier', context: { cluster: 'steward-node-tier', user } }],
-      'current-context': 'steward-node-tier',
-    });
-    await writeFile(file, text, { mode: 0o600 });
-    return file;
-  };
-  const adminKubeconfig = await kubeconfig(
-    join(layout.runDir, 'admin.kubeconfig'),
-    'steward-admin',
-    pki.admin.certFile,
-    pki.admin.keyFile,
-  );
-  const nodeKubeconfig = await kubeconfig(
-    join(layout.runDir, 'node.kubeconfig'),
-    `system:node:${layout.nodeName}`,
-    pki.node.certFile,
-    pki.node.keyFile,
-  );
+  const adminKubeconfig = await writeKubeconfig(join(layout.runDir, 'admin.kubeconfig'), {
+    server,
+    caPem: adminTls.ca!,
+    user: 'steward-admin',
+    certFile: pki.admin.certFile,
+    keyFile: pki.admin.keyFile,
+  });
+  const nodeKubeconfig = await writeKubeconfig(join(layout.runDir, 'node.kubeconfig'), {
+    server,
+    caPem: adminTls.ca!,
+    user: `system:node:${layout.nodeName}`,
+    certFile: pki.node.certFile,
+    keyFile: pki.node.keyFile,
+  });
   const kc = new KubeConfig();
   kc.loadFromFile(adminKubeconfig);
   const client = KubernetesObjectApi.makeApiClient(kc);
 
   // ---- the workload controllers, the scheduler, kube-proxy, the volume provisioner
   await step('starting kube-controller-manager, kube-scheduler, provisioner', async () => {
-    start('kube-controller-manager', binaries.kubeControllerManager, [
-      `--kubeconfig=${adminKubeconfig}`,
-      '--leader-elect=false',
-      '--secure-port=0',
-      `--controllers=${kubeControllers.join(',')}`,
-      `--service-account-private-key-file=${pki.saKey}`,
-      `--root-ca-file=${pki.ca.certFile}`,
-      '--concurrent-gc-syncs=5',
-      '--v=1',
-    ]);
-    start('kube-scheduler', binaries.kubeScheduler, [
-      `--kubeconfig=${adminKubeconfig}`,
-      '--leader-elect=false',
-      '--bind-address=127.0.0.1',
-      `--secure-port=${await freePort()}`,
-      '--v=1',
-    ]);
+    await startControllerManager(starter, binaries, { kubeconfig: adminKubeconfig, pki });
+    await startScheduler(starter, binaries, adminKubeconfig);
     start('provisioner', binaries.provisioner, [
       `--kubeconfig=${adminKubeconfig}`,
       `--provisioner-name=${layout.provisionerName}`,
@@ -341,18 +210,9 @@ async function startTier(config: SupervisorConfig): Promise<void> {
       `--node-ip=${layout.hostAddress}`,
       '--v=1',
     ]);
-    await waitFor(kubelet, `node ${layout.nodeName} Ready and untainted`, async () => {
-      const node = (await client.read({
-        apiVersion: 'v1',
-        kind: 'Node',
-        metadata: { name: layout.nodeName },
-      })) as KubernetesObject & {
-        spec?: { taints?: unknown[] };
-        status?: { conditions?: { type: string; status: string }[] };
-      };
-      const ready = node.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
-      return ready && !node.spec?.taints?.length;
-    });
+    await waitFor(kubelet, `node ${layout.nodeName} Ready and untainted`, () =>
+      nodeReady(client, layout.nodeName),
+    );
   });
 
   // ---- kube-proxy (nftables): ClusterIPs from the host, and from pods to the API server; it
@@ -375,36 +235,9 @@ async function startTier(config: SupervisorConfig): Promise<void> {
     });
   });
 
-  await step('creating the StorageClasses (default, expandable)', async () => {
-    const classes = [
-      { name: layout.storageClass, isDefault: true, allowVolumeExpansion: false },
-      { name: layout.expandableStorageClass, isDefault: false, allowVolumeExpansion: true },
-    ];
-    for (const { name, isDefault, allowVolumeExpansion } of classes)
-      await client.create({
-        apiVersion: 'storage.k8s.io/v1',
-        kind: 'StorageClass',
-        metadata: {
-          name,
-          ...(isDefault
-            ? { annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } }
-            : {}),
-        },
-        provisioner: layout.provisionerName,
-        volumeBindingMode: 'WaitForFirstConsumer',
-        reclaimPolicy: 'Delete',
-        ...(allowVolumeExpansion ? { allowVolumeExpansion } : {}),
-      } as KubernetesObject);
-    // the default ServiceAccount of `default` appears once the controller-manager has started
-    await waitFor(undefined, 'the default ServiceAccount', async () => {
-      await client.read({
-        apiVersion: 'v1',
-        kind: 'ServiceAccount',
-        metadata: { name: 'default', namespace: 'default' },
-      });
-      return true;
-    });
-  });
+  await step('creating the StorageClasses (default, expandable)', () =>
+    createStorageClasses(client, layout),
+  );
 
   await publish('ready', {
     message: `node ${layout.nodeName} Ready`,
@@ -418,30 +251,6 @@ async function startTier(config: SupervisorConfig): Promise<void> {
   });
   log(`tier ready in ${Date.now() - t0} ms: ${server}`);
 }
-
-/** The kube-controller-manager controllers a chart's workloads need (and nothing that needs a cloud). */
-const kubeControllers = [
-  'statefulset-controller',
-  'replicaset-controller',
-  'deployment-controller',
-  'job-controller',
-  'cronjob-controller',
-  'ttl-after-finished-controller',
-  'disruption-controller',
-  'garbage-collector-controller',
-  'namespace-controller',
-  'endpoints-controller',
-  'endpointslice-controller',
-  'endpointslice-mirroring-controller',
-  'persistentvolume-binder-controller',
-  'persistentvolume-protection-controller',
-  'persistentvolumeclaim-protection-controller',
-  'pod-garbage-collector-controller',
-  'node-lifecycle-controller',
-  'serviceaccount-controller',
-  'serviceaccount-token-controller',
-  'root-ca-certificate-publisher-controller',
-];
 
 let stopping: Promise<void> | undefined;
 
