@@ -13,6 +13,7 @@ import {
   Quantity,
   ReplicaStatusFields,
   requestsWithinLimits,
+  SchedulingSpec,
   SizeClass,
   StatusEndpoint,
   storageClassNameStaysSet,
@@ -195,6 +196,7 @@ export const CacheClusterSpec = withValidations(
         { additionalProperties: false },
       ),
     ),
+    scheduling: Type.Optional(SchedulingSpec('pods')),
     clients: Type.Optional(ClientsSpec('pods')),
     providerProfileRef: Type.Optional(ProviderProfileRef),
     deletionPolicy: Type.Optional(

@@ -22,6 +22,42 @@ const api = controlPlaneSuite(
 const base = { version: '7.0' };
 
 describe('CacheCluster admission (the real API server, the chart’s CRD)', () => {
+  describe('spec.scheduling (the shared fragment: libs/crd/tests/scheduling.int.test.ts has every rule)', () => {
+    it('spreads over nodes and zones, preferred, by default; takes a Required spread with a node pool', async () => {
+      const plain = await api.client.create<CacheCluster>(Kind, cache('spread-default', base));
+      expect(plain.spec.scheduling).toEqual({ spread: { nodes: 'Preferred', zones: 'Preferred' } });
+      const scheduling = {
+        spread: { nodes: 'Required', zones: 'Required' },
+        nodeSelector: { 'node.example.com/pool': 'data' },
+        tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'data', effect: 'NoSchedule' }],
+      };
+      const strict = await api.client.create<CacheCluster>(
+        Kind,
+        cache('spread-required', { ...base, scheduling }),
+      );
+      expect(strict.spec.scheduling).toEqual(scheduling);
+    });
+
+    it('refuses a Required zone spread beside the constraints that would replace it', async () => {
+      const spec = {
+        ...base,
+        scheduling: {
+          spread: { zones: 'Required' },
+          topologySpreadConstraints: [
+            {
+              maxSkew: 1,
+              topologyKey: 'topology.kubernetes.io/zone',
+              whenUnsatisfiable: 'DoNotSchedule',
+            },
+          ],
+        },
+      };
+      expect(await rejection(api.client.create(Kind, cache('spread-twice', spec)))).toContain(
+        'spec.scheduling.spread.zones Required does not apply when spec.scheduling.topologySpreadConstraints is given',
+      );
+    });
+  });
+
   it('admits every example CacheCluster', async () => {
     const examples = await examplesOf<CacheCluster>('cache-cluster', 'CacheCluster', namespace);
     expect(examples.length).toBeGreaterThan(0);

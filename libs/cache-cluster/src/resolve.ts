@@ -6,7 +6,7 @@ import {
   type NamespaceFacts,
 } from '@steward/provider-profile';
 import { type ProviderProfile } from '@steward/provider-profile-api';
-import { type Admission, type ResolvedPods } from '@steward/workload';
+import { type Admission, type ImagePull, type ResolvedPods } from '@steward/workload';
 import { BuiltInImages } from './images.js';
 import { CacheReasons } from './status.js';
 
@@ -37,6 +37,7 @@ export function resolveWorkload(
   const engine = spec.engine ?? 'redis';
   const persistence = spec.persistence?.enabled ?? false;
   let image: string;
+  let pull: ImagePull | undefined;
   let resources = spec.resources;
   let maxMemory = spec.maxMemory;
   let storageSize = spec.persistence?.size;
@@ -55,10 +56,12 @@ export function resolveWorkload(
         ? { storageClassName: spec.persistence.storageClassName }
         : {}),
       deletionPolicy: spec.deletionPolicy ?? 'Retain',
+      ...(spec.scheduling ? { scheduling: spec.scheduling } : {}),
     });
     if (!admission.allowed) return admission;
     const r = admission.resolved;
     image = r.image;
+    pull = r.pull;
     if (!resources && r.resources)
       resources = { requests: { ...r.resources }, limits: { memory: r.resources.memory } };
     maxMemory = maxMemory ?? r.maxMemory;
@@ -96,6 +99,7 @@ export function resolveWorkload(
     allowed: true,
     resolved: {
       image,
+      ...(pull ? { pull } : {}),
       ...(resources ? { resources } : {}),
       ...(maxMemoryBytes !== undefined ? { maxMemoryBytes } : {}),
       ...(persistence

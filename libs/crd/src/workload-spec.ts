@@ -35,6 +35,14 @@ export function DeletionPolicyField(description: string) {
   return StringEnum(DeletionPolicies, { default: 'Retain', description });
 }
 
+/**
+ * When the kubelet pulls a workload's image (a container's `imagePullPolicy`): `IfNotPresent`
+ * (Steward's default: once per node, then the node's copy), `Always` (every pod start checks the
+ * registry: a moved tag is picked up), `Never` (only images already on the node).
+ */
+export const ImagePullPolicies = ['Always', 'IfNotPresent', 'Never'] as const;
+export type ImagePullPolicy = (typeof ImagePullPolicies)[number];
+
 /** The name of a Kubernetes object in the kind's namespace, e.g. a Secret. */
 export function ObjectName() {
   return Type.String({ minLength: 1, maxLength: 253, pattern: DNS_SUBDOMAIN });

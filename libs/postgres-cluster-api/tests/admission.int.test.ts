@@ -442,6 +442,42 @@ describe('PostgresCluster admission (the real API server)', () => {
     });
   });
 
+  describe('spec.scheduling (the shared fragment: libs/crd/tests/scheduling.int.test.ts has every rule)', () => {
+    it('spreads over nodes and zones, preferred, by default; takes a Required spread with a node pool', async () => {
+      const plain = await api.client.create<PostgresCluster>(Kind, cluster('spread-default', base));
+      expect(plain.spec.scheduling).toEqual({ spread: { nodes: 'Preferred', zones: 'Preferred' } });
+      const scheduling = {
+        spread: { nodes: 'Required', zones: 'Required' },
+        nodeSelector: { 'node.example.com/pool': 'data' },
+        tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'data', effect: 'NoSchedule' }],
+      };
+      const strict = await api.client.create<PostgresCluster>(
+        Kind,
+        cluster('spread-required', { ...base, scheduling }),
+      );
+      expect(strict.spec.scheduling).toEqual(scheduling);
+    });
+
+    it('refuses a Required zone spread beside the constraints that would replace it', async () => {
+      const spec = {
+        ...base,
+        scheduling: {
+          spread: { zones: 'Required' },
+          topologySpreadConstraints: [
+            {
+              maxSkew: 1,
+              topologyKey: 'topology.kubernetes.io/zone',
+              whenUnsatisfiable: 'DoNotSchedule',
+            },
+          ],
+        },
+      };
+      expect(await rejection(api.client.create(Kind, cluster('spread-twice', spec)))).toContain(
+        'spec.scheduling.spread.zones Required does not apply when spec.scheduling.topologySpreadConstraints is given',
+      );
+    });
+  });
+
   it('admits every example PostgresCluster', async () => {
     const examples = await examplesOf<PostgresCluster>(
       'postgres-cluster',

@@ -36,9 +36,27 @@ describe('resolvePostgres', () => {
       allowed: true,
       resolved: {
         image: 'registry.example/postgres:17.12',
+        pull: { policy: 'IfNotPresent', secrets: [] },
         resources: { requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '512Mi' } },
         storage: { size: '5Gi' },
       },
+    });
+  });
+
+  it('refuses a spread below the profile’s requireSpread, and takes its pull settings', () => {
+    const spread = profile({
+      requireSpread: { zones: 'Required' },
+      imagePullSecrets: [{ name: 'regcred' }],
+    });
+    expect(resolvePostgres(cluster({}), spread, '17')).toMatchObject({
+      allowed: false,
+      reason: 'SpreadRequired',
+    });
+    expect(
+      resolvePostgres(cluster({ scheduling: { spread: { zones: 'Required' } } }), spread, '17'),
+    ).toMatchObject({
+      allowed: true,
+      resolved: { pull: { policy: 'IfNotPresent', secrets: ['regcred'] } },
     });
   });
 

@@ -7,7 +7,7 @@ import {
 } from '@steward/postgres-cluster-api';
 import { admitWorkload, type NamespaceFacts } from '@steward/provider-profile';
 import { type ProviderProfile } from '@steward/provider-profile-api';
-import { type Admission, type ResolvedPods } from '@steward/workload';
+import { type Admission, type ImagePull, type ResolvedPods } from '@steward/workload';
 import { backupPrefix, destinationOf, sourceDestinationOf, sourcePrefix } from './backup/layout.js';
 import { BuiltInImages } from './images.js';
 import { PostgresReasons } from './status.js';
@@ -66,6 +66,7 @@ export function resolvePostgres(
   const refused = refusedParameter(spec.parameters);
   if (refused) return refused;
   let image: string;
+  let pull: ImagePull | undefined;
   let resources = spec.resources;
   let storageSize = spec.storage?.size;
   if (profile) {
@@ -83,6 +84,7 @@ export function resolvePostgres(
         ? { storageClassName: spec.storage.storageClassName }
         : {}),
       deletionPolicy: spec.deletionPolicy ?? 'Retain',
+      ...(spec.scheduling ? { scheduling: spec.scheduling } : {}),
       fields: {
         engine: 'the kind PostgresCluster',
         size: 'spec.size',
@@ -95,6 +97,7 @@ export function resolvePostgres(
     if (guard) return guard;
     const r = admission.resolved;
     image = r.image;
+    pull = r.pull;
     if (!resources && r.resources)
       resources = { requests: { ...r.resources }, limits: { memory: r.resources.memory } };
     storageSize = storageSize ?? r.storageSize;
@@ -121,6 +124,7 @@ export function resolvePostgres(
     allowed: true,
     resolved: {
       image,
+      ...(pull ? { pull } : {}),
       ...(resources ? { resources } : {}),
       storage: {
         size: storageSize ?? DEFAULT_STORAGE,

@@ -13,8 +13,14 @@
  * - `kubernetes` is for workloads the operators run in the cluster (CacheCluster, PostgresCluster):
  *   `sizeClasses` (name → `cpu` request, `memory` request = limit, optional `storage` and, for
  *   caches, `maxMemory` below `memory`), `images` (the catalogue: one image per `engine` +
- *   `version`, a list map on those keys), optional `storageClassNames`, `maxReplicas`,
- *   `maxStorage`, `requirePersistence` (default false), and PostgreSQL's production guardrails
+ *   `version`, a list map on those keys; each `image` an image reference — `IMAGE_REFERENCE_PATTERN`,
+ *   pinned by digest `…@sha256:<64 hex>` where the platform team wants the same bits on every
+ *   node (recommended) — with an optional `imagePullPolicy`, default `IfNotPresent`),
+ *   `imagePullSecrets` (Secret names every workload pod references, in the workload's own
+ *   namespace; the controller never reads them), optional `storageClassNames`, `maxReplicas`,
+ *   `maxStorage`, `requirePersistence` (default false), `requireSpread` (`nodes` / `zones`:
+ *   `Required` makes workloads set `spec.scheduling.spread.<x>: Required`, `Preferred` forbids
+ *   the override that would replace the default spread), and PostgreSQL's production guardrails
  *   `requireSyncReplication` (default false) and `maxFailoverLagBytes` (the largest
  *   `failover.maxLagBytes` a PostgresCluster may set). Quantities follow `QUANTITY_PATTERN`
  *   and are compared by value at admission (a class's storage within `maxStorage`). A kubernetes
@@ -36,6 +42,7 @@
  */
 export {
   DeletionPolicies,
+  IMAGE_REFERENCE_PATTERN,
   LabelSelectorOperators,
   MAX_PROFILE_NAMESPACES,
   ProviderProfile,

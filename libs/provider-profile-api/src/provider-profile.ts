@@ -1,8 +1,10 @@
 import {
   ConditionsSchema,
   defineKind,
+  ImagePullPolicies,
   immutable,
   quantityBounds,
+  SpreadPolicies,
   StringEnum,
   StringMap,
   withValidations,
@@ -33,6 +35,14 @@ export const SaslMechanisms = ['plain', 'scram-sha-256', 'scram-sha-512'] as con
 export const TopicNamePolicies = ['NamespacePrefix', 'Any'] as const;
 export type TopicNamePolicy = (typeof TopicNamePolicies)[number];
 export type SaslMechanism = (typeof SaslMechanisms)[number];
+
+/**
+ * An image reference as the container runtime reads it: an optional registry host (with a port),
+ * lowercase repository path components, then a tag (`:7.0.15`), a digest (`@sha256:` and 64
+ * lowercase hex digits) or both in that order. A digest pins the bits; a tag alone may move.
+ */
+export const IMAGE_REFERENCE_PATTERN =
+  '^([a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?(\\.[a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?)*(:[0-9]+)?/)?[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*(/[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*)*(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@sha256:[a-f0-9]{64})?$';
 
 /** A size class name as DatabaseInstance's `spec.size` spells it: a DNS label (`small`, `db-large`). */
 export const SIZE_NAME_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
@@ -229,13 +239,28 @@ const kubernetesImage = Type.Object(
       description:
         'The version as the workload’s spec.version spells it: 7.0, 8.0 (redis), 8.1 (valkey), 15, 17 (postgres).',
     }),
-    image: Type.String({
-      minLength: 1,
-      maxLength: 512,
-      pattern: '^[^\\s]+$',
-      description:
-        'The image reference, e.g. registry.example.com/redis:7.0.15 — pinned by digest (…@sha256:…) where the platform team wants every pod to run the same bits.',
-    }),
+    image: withValidations(
+      Type.String({
+        minLength: 1,
+        maxLength: 512,
+        description:
+          'The image reference: registry/repository:tag, repository@sha256:<64 hex digits> or both, e.g. registry.example.com/redis:7.0.15@sha256:… Pin by digest (recommended): every pod on every node, and every node that replaces one, then runs the same bits, whatever happens to the tag.',
+      }),
+      [
+        {
+          rule: `self.matches('${IMAGE_REFERENCE_PATTERN.replaceAll('\\', '\\\\')}')`,
+          message:
+            'spec.kubernetes.images: image must be an image reference such as registry.example.com/redis:7.0.15, registry.example.com/redis@sha256:<64 lowercase hex digits> or both (tag, then digest)',
+        },
+      ],
+    ),
+    imagePullPolicy: Type.Optional(
+      StringEnum(ImagePullPolicies, {
+        default: 'IfNotPresent',
+        description:
+          'When the kubelet pulls the image: IfNotPresent (default; once per node), Always (checks the registry on every pod start: a moved tag is picked up, and the registry must answer), Never (only an image already on the node, e.g. imported by hand).',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -358,6 +383,44 @@ const kubernetes = withValidations(
           description:
             'When true, PostgresClusters must set replication.mode: sync (a commit is acknowledged only once a standby has it, so a failover loses nothing committed) — a production guardrail.',
         }),
+      ),
+      requireSpread: Type.Optional(
+        Type.Object(
+          {
+            nodes: Type.Optional(
+              StringEnum(SpreadPolicies, {
+                description:
+                  'Required: workloads must set spec.scheduling.spread.nodes: Required (never two pods of one workload on a node). Preferred: workloads keep at least the default preferred node spread (spec.scheduling.affinity.podAntiAffinity, which replaces it, is refused).',
+              }),
+            ),
+            zones: Type.Optional(
+              StringEnum(SpreadPolicies, {
+                description:
+                  'Required: workloads must set spec.scheduling.spread.zones: Required (their pods over at least two zones, no zone two pods ahead). Preferred: workloads keep at least the default preferred zone spread (spec.scheduling.topologySpreadConstraints, which replaces it, is refused).',
+              }),
+            ),
+          },
+          {
+            additionalProperties: false,
+            description:
+              'A production guardrail: how far workloads (CacheCluster, PostgresCluster) must spread their pods over nodes and zones. A workload that asks for less is refused (SpreadRequired) before anything is created or changed. Absent: workloads choose (the default is preferred spread over both).',
+          },
+        ),
+      ),
+      imagePullSecrets: Type.Optional(
+        Type.Array(
+          Type.Object(
+            { name: Type.String({ minLength: 1, maxLength: 253, pattern: DNS_SUBDOMAIN_PATTERN }) },
+            { additionalProperties: false },
+          ),
+          {
+            maxItems: 8,
+            'x-kubernetes-list-type': 'map',
+            'x-kubernetes-list-map-keys': ['name'],
+            description:
+              'Secrets (type kubernetes.io/dockerconfigjson) the kubelet pulls the catalogue’s images with, by name: the pods of every workload using this profile reference them, so each must exist in every namespace that uses the profile (the platform team provisions them there). The controller only names them in the pods: it never reads them, and needs no access to Secrets for it. A missing one shows as ImagePullFailed once a pull needs it.',
+          },
+        ),
       ),
       backup: Type.Optional(
         withValidations(

@@ -91,6 +91,7 @@ describe('a kubernetes ProviderProfile in a real API server', () => {
     });
     expect(accepted.spec.kubernetes).toEqual({
       ...kubernetes,
+      images: kubernetes.images.map((i) => ({ ...i, imagePullPolicy: 'IfNotPresent' })),
       storageClassNames: ['standard', 'fast-ssd'],
       maxReplicas: 5,
       maxStorage: '50Gi',
@@ -102,6 +103,39 @@ describe('a kubernetes ProviderProfile in a real API server', () => {
       allowedSizes: ['small', 'large'],
       allowedDeletionPolicies: ['Retain'],
       requireFinalSnapshot: false,
+    });
+  });
+
+  it('accepts images pinned by digest, pull settings and a required spread', async () => {
+    const digest = `sha256:${'0123456789abcdef'.repeat(4)}`;
+    const images = [
+      { engine: 'redis', version: '7.0', image: `registry.example/redis@${digest}` },
+      {
+        engine: 'redis',
+        version: '8.0',
+        image: `registry.example:5000/team/redis:8.0.2@${digest}`,
+        imagePullPolicy: 'Always',
+      },
+      { engine: 'valkey', version: '8.1', image: 'valkey/valkey:8.1.1', imagePullPolicy: 'Never' },
+      { engine: 'postgres', version: '17', image: 'localhost/steward/postgres:17.12' },
+    ];
+    const accepted = await create(
+      withBlock({
+        images,
+        imagePullSecrets: [{ name: 'regcred' }, { name: 'mirror.example' }],
+        requireSpread: { nodes: 'Preferred', zones: 'Required' },
+      }),
+    );
+    expect(accepted.spec.kubernetes?.images).toEqual(
+      images.map((i) => ({ imagePullPolicy: 'IfNotPresent', ...i })),
+    );
+    expect(accepted.spec.kubernetes?.imagePullSecrets).toEqual([
+      { name: 'regcred' },
+      { name: 'mirror.example' },
+    ]);
+    expect(accepted.spec.kubernetes?.requireSpread).toEqual({
+      nodes: 'Preferred',
+      zones: 'Required',
     });
   });
 
@@ -232,7 +266,45 @@ describe('a kubernetes ProviderProfile in a real API server', () => {
     [
       'an image reference with a space',
       withBlock({ images: [{ engine: 'redis', version: '7.0', image: 'redis 7.0' }] }),
-      'spec.kubernetes.images[0].image: Invalid value: "redis 7.0"',
+      'spec.kubernetes.images[0].image: Invalid value: "redis 7.0": spec.kubernetes.images: image must be an image reference',
+    ],
+    ...(
+      [
+        ['an uppercase repository', 'registry.example/Redis:7.0.15'],
+        ['a digest that is not 64 hex digits', 'registry.example/redis@sha256:abc123'],
+        ['an uppercase digest', `registry.example/redis@sha256:${'A'.repeat(64)}`],
+        ['a tag after the digest', `registry.example/redis@sha256:${'a'.repeat(64)}:7.0`],
+        ['an empty tag', 'registry.example/redis:'],
+        ['a scheme', 'https://registry.example/redis:7.0'],
+      ] as const
+    ).map(([what, image]): [string, Record<string, unknown>, string] => [
+      `an image reference with ${what}`,
+      withBlock({ images: [{ engine: 'redis', version: '7.0', image }] }),
+      'spec.kubernetes.images: image must be an image reference such as registry.example.com/redis:7.0.15',
+    ]),
+    [
+      'an unknown imagePullPolicy',
+      withBlock({
+        images: [
+          { engine: 'redis', version: '7.0', image: 'redis:7.0', imagePullPolicy: 'Sometimes' },
+        ],
+      }),
+      'spec.kubernetes.images[0].imagePullPolicy: Unsupported value: "Sometimes"',
+    ],
+    [
+      'a pull Secret named twice',
+      withBlock({ imagePullSecrets: [{ name: 'regcred' }, { name: 'regcred' }] }),
+      'spec.kubernetes.imagePullSecrets[1]: Duplicate value: {"name":"regcred"}',
+    ],
+    [
+      'a pull Secret name that is no object name',
+      withBlock({ imagePullSecrets: [{ name: 'Reg_Cred' }] }),
+      'spec.kubernetes.imagePullSecrets[0].name: Invalid value: "Reg_Cred"',
+    ],
+    [
+      'an unknown required spread',
+      withBlock({ requireSpread: { zones: 'Always' } }),
+      'spec.kubernetes.requireSpread.zones: Unsupported value: "Always"',
     ],
     [
       'allowedSizes naming a class the kubernetes block does not have',
@@ -425,8 +497,13 @@ describe('a kubernetes ProviderProfile in a real API server', () => {
       { engine: 'postgres', version: '17', image: 'postgres:17.2' },
     ]);
     expect(merged.spec.kubernetes?.images).toEqual([
-      { engine: 'redis', version: '7.0', image: 'redis:7.0.15' },
-      { engine: 'postgres', version: '17', image: 'postgres:17.2' },
+      { engine: 'redis', version: '7.0', image: 'redis:7.0.15', imagePullPolicy: 'IfNotPresent' },
+      {
+        engine: 'postgres',
+        version: '17',
+        image: 'postgres:17.2',
+        imagePullPolicy: 'IfNotPresent',
+      },
     ]);
   });
 });

@@ -55,6 +55,11 @@ export const WorkloadAdmissionReasons = {
   ImageNotInCatalogue: 'ImageNotInCatalogue',
   /** More replicas than `spec.kubernetes.maxReplicas`. */
   ReplicasExceedLimit: 'ReplicasExceedLimit',
+  /**
+   * `spec.scheduling` spreads less than `spec.kubernetes.requireSpread` asks, or replaces the
+   * spread it guards (`affinity.podAntiAffinity`, `topologySpreadConstraints`).
+   */
+  SpreadRequired: 'SpreadRequired',
   /** No volumes, but `spec.kubernetes.requirePersistence` is true. */
   PersistenceRequired: 'PersistenceRequired',
   /** A StorageClass outside `spec.kubernetes.storageClassNames`, or none named while it is set. */

@@ -101,6 +101,20 @@ describe('stateFromCatalogue', () => {
     });
   });
 
+  it('names the spread it requires and the pull secrets', () => {
+    const state = stateFromCatalogue(
+      inCluster({
+        images: [{ engine: 'postgres', version: '17', image: 'postgres:17' }],
+        requireSpread: { nodes: 'Preferred', zones: 'Required' },
+        imagePullSecrets: [{ name: 'regcred' }],
+      }),
+      0,
+    );
+    expect(state.ready.message).toBe(
+      'in-cluster workloads, no credentials to check: images postgres 17; size classes none; any StorageClass, spread over nodes preferred, spread over zones required, images pulled with Secrets regcred',
+    );
+  });
+
   it('says so when there are no size classes or limits', () => {
     const state = stateFromCatalogue(
       inCluster({

@@ -71,6 +71,13 @@ export function stateFromCatalogue(profile: ProviderProfile, usedBy: number): Pr
     ...(block.maxStorage !== undefined ? [`volumes up to ${block.maxStorage}`] : []),
     ...(block.requirePersistence ? ['persistence required'] : []),
     ...(block.requireSyncReplication ? ['sync replication required'] : []),
+    ...(['nodes', 'zones'] as const).flatMap((over) => {
+      const policy = block.requireSpread?.[over];
+      return policy ? [`spread over ${over} ${policy.toLowerCase()}`] : [];
+    }),
+    ...(block.imagePullSecrets?.length
+      ? [`images pulled with Secrets ${block.imagePullSecrets.map((s) => s.name).join(', ')}`]
+      : []),
     ...(block.maxFailoverLagBytes !== undefined
       ? [`failovers may lose at most ${block.maxFailoverLagBytes} bytes of WAL`]
       : []),

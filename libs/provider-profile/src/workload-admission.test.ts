@@ -38,6 +38,9 @@ function profile(
   } as ProviderProfile;
 }
 
+/** What a pod gets when neither the catalogue entry nor the profile says more. */
+const defaultPull = { policy: 'IfNotPresent', secrets: [] };
+
 const cache: WorkloadRequest = {
   kind: 'CacheCluster',
   namespace: { name: 'shop', labels: {} },
@@ -54,6 +57,7 @@ describe('admitWorkload', () => {
       allowed: true,
       resolved: {
         image: 'registry.example/redis:7.0.15',
+        pull: defaultPull,
         resources: { cpu: '250m', memory: '512Mi' },
         maxMemory: '400Mi',
       },
@@ -67,7 +71,10 @@ describe('admitWorkload', () => {
         engine: 'valkey',
         version: '8.1',
       }),
-    ).toEqual({ allowed: true, resolved: { image: 'registry.example/valkey:8.1.1' } });
+    ).toEqual({
+      allowed: true,
+      resolved: { image: 'registry.example/valkey:8.1.1', pull: defaultPull },
+    });
   });
 
   it('resolves the volume size with persistence: explicit over the size class over the default', () => {
@@ -112,6 +119,7 @@ describe('admitWorkload', () => {
       allowed: true,
       resolved: {
         image: 'registry.example/redis:7.0.15',
+        pull: defaultPull,
         resources: { cpu: '4', memory: '16Gi' },
         storageSize: '100Gi',
       },
@@ -202,6 +210,45 @@ describe('admitWorkload', () => {
       'spec.replicas 4 exceeds spec.kubernetes.maxReplicas 3 of ProviderProfile in-cluster',
     ],
     [
+      'a preferred zone spread where the profile requires it',
+      profile({ requireSpread: { zones: 'Required' } }),
+      {},
+      'SpreadRequired',
+      'spec.scheduling.spread.zones Preferred is less than ProviderProfile in-cluster requires (spec.kubernetes.requireSpread.zones: Required): set spec.scheduling.spread.zones: Required',
+    ],
+    [
+      'a preferred node spread where the profile requires it (nodes before zones)',
+      profile({ requireSpread: { nodes: 'Required', zones: 'Required' } }),
+      { scheduling: { spread: { nodes: 'Preferred', zones: 'Preferred' } } },
+      'SpreadRequired',
+      'spec.scheduling.spread.nodes Preferred is less than ProviderProfile in-cluster requires (spec.kubernetes.requireSpread.nodes: Required): set spec.scheduling.spread.nodes: Required',
+    ],
+    [
+      'topologySpreadConstraints where the profile requires the zone spread',
+      profile({ requireSpread: { zones: 'Required' } }),
+      {
+        scheduling: {
+          spread: { zones: 'Preferred' },
+          topologySpreadConstraints: [
+            {
+              maxSkew: 1,
+              topologyKey: 'topology.kubernetes.io/zone',
+              whenUnsatisfiable: 'DoNotSchedule',
+            },
+          ],
+        },
+      },
+      'SpreadRequired',
+      'spec.scheduling.topologySpreadConstraints replaces the spread over zones that ProviderProfile in-cluster requires (spec.kubernetes.requireSpread.zones: Required): remove it and set spec.scheduling.spread.zones: Required',
+    ],
+    [
+      'a podAntiAffinity where the profile keeps the preferred node spread',
+      profile({ requireSpread: { nodes: 'Preferred' } }),
+      { scheduling: { affinity: { podAntiAffinity: {} } } },
+      'SpreadRequired',
+      'spec.scheduling.affinity.podAntiAffinity replaces the spread over nodes that ProviderProfile in-cluster requires (spec.kubernetes.requireSpread.nodes: Preferred): remove it',
+    ],
+    [
       'no volumes where persistence is required',
       profile({ requirePersistence: true }),
       {},
@@ -281,7 +328,13 @@ describe('admitWorkload', () => {
 
   it('reports the first rule broken, in the documented order', () => {
     const strict = profile(
-      { maxReplicas: 1, requirePersistence: true, storageClassNames: ['fast'], maxStorage: '5Gi' },
+      {
+        maxReplicas: 1,
+        requireSpread: { zones: 'Required' },
+        requirePersistence: true,
+        storageClassNames: ['fast'],
+        maxStorage: '5Gi',
+      },
       { allowedDeletionPolicies: ['Retain'], allowedSizes: ['medium'] },
     );
     let request: WorkloadRequest = {
@@ -297,6 +350,7 @@ describe('admitWorkload', () => {
       { size: 'medium' },
       { version: '7.0' },
       { replicas: 1 },
+      { scheduling: { spread: { zones: 'Required' } } },
       { persistence: true },
       { storageClassName: 'fast' },
       { storageSize: '5Gi' },
@@ -313,11 +367,63 @@ describe('admitWorkload', () => {
       'SizeNotAllowed',
       'ImageNotInCatalogue',
       'ReplicasExceedLimit',
+      'SpreadRequired',
       'PersistenceRequired',
       'StorageClassNotAllowed',
       'StorageExceedsLimit',
       'allowed',
     ]);
+  });
+
+  it('admits a spread that meets the profile’s, and what it does not guard', () => {
+    const admit = (
+      requireSpread: Kubernetes['requireSpread'],
+      scheduling: WorkloadRequest['scheduling'],
+    ) => admitWorkload(profile({ requireSpread }), { ...cache, scheduling }).allowed;
+    expect(admit({ zones: 'Required' }, { spread: { zones: 'Required' } })).toBe(true);
+    expect(admit({ zones: 'Preferred' }, undefined)).toBe(true);
+    expect(admit({ zones: 'Preferred' }, { spread: { zones: 'Required' } })).toBe(true);
+    expect(
+      admit(
+        { nodes: 'Required', zones: 'Required' },
+        { spread: { nodes: 'Required', zones: 'Required' } },
+      ),
+    ).toBe(true);
+    // a guardrail on zones leaves the node spread to the workload, and the other way round
+    expect(
+      admit(
+        { zones: 'Required' },
+        { spread: { zones: 'Required' }, affinity: { podAntiAffinity: {} } },
+      ),
+    ).toBe(true);
+    expect(
+      admit(
+        { nodes: 'Required' },
+        { spread: { nodes: 'Required' }, topologySpreadConstraints: [] },
+      ),
+    ).toBe(true);
+    // without a guardrail anything goes
+    expect(
+      admit(undefined, { affinity: { podAntiAffinity: {} }, topologySpreadConstraints: [] }),
+    ).toBe(true);
+  });
+
+  it('resolves how the image is pulled: the entry’s policy (default IfNotPresent), the profile’s pull secrets', () => {
+    const pinned = `registry.example/redis:7.0.15@sha256:${'a'.repeat(64)}`;
+    const admission = admitWorkload(
+      profile({
+        images: [{ engine: 'redis', version: '7.0', image: pinned, imagePullPolicy: 'Always' }],
+        imagePullSecrets: [{ name: 'registry-a' }, { name: 'registry-b' }],
+      }),
+      cache,
+    );
+    expect(admission).toEqual({
+      allowed: true,
+      resolved: {
+        image: pinned,
+        pull: { policy: 'Always', secrets: ['registry-a', 'registry-b'] },
+      },
+    });
   });
 
   it('names the fields as the workload’s kind spells them', () => {

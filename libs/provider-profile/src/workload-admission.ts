@@ -1,8 +1,10 @@
+import { type WorkloadScheduling } from '@steward/crd';
 import {
   type DeletionPolicy,
   type KubernetesProfileSpec,
   type ProviderProfile,
 } from '@steward/provider-profile-api';
+import { type ImagePull } from '@steward/workload';
 import { describeImages } from './catalogue.js';
 import { namespaceRefusal, type NamespaceFacts } from './namespace-access.js';
 import { compareQuantities, InvalidQuantityError } from './quantity.js';
@@ -64,6 +66,8 @@ export interface WorkloadRequest {
   /** The StorageClass the workload names, if any. */
   storageClassName?: string;
   deletionPolicy: DeletionPolicy;
+  /** `spec.scheduling` (absent: the defaults), for `spec.kubernetes.requireSpread`. */
+  scheduling?: WorkloadScheduling;
   /** Field paths for messages; default `DefaultWorkloadFields`. */
   fields?: Partial<WorkloadFields>;
 }
@@ -72,6 +76,11 @@ export interface WorkloadRequest {
 export interface ResolvedWorkload {
   /** The catalogue's image for the engine and version. */
   image: string;
+  /**
+   * How it is pulled: the catalogue entry's `imagePullPolicy` (default `IfNotPresent`) and the
+   * profile's `imagePullSecrets` (names only: the pods reference them, nobody here reads them).
+   */
+  pull: ImagePull;
   /**
    * The size class's resources, when the request named one: `cpu` is the CPU request (no CPU
    * limit), `memory` both the memory request and limit.
@@ -144,14 +153,70 @@ function effectiveStorage(
   return undefined;
 }
 
+/** The spread levels, weakest first: a request's level must reach the profile's. */
+const SpreadStrength = { Preferred: 1, Required: 2 } as const;
+
+/**
+ * Why the request spreads less than `spec.kubernetes.requireSpread` asks (nodes, then zones), or
+ * undefined. The override of a guarded spread (`affinity.podAntiAffinity` for nodes,
+ * `topologySpreadConstraints` for zones) is refused whatever it says: the controller renders the
+ * spread it can vouch for, and a replacement's selector and topology are the user's.
+ */
+function spreadRefusal(
+  profileName: string,
+  block: KubernetesProfileSpec,
+  request: WorkloadRequest,
+): WorkloadAdmission | undefined {
+  const required = block.requireSpread;
+  if (!required) return undefined;
+  const scheduling = request.scheduling ?? {};
+  const dimensions = [
+    {
+      key: 'nodes' as const,
+      over: 'nodes',
+      wanted: required.nodes,
+      asked: scheduling.spread?.nodes ?? 'Preferred',
+      override: scheduling.affinity?.podAntiAffinity
+        ? 'spec.scheduling.affinity.podAntiAffinity'
+        : undefined,
+    },
+    {
+      key: 'zones' as const,
+      over: 'zones',
+      wanted: required.zones,
+      asked: scheduling.spread?.zones ?? 'Preferred',
+      override: scheduling.topologySpreadConstraints
+        ? 'spec.scheduling.topologySpreadConstraints'
+        : undefined,
+    },
+  ];
+  for (const d of dimensions) {
+    if (!d.wanted) continue;
+    const guardrail = `spec.kubernetes.requireSpread.${d.key}: ${d.wanted}`;
+    if (d.override)
+      return refuse(
+        R.SpreadRequired,
+        `${d.override} replaces the spread over ${d.over} that ProviderProfile ${profileName} requires (${guardrail}): remove it${d.wanted === 'Required' ? ` and set spec.scheduling.spread.${d.key}: Required` : ''}`,
+      );
+    if (SpreadStrength[d.asked] < SpreadStrength[d.wanted])
+      return refuse(
+        R.SpreadRequired,
+        `spec.scheduling.spread.${d.key} ${d.asked} is less than ProviderProfile ${profileName} requires (${guardrail}): set spec.scheduling.spread.${d.key}: ${d.wanted}`,
+      );
+  }
+  return undefined;
+}
+
 /**
  * A kubernetes profile's guardrails and catalogue applied to one in-cluster workload (pure): the
  * first rule it breaks, in this order — `WrongProvider`, `DeletionPolicyNotAllowed`, `UnknownSize`,
- * `SizeNotAllowed`, `ImageNotInCatalogue`, `ReplicasExceedLimit`, `PersistenceRequired`,
+ * `SizeNotAllowed`, `ImageNotInCatalogue`, `ReplicasExceedLimit`, `SpreadRequired`, `PersistenceRequired`,
  * `StorageClassNotAllowed`, `StorageExceedsLimit` (`InvalidQuantity` for a size that is not a
  * quantity) — or what it runs with. Call it before anything is created, changed or deleted for the
  * workload, so that a forbidden deletion policy stops the Delete path too.
  *
+ * - Spread (`requireSpread`): see `spreadRefusal`. Images: the catalogue entry's pull policy and
+ *   the profile's pull secrets come with the image (`pull`).
  * - Sizes: a request without `size` is not checked against `allowedSizes` (its resources are its
  *   own, as a DatabaseInstance's provider overrides are) and gets no `resources`.
  * - Storage (only with `persistence`): the request's explicit size wins over the size class's,
@@ -219,8 +284,15 @@ export function admitWorkload(
     );
   }
 
+  const spread = spreadRefusal(name, block, request);
+  if (spread) return spread;
+
   const resolved: ResolvedWorkload = {
     image: image.image,
+    pull: {
+      policy: image.imagePullPolicy ?? 'IfNotPresent',
+      secrets: (block.imagePullSecrets ?? []).map((s) => s.name),
+    },
     ...(sizeClass ? { resources: { cpu: sizeClass.cpu, memory: sizeClass.memory } } : {}),
     ...(sizeClass?.maxMemory !== undefined ? { maxMemory: sizeClass.maxMemory } : {}),
   };

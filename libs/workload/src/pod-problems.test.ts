@@ -64,6 +64,42 @@ describe('podFailure', () => {
       message: 'pod c-0 cannot be scheduled: 0/3 nodes are available: 3 Insufficient cpu.',
     },
     {
+      name: 'unschedulable for the spread (Required over nodes and zones), with what to do',
+      pod: pod({
+        phase: 'Pending',
+        conditions: [
+          {
+            type: 'PodScheduled',
+            status: 'False',
+            reason: 'Unschedulable',
+            message:
+              "0/3 nodes are available: 1 node(s) didn't match pod topology spread constraints, 2 node(s) didn't match pod anti-affinity rules. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.",
+          },
+        ],
+      }),
+      reason: 'Unschedulable',
+      message:
+        "pod c-0 cannot be scheduled: 0/3 nodes are available: 1 node(s) didn't match pod topology spread constraints, 2 node(s) didn't match pod anti-affinity rules. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod. — the spread of spec.scheduling leaves no node for it: add nodes or zones, or set spec.scheduling.spread to Preferred (or relax its affinity / topologySpreadConstraints)",
+    },
+    {
+      name: 'unschedulable on nodes without a zone label (a Required zone spread)',
+      pod: pod({
+        phase: 'Pending',
+        conditions: [
+          {
+            type: 'PodScheduled',
+            status: 'False',
+            reason: 'Unschedulable',
+            message:
+              "0/1 nodes are available: 1 node(s) didn't match pod topology spread constraints (missing required label). preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
+          },
+        ],
+      }),
+      reason: 'Unschedulable',
+      message:
+        "pod c-0 cannot be scheduled: 0/1 nodes are available: 1 node(s) didn't match pod topology spread constraints (missing required label). preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling. — the spread of spec.scheduling leaves no node for it (a node without the spread’s topology label, e.g. topology.kubernetes.io/zone, is in no zone): add nodes or zones, or set spec.scheduling.spread to Preferred (or relax its affinity / topologySpreadConstraints)",
+    },
+    {
       name: 'an image that cannot be pulled',
       pod: pod(waiting('ImagePullBackOff', 'Back-off pulling image "redis:nope"')),
       reason: 'ImagePullFailed',

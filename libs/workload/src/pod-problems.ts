@@ -104,16 +104,31 @@ function containerFailure(pod: string, c: ContainerStatusLike): Failure | undefi
   return undefined;
 }
 
+/**
+ * What to do when the scheduler's message says the spread held a pod back (pod anti-affinity or
+ * a topology spread constraint: `spec.scheduling`), or undefined.
+ */
+export function spreadHint(schedulerMessage: string): string | undefined {
+  if (!/anti-affinity|topology spread constraint/i.test(schedulerMessage)) return undefined;
+  const unlabelled = /missing required label/i.test(schedulerMessage)
+    ? ' (a node without the spread’s topology label, e.g. topology.kubernetes.io/zone, is in no zone)'
+    : '';
+  return `the spread of spec.scheduling leaves no node for it${unlabelled}: add nodes or zones, or set spec.scheduling.spread to Preferred (or relax its affinity / topologySpreadConstraints)`;
+}
+
 /** The pod's own account of why it does not run (pure): scheduling, then its containers. */
 export function podFailure(pod: PodLike): Failure | undefined {
   if (pod.metadata.deletionTimestamp) return undefined;
   const name = pod.metadata.name ?? '';
   const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
-  if (scheduled?.status === 'False' && scheduled.reason === 'Unschedulable')
+  if (scheduled?.status === 'False' && scheduled.reason === 'Unschedulable') {
+    const said = scheduled.message ?? 'no node fits';
+    const hint = spreadHint(said);
     return {
       reason: FailureReasons.Unschedulable,
-      message: `pod ${name} cannot be scheduled: ${scheduled.message ?? 'no node fits'}`,
+      message: `pod ${name} cannot be scheduled: ${said}${hint ? ` — ${hint}` : ''}`,
     };
+  }
   for (const c of [
     ...(pod.status?.initContainerStatuses ?? []),
     ...(pod.status?.containerStatuses ?? []),

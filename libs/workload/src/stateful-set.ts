@@ -1,3 +1,5 @@
+import { type ImagePullPolicy, type WorkloadScheduling } from '@steward/crd';
+import { renderPlacement } from './placement.js';
 import { type ChildMeta, type ChildObject } from './render.js';
 
 /**
@@ -35,9 +37,24 @@ export interface CpuMemory {
   memory?: string;
 }
 
+/**
+ * How the kubelet gets a workload's image: the catalogue entry's `imagePullPolicy` (default
+ * `IfNotPresent`) and the profile's `imagePullSecrets` — names of Secrets in the workload's
+ * namespace that the pods reference (the kubelet reads them; the controller never does).
+ */
+export interface ImagePull {
+  policy: ImagePullPolicy;
+  secrets: readonly string[];
+}
+
+/** `IfNotPresent`, no pull secrets: what a pod gets when neither catalogue nor profile says more. */
+export const DefaultImagePull: ImagePull = { policy: 'IfNotPresent', secrets: [] };
+
 /** What a workload's pods run with once admitted: the image, resources and volume resolved. */
 export interface ResolvedPods {
   image: string;
+  /** How the image is pulled (absent: `DefaultImagePull`). */
+  pull?: ImagePull;
   resources?: { requests?: CpuMemory; limits?: CpuMemory };
   /** Each pod's volume (absent: the kind runs without one). */
   storage?: { size: string; storageClassName?: string };
@@ -49,6 +66,8 @@ export interface WorkloadRenderInput<C> {
   cluster: C;
   /** The server image, resolved from the catalogue. */
   image: string;
+  /** How the image is pulled, resolved from the catalogue and profile (absent: `DefaultImagePull`). */
+  pull?: ImagePull;
   /** The server container's requests and limits, resolved (spec, else the size class). */
   resources?: { requests?: CpuMemory; limits?: CpuMemory };
   /**
@@ -99,16 +118,24 @@ export interface WorkloadStatefulSetSpec {
   volumes: Record<string, unknown>[];
   /** Each pod's data volume (ReadWriteOnce); absent: the kind mounts something else. */
   claim?: { name: string; size: string; storageClassName?: string };
+  /** `spec.scheduling` of the object (absent: the default spread, preferred over nodes and zones). */
+  scheduling?: WorkloadScheduling;
+  /** How every container's image is pulled (absent: `DefaultImagePull`). */
+  pull?: ImagePull;
 }
 
 /**
  * The StatefulSet: pods started in parallel, no service-account token and no service links in
  * them, 30 s to stop, claims kept when the StatefulSet is deleted (the controller keeps or deletes
- * them per the object's deletionPolicy).
+ * them per the object's deletionPolicy). Every container gets the pull policy, the pod the pull
+ * secrets; the pods are placed as `spec.scheduling` says (`renderPlacement`, over the
+ * StatefulSet's own selector).
  */
 export function renderWorkloadStatefulSet(spec: WorkloadStatefulSetSpec): ChildObject {
   const labels = spec.meta.labels;
   const claim = spec.claim;
+  const pull = spec.pull ?? DefaultImagePull;
+  const placement = renderPlacement(spec.scheduling, spec.selector);
   return {
     apiVersion: 'apps/v1',
     kind: 'StatefulSet',
@@ -127,7 +154,11 @@ export function renderWorkloadStatefulSet(spec: WorkloadStatefulSetSpec): ChildO
           enableServiceLinks: false,
           automountServiceAccountToken: false,
           securityContext: { ...spec.securityContext, fsGroupChangePolicy: 'OnRootMismatch' },
-          containers: spec.containers,
+          ...(pull.secrets.length
+            ? { imagePullSecrets: pull.secrets.map((name) => ({ name })) }
+            : {}),
+          ...placement,
+          containers: spec.containers.map((c) => ({ ...c, imagePullPolicy: pull.policy })),
           volumes: spec.volumes,
         },
       },

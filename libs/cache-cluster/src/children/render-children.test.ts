@@ -189,7 +189,7 @@ describe('renderChildren: the StatefulSet', () => {
     expect(spec.containers).toHaveLength(1);
     expect(server(sts)).toMatchObject({
       image: 'ghcr.io/steward-dev/redis:7.0.15',
-      imagePullPolicy: 'Never',
+      imagePullPolicy: 'IfNotPresent',
       securityContext: {
         allowPrivilegeEscalation: false,
         readOnlyRootFilesystem: true,

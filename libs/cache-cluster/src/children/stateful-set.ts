@@ -77,7 +77,6 @@ export function renderStatefulSet(input: RenderInput): ChildObject {
   const container = {
     name: ServerContainerName,
     image: input.image,
-    imagePullPolicy: 'Never',
     command: ['/bin/sh', '-c', serverScript(engine)],
     env: [
       {
@@ -125,6 +124,8 @@ export function renderStatefulSet(input: RenderInput): ChildObject {
     podAnnotations: { [ConfigHashAnnotation]: configHash(renderConfig(input)) },
     securityContext: podSecurityContext(ServerUid, ServerGid),
     containers: [container],
+    scheduling: cluster.spec.scheduling,
+    ...(input.pull ? { pull: input.pull } : {}),
     volumes: [
       { name: 'config', configMap: { name: names.configMap } },
       TmpVolume,

@@ -20,6 +20,7 @@ export function desiredChildren(
   const rendered = renderChildren({
     cluster,
     image: resolved.image,
+    ...(resolved.pull ? { pull: resolved.pull } : {}),
     ...(resolved.resources ? { resources: resolved.resources } : {}),
     ...(resolved.maxMemoryBytes !== undefined ? { maxMemoryBytes: resolved.maxMemoryBytes } : {}),
     ...(resolved.storage ? { storage: resolved.storage } : {}),

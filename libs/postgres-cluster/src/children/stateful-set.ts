@@ -67,7 +67,6 @@ export function renderStatefulSet(input: RenderInput): ChildObject {
   const container = {
     name: InstanceContainerName,
     image: input.image,
-    imagePullPolicy: 'Never',
     command: ['/bin/sh', `${ConfigDirectory}/${ConfigFiles.agent}`],
     env: [
       { name: 'PGDATA', value: PgData },
@@ -130,6 +129,8 @@ export function renderStatefulSet(input: RenderInput): ChildObject {
     podAnnotations: { [ConfigHashAnnotation]: configHash(renderConfigFiles(input)) },
     securityContext: PodSecurityContext,
     containers: [container],
+    scheduling: cluster.spec.scheduling,
+    ...(input.pull ? { pull: input.pull } : {}),
     volumes: [
       { name: 'config', configMap: { name: names.configMap, defaultMode: 0o444 } },
       {
