@@ -62,8 +62,14 @@ describe('failures named on the node tier (CacheCluster)', () => {
         namespaceSelector: {},
         kubernetes: {
           // a name no registry serves, on this machine: a pull attempt never leaves it
+          // Never: the kubelet's own refusal, without a registry to ask (IfNotPresent would try one).
           images: [
-            { engine: 'redis', version: '7.0', image: 'localhost/steward/redis:0.0.0-absent' },
+            {
+              engine: 'redis',
+              version: '7.0',
+              image: 'localhost/steward/redis:0.0.0-absent',
+              imagePullPolicy: 'Never',
+            },
           ],
         },
       },
