@@ -3,6 +3,10 @@
 // figures for BENCHMARKS.md. It stops a running tier first, so run it alone on the machine.
 //
 //   node --import tsx tools/bench/node-tier.ts [starts=3] [pods=5]
+//   node --import tsx tools/bench/node-tier.ts [starts=3] [pods=5] --nodes 3
+//       the multi-node tier instead (it stops only that one: the single tier may keep running):
+//       start → three nodes Ready, stop, redis pod create → Ready on each node, RSS per process,
+//       per node and shared
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -12,12 +16,20 @@ import { eventually, repoRoot } from '@steward/testing';
 import {
   acquireNodeTier,
   localImages,
+  multiNodeTierLayout,
   nodeTierLayout,
+  stopMultiNodeTier,
+  type MultiNodeTier,
   type NodeTier,
 } from '@steward/testing-node-tier';
 
-const starts = Number(process.argv[2] ?? 3);
-const podsPerImage = Number(process.argv[3] ?? 5);
+const nodesFlag = process.argv.indexOf('--nodes');
+const nodeCount = nodesFlag >= 0 ? Number(process.argv[nodesFlag + 1]) : 1;
+const positional = process.argv
+  .slice(2)
+  .filter((_, i, all) => all[i] !== '--nodes' && all[i - 1] !== '--nodes');
+const starts = Number(positional[0] ?? 3);
+const podsPerImage = Number(positional[1] ?? 5);
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
 const layout = nodeTierLayout();
 const script = join(repoRoot(), 'tools/scripts/node-tier.ts');
@@ -32,6 +44,110 @@ function stats(values: number[], unit = 's', scale = 1000): string {
 
 const rssMiB = (pid: number): number =>
   Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+
+if (nodeCount === 3) {
+  await benchMultiNode();
+  process.exit(0);
+}
+if (nodeCount !== 1) throw new Error(`--nodes ${nodeCount}: only 1 and 3 exist`);
+
+async function benchMultiNode(): Promise<void> {
+  const multi = multiNodeTierLayout();
+  const { 'redis-7.0': redis } = await localImages('redis-7.0');
+  await stopMultiNodeTier();
+  const startTimes: number[] = [];
+  const supervisorTimes: number[] = [];
+  const stopTimes: number[] = [];
+  let tier: MultiNodeTier | undefined;
+  const readState = () =>
+    JSON.parse(readFileSync(join(multi.runDir, 'state.json'), 'utf8')) as {
+      pids: Record<string, number>;
+      startMs: number;
+    };
+  for (let i = 0; i < starts; i++) {
+    const t0 = performance.now();
+    tier = await acquireNodeTier({ nodes: 3, lingerMs: 600_000 });
+    startTimes.push(performance.now() - t0);
+    supervisorTimes.push(readState().startMs);
+    if (i === starts - 1) break;
+    await tier.release();
+    const t1 = performance.now();
+    await stopMultiNodeTier();
+    stopTimes.push(performance.now() - t1);
+  }
+  const live = tier!;
+  await live.importImage(redis!);
+  const core = live.kubeConfig.makeApiClient(CoreV1Api);
+  const ns = await live.createNamespace('bench');
+  const podTimes: number[] = [];
+  for (let i = 0; i < podsPerImage * 3; i++) {
+    const node = multi.nodes[i % 3]!;
+    const name = `redis-${i}`;
+    const t0 = performance.now();
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: {
+        metadata: { name },
+        spec: {
+          nodeSelector: { 'kubernetes.io/hostname': node.name },
+          containers: [
+            {
+              name: 'main',
+              image: redis!.ref,
+              imagePullPolicy: 'Never',
+              command: ['redis-server', '--save', '', '--protected-mode', 'no'],
+              readinessProbe: { tcpSocket: { port: 6379 }, periodSeconds: 1 },
+            },
+          ],
+        },
+      },
+    });
+    await eventually(
+      async () =>
+        (await core.readNamespacedPod({ name, namespace: ns })).status?.conditions?.some(
+          (c) => c.type === 'Ready' && c.status === 'True',
+        ),
+      { timeoutMs: 120_000, intervalMs: 50, description: `${name} Ready` },
+    );
+    podTimes.push(performance.now() - t0);
+    await core.deleteNamespacedPod({ name, namespace: ns, gracePeriodSeconds: 0 });
+  }
+  // idle again before measuring memory
+  await eventually(async () => !(await core.listNamespacedPod({ namespace: ns })).items.length, {
+    timeoutMs: 60_000,
+    description: 'bench pods gone',
+  });
+  const { pids } = readState();
+  const rss = Object.fromEntries(Object.entries(pids).map(([n, pid]) => [n, rssMiB(pid)]));
+  const perNode = multi.nodes.map((node) =>
+    Object.entries(rss)
+      .filter(([n]) => n.endsWith(`-${node.short}`))
+      .reduce((sum, [, v]) => sum + v, 0),
+  );
+  const shared = ['kube-scheduler', 'provisioner', 'kube-proxy-gateway'].reduce(
+    (sum, n) => sum + (rss[n] ?? 0),
+    0,
+  );
+  await live.release();
+  const t1 = performance.now();
+  await stopMultiNodeTier();
+  stopTimes.push(performance.now() - t1);
+  say(`machine: ${cpus().length} × ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB`);
+  say(`3-node tier acquire → three nodes Ready (warm): ${stats(startTimes)}`);
+  say(`  of which the supervisor's start → Ready: ${stats(supervisorTimes)}`);
+  say(`3-node tier stop (pods torn down, host cleaned): ${stats(stopTimes)}`);
+  say(`pod create → Ready, redis-7.0, round-robin over the nodes: ${stats(podTimes)}`);
+  say(
+    `RSS MiB (idle, no pods): ${Object.entries(rss)
+      .map(([n, v]) => `${n} ${v.toFixed(0)}`)
+      .join(', ')}`,
+  );
+  say(
+    `per node (containerd, kubelet, kube-proxy): ${perNode.map((v) => v.toFixed(0)).join(' / ')} MiB; ` +
+      `shared node-side (scheduler, provisioner, gateway kube-proxy): ${shared.toFixed(0)} MiB; ` +
+      `node components in all: ${(perNode.reduce((a, b) => a + b, 0) + shared).toFixed(0)} MiB`,
+  );
+}
 
 const images = await localImages('redis-7.0', 'postgres-15', 'node-24');
 stopTier();

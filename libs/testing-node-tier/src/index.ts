@@ -11,6 +11,16 @@
  * runtime comes with the kind the harness runs).
  */
 export { acquireNodeTier, stopNodeTier, type NodeTier, type NodeTierOptions } from './node-tier.js';
+// The multi-node tier: `acquireNodeTier({ nodes: 3 })` (three nodes, three zones, node faults).
+export {
+  multiNodeLeftovers,
+  stopMultiNodeTier,
+  type MultiNodeTier,
+  type MultiNodeTierOptions,
+  type TestClient,
+  type TierNode,
+} from './multi-node-tier.js';
+export type { DrainOptions, DrainResult } from './faults.js';
 export {
   appImage,
   localImages,
@@ -18,7 +28,15 @@ export {
   type LocalImage,
   type NodeTierBinaries,
 } from './binaries.js';
-export { nodeTierLayout, stateFile, type NodeTierLayout, type NodeTierState } from './layout.js';
+export {
+  multiNodeTierLayout,
+  nodeTierLayout,
+  stateFile,
+  type MultiNodeTierLayout,
+  type MultiNodeTierState,
+  type NodeTierLayout,
+  type NodeTierState,
+} from './layout.js';
 export { leftovers, missingPrivileges, NodeTierUnavailableError, processAlive } from './host.js';
 // A workload kind's controller in process on the node tier, as the kinds' suites and benches run it.
 export {

@@ -19,6 +19,11 @@ import {
 } from './binaries.js';
 import { missingPrivileges, NodeTierUnavailableError, processAlive, run } from './host.js';
 import {
+  acquireMultiNodeTier,
+  type MultiNodeTier,
+  type MultiNodeTierOptions,
+} from './multi-node-tier.js';
+import {
   leaseDir,
   nodeTierLayout,
   startLockFile,
@@ -76,8 +81,21 @@ export interface NodeTier {
  * Joins the machine's node tier, or starts it when none runs (building what is missing first:
  * a cold build takes minutes, with progress on stderr). Fails, naming what is missing, on a machine
  * without the privileges the tier needs — never skips.
+ *
+ * With `{ nodes: 3 }`: the multi-node tier instead (three nodes in three zones, node faults; a
+ * separate instance, held by one test process at a time and reset on each acquire) — see
+ * `multi-node-tier.ts` and docs/multi-node-tier.md.
  */
-export async function acquireNodeTier(options: NodeTierOptions = {}): Promise<NodeTier> {
+export function acquireNodeTier(options: MultiNodeTierOptions): Promise<MultiNodeTier>;
+export function acquireNodeTier(options?: NodeTierOptions & { nodes?: 1 }): Promise<NodeTier>;
+export function acquireNodeTier(
+  options: NodeTierOptions & { nodes?: 1 | 3; networkPolicy?: boolean } = {},
+): Promise<NodeTier | MultiNodeTier> {
+  if (options.nodes === 3) return acquireMultiNodeTier({ ...options, nodes: 3 });
+  return acquireSingleNodeTier(options);
+}
+
+async function acquireSingleNodeTier(options: NodeTierOptions): Promise<NodeTier> {
   const missing = await missingPrivileges();
   if (missing.length) throw new NodeTierUnavailableError(missing);
   const layout = nodeTierLayout();
