@@ -40,10 +40,11 @@ updated but the finalizers subresource; nothing is deleted but children and volu
   resources: [networkpolicies]
   verbs: [get, list, watch, create, patch, delete]
 # The Redis/Valkey pods (the StatefulSet creates them): observed, the primary's role label patched so
-# that the read-write Service follows it.
+# that the read-write Service follows it, and deleted one at a time by the controller's own rolling
+# update (the StatefulSet's updateStrategy is OnDelete; it re-creates them on the new template).
 - apiGroups: ['']
   resources: [pods]
-  verbs: [get, list, watch, patch]
+  verbs: [get, list, watch, patch, delete]
 # The StatefulSet's volumes: grown by patch, detached on Retain, deleted with a CacheCluster whose
 # deletionPolicy is Delete.
 - apiGroups: ['']

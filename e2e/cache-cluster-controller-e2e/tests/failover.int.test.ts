@@ -35,11 +35,18 @@ import {
   type Manifest,
 } from '@steward/testing-charts';
 import { acquireNodeTier, localImages, type NodeTier } from '@steward/testing-node-tier';
-import { Redis } from 'ioredis';
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  seenAt,
+  startWriter,
+  streamBytes,
+  withRedis,
+  type Ack,
+  type Seen,
+} from './redis-client.js';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -208,58 +215,6 @@ const endpointsOf = async (service: string) =>
     .flatMap((e) => e.addresses)
     .sort();
 
-const connect = (host: string, password: string, timeoutMs = 1000): Redis => {
-  const client = new Redis({
-    host,
-    port: 6379,
-    password,
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-    connectTimeout: timeoutMs,
-    commandTimeout: timeoutMs,
-  });
-  client.on('error', () => undefined);
-  return client;
-};
-async function withRedis<T>(host: string, password: string, work: (c: Redis) => Promise<T>) {
-  const client = connect(host, password);
-  try {
-    await client.connect();
-    return await work(client);
-  } finally {
-    client.disconnect();
-  }
-}
-const infoField = (info: string, field: string) =>
-  new RegExp(`^${field}:(.*)$`, 'm').exec(info)?.[1]?.trim();
-
-/** What a server says of itself: `INFO server` + `INFO replication` + `ROLE`. */
-interface Seen {
-  runId: string;
-  role: string;
-  masterHost?: string;
-  linkUp?: boolean;
-}
-const seenAt = (host: string, password: string): Promise<Seen> =>
-  withRedis(host, password, async (c) => {
-    const [server, replication, role] = await Promise.all([
-      c.info('server'),
-      c.info('replication'),
-      c.call('ROLE') as Promise<unknown[]>,
-    ]);
-    const masterHost = infoField(replication, 'master_host');
-    return {
-      runId: infoField(server, 'run_id') ?? '',
-      role: String(role[0]),
-      ...(masterHost ? { masterHost } : {}),
-      ...(role[0] === 'slave'
-        ? { linkUp: infoField(replication, 'master_link_status') === 'up' }
-        : {}),
-    };
-  });
-
 /** The role of every pod of the cluster that answers. */
 async function rolesOf(name: string, password: string) {
   const pods = await admin.list<Pod>(Pods, {
@@ -276,65 +231,6 @@ async function rolesOf(name: string, password: string) {
     );
   }
   return roles;
-}
-
-/** The bytes `SET key value` takes in the replication stream (RESP, as propagated). */
-const bulk = (s: string) => `$${Buffer.byteLength(s)}\r\n${s}\r\n`;
-const streamBytes = (key: string, value: string) =>
-  Buffer.byteLength(`*3\r\n${bulk('SET')}${bulk(key)}${bulk(value)}`);
-
-interface Ack {
-  key: string;
-  value: string;
-  /** Date.now() when the acknowledgement arrived (the controller runs on this host's clock). */
-  at: number;
-  /** The run id of the server whose connection acknowledged it. */
-  runId: string;
-}
-
-/**
- * A client writing numbered keys through `host` (the read-write Service's ClusterIP) one after
- * another, reconnecting on any error (a refused or reset connection, READONLY from a fenced
- * server, a timeout): a new connection goes to wherever kube-proxy sends it now. Each
- * connection asks its server's run id first, so each acknowledgement says which server gave it.
- */
-function startWriter(host: string, password: string, prefix: string) {
-  const acks: Ack[] = [];
-  let failures = 0;
-  let stopped = false;
-  let n = 0;
-  const done = (async () => {
-    let client: Redis | undefined;
-    let runId = '';
-    while (!stopped) {
-      try {
-        if (!client) {
-          client = connect(host, password, 500);
-          await client.connect();
-          runId = infoField(await client.info('server'), 'run_id') ?? '';
-        }
-        const key = `${prefix}:${String(n++).padStart(7, '0')}`;
-        const value = `${key}:${'x'.repeat(40)}`;
-        await client.set(key, value);
-        acks.push({ key, value, at: Date.now(), runId });
-        await sleep(2);
-      } catch {
-        failures++;
-        client?.disconnect();
-        client = undefined;
-        await sleep(20);
-      }
-    }
-    client?.disconnect();
-  })();
-  return {
-    acks,
-    failures: () => failures,
-    stop: async () => {
-      stopped = true;
-      await done;
-    },
-  };
 }
 
 /**

@@ -13,11 +13,14 @@ import {
   Quantity,
   ReplicaStatusFields,
   requestsWithinLimits,
+  RolloutSpec,
   SchedulingSpec,
   SizeClass,
   StatusEndpoint,
   storageClassNameStaysSet,
   StringEnum,
+  SwitchoverPauseFields,
+  SwitchoverReasons,
   VolumeClaimFields,
   withValidations,
   WorkloadColumns,
@@ -46,7 +49,7 @@ export const EvictionPolicies = [
 export type EvictionPolicy = (typeof EvictionPolicies)[number];
 
 /** What `status.phase` can say. */
-export const CachePhases = workloadPhases();
+export const CachePhases = workloadPhases('SwitchingOver');
 export type CachePhase = (typeof CachePhases)[number];
 
 /**
@@ -196,6 +199,13 @@ export const CacheClusterSpec = withValidations(
         { additionalProperties: false },
       ),
     ),
+    rollout: Type.Optional(
+      RolloutSpec(
+        'replica',
+        'FAILOVER TO the replica: the primary pauses writes, waits until the replica has received every byte of its replication stream, then becomes its replica (the switchover of status.switchover, reason Rollout; without that the switchover is given up and writes resume on the old primary)',
+        'Restart restarts the primary in place: its server comes back fenced (without persistence, empty), so the failover rules promote the replica with the highest offset after failover.after, as for any lost primary (status.failover).',
+      ),
+    ),
     scheduling: Type.Optional(SchedulingSpec('pods')),
     clients: Type.Optional(ClientsSpec('pods')),
     providerProfileRef: Type.Optional(ProviderProfileRef),
@@ -253,6 +263,39 @@ export const FailoverRecord = Type.Object({
   ),
 });
 
+/**
+ * One planned switchover of the primary role (the newest is in status.switchover): the shared
+ * write pause (`SwitchoverPauseFields`) with the replication offsets of Redis/Valkey.
+ */
+export const SwitchoverRecord = Type.Object({
+  phase: StringEnum(['Demoting', 'Completed', 'Failed'] as const, {
+    description:
+      'Demoting: the old primary is out of the read-write Service and hands over with FAILOVER TO the replica (writes paused until the replica has every byte, then it becomes the replica’s replica). Completed: the replica serves as primary. Failed: the old primary stays primary (message says why).',
+  }),
+  from: Type.String({ description: 'The pod that was primary.' }),
+  to: Type.String({ description: 'The replica made primary.' }),
+  reason: StringEnum(SwitchoverReasons, {
+    description:
+      'Rollout: a rolling update reached the primary and spec.rollout.primary is Switchover (the only reason a CacheCluster switches over today).',
+  }),
+  startedAt: Type.String({ format: 'date-time' }),
+  completedAt: Type.Optional(Type.String({ format: 'date-time' })),
+  ...SwitchoverPauseFields,
+  primaryLastOffset: Type.Optional(
+    Type.Integer({
+      description:
+        'The replication offset of the old primary when the switchover was decided (its writes were still flowing).',
+    }),
+  ),
+  promotedOffset: Type.Optional(
+    Type.Integer({
+      description:
+        'The replication offset of the new primary when it was first seen serving: every byte the old primary acknowledged (FAILOVER hands over only at its final offset).',
+    }),
+  ),
+  message: Type.String(),
+});
+
 export const CacheClusterStatus = Type.Object({
   phase: Type.Optional(StringEnum(CachePhases)),
   primary: ReplicaStatusFields.primary,
@@ -285,6 +328,8 @@ export const CacheClusterStatus = Type.Object({
   ),
   failover: Type.Optional(FailoverRecord),
   ...FailoverCountFields,
+  switchover: Type.Optional(SwitchoverRecord),
+  switchoverCount: Type.Optional(Type.Integer({ minimum: 0 })),
   conditions: Type.Optional(ConditionsSchema),
   observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
 });
@@ -323,3 +368,4 @@ export type CacheCluster = typeof CacheCluster.$object;
 export type CacheClusterSpec = CacheCluster['spec'];
 export type CacheClusterStatus = NonNullable<CacheCluster['status']>;
 export type FailoverRecord = NonNullable<CacheClusterStatus['failover']>;
+export type SwitchoverRecord = NonNullable<CacheClusterStatus['switchover']>;

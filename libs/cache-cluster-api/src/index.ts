@@ -11,15 +11,19 @@
  * - Standalone has exactly one replica and no failover; Replicated has at least two pods.
  * - Quantities are quantities; `maxMemory` stays below the memory limit; requests ≤ limits.
  * - Defaults: `engine: redis`, `mode: Standalone`, `evictionPolicy: noeviction`,
- *   `persistence.enabled: false`, `failover.after: 10s`, `deletionPolicy: Retain`.
+ *   `persistence.enabled: false`, `failover.after: 10s`, `rollout.primary: Switchover`,
+ *   `deletionPolicy: Retain`.
  *
  * What only the controller can know (the image catalogue, a profile's size classes and
  * guardrails) is a condition with a reason (@steward/cache-cluster).
  *
  * Status: `phase`, `primary`, `replicas`/`readyReplicas`, `image`, `endpoints`, `persistence`
  * (durable or not, said in words), `failover` (the newest failover, with the offsets that bound
- * what it may have lost), `failoverCount`, `lastFailover`, conditions `Ready`, `Progressing`,
- * `Degraded` (+ `Stalled` for a spec the controller refuses), `observedGeneration`.
+ * what it may have lost), `failoverCount`, `lastFailover`, `switchover` (the newest planned
+ * switchover — a rolling update's, reason `Rollout`: FAILOVER TO an up-to-date replica, with when
+ * writes stopped and resumed and the offsets at both ends), `switchoverCount`, conditions
+ * `Ready`, `Progressing`, `Degraded` (+ `Stalled` for a spec the controller refuses),
+ * `observedGeneration`. Phases include `SwitchingOver` while a switchover is under way.
  */
 export {
   CACHE_PORT,
@@ -33,6 +37,7 @@ export {
   FailoverRecord,
   MAX_NAME_LENGTH,
   MAX_REPLICAS,
+  SwitchoverRecord,
   type CacheEngine,
   type CacheMode,
   type CachePhase,

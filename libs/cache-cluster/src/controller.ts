@@ -21,7 +21,6 @@ import {
   nextLook,
   readFailures,
   stateWorkloadStatus,
-  statefulSetRolloutStatus,
   syncOwnChildren,
   templateStorageOf,
   VolumeGrowth,
@@ -36,6 +35,7 @@ import { Passwords, passwordSecretOf } from './phases/auth.js';
 import { desiredChildren } from './phases/children.js';
 import { removeCluster, retainCluster } from './phases/deletion.js';
 import { desiredReplicas } from './phases/replicas.js';
+import { planRoll, rollPhase, rollStatus, rollSwitchover } from './phases/roll.js';
 import { rolesPhase } from './phases/roles.js';
 import { childNames, Labels } from './children/index.js';
 import { type Pod } from './pods.js';
@@ -68,7 +68,8 @@ export interface CacheClusterControllerOptions extends WorkloadControllerOptions
  *
  * RBAC: cacheclusters get/list/watch/patch, cacheclusters/status patch, cacheclusters/finalizers
  * update; statefulsets, services, configmaps, secrets, poddisruptionbudgets, networkpolicies
- * get/list/watch/create/patch/delete; pods get/list/watch/patch; persistentvolumeclaims
+ * get/list/watch/create/patch/delete; pods get/list/watch/patch/delete (its own roll);
+ * persistentvolumeclaims
  * get/list/watch/patch/delete; core events list (why a pod or volume is stuck); providerprofiles
  * get/list/watch; events.k8s.io events create/patch.
  */
@@ -143,8 +144,33 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
       refusals.push(...grown.refusals);
     }
     const pods = deps.pods(namespace, name);
-    const { plan, failed } = await rolesPhase(rolesEnv, ctx, obj, pods, password, memories, marks);
+    // The controller rolls the pods itself (OnDelete): a rolling update that reached the primary
+    // asks the role plan for a switchover.
+    const current = children.get<StatefulSetWithClaims>(obj, StatefulSets, names.statefulSet);
+    const updateRevision = current?.status?.updateRevision;
+    const ask = rollSwitchover(obj, pods, updateRevision, now().getTime());
+    const { plan, failed } = await rolesPhase(
+      rolesEnv,
+      ctx,
+      obj,
+      pods,
+      password,
+      memories,
+      marks,
+      ask,
+    );
     for (const f of failed) problems.push({ reason: CacheReasons.InstanceFailing, message: f });
+    const replicas = desiredReplicas(obj);
+    const roll = planRoll({
+      pods,
+      updateRevision,
+      primary: obj.status?.primary,
+      method: obj.spec.rollout?.primary ?? 'Switchover',
+      health: plan.health,
+      replicas,
+      actionsFailed: failed.length > 0,
+    });
+    await rollPhase({ client, emit }, obj, roll);
     // Why pods do not come up (unschedulable, a volume not provisioned, an image, a crash loop).
     const failures = await readFailures(
       client,
@@ -154,9 +180,7 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
       now().getTime(),
       ctx.signal,
     );
-    const sts = synced.get(`StatefulSet/${names.statefulSet}`);
     const secret = passwordSecretOf(obj);
-    const replicas = desiredReplicas(obj);
     const change = await stateWorkloadStatus(
       ctx.status,
       (cluster) =>
@@ -165,7 +189,7 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
           replicas,
           podCount: pods.filter((p) => !p.metadata.deletionTimestamp).length,
           health: plan.health,
-          rollout: sts ? statefulSetRolloutStatus(sts as never) : undefined,
+          rollout: rollStatus(current ?? synced.get(`StatefulSet/${names.statefulSet}`), roll),
           image: resolved.image,
           endpoints: {
             readWrite: `${names.readWrite}.${namespace}.svc`,

@@ -20,6 +20,7 @@ const health = (readyReplicas: number, lagging: string[] = []): Health => ({
   readyReplicas,
   lagging,
   failingOver: false,
+  switchingOver: false,
 });
 
 const input = (over: Partial<StatusInput>): StatusInput => ({
@@ -149,6 +150,7 @@ describe('cacheStatus: phases and conditions', () => {
     readyReplicas: 2,
     lagging: [],
     failingOver: false,
+    switchingOver: false,
     lost: { reason: 'PrimaryUnreachable', since: '2026-12-02T10:00:00Z', message: 'pair-0 lost' },
     ...(stuck ? { stuck } : {}),
   });
@@ -230,7 +232,13 @@ describe('cacheStatus: phases and conditions', () => {
       input: input({
         cluster: { ...cluster(), status: {} } as CacheCluster,
         podCount: 0,
-        health: { primaryServing: false, readyReplicas: 0, lagging: [], failingOver: false },
+        health: {
+          primaryServing: false,
+          readyReplicas: 0,
+          lagging: [],
+          failingOver: false,
+          switchingOver: false,
+        },
         rollout: undefined,
       }),
       phase: 'Provisioning',

@@ -6,8 +6,9 @@
  * `Ready=True` (`Available`) only when every desired pod is ready and in its role and the
  * StatefulSet's rollout is complete, so kstatus reads Current only for a converged cluster; while
  * it is not, `Ready=False` names what it waits for (Provisioning, Scaling, Updating, FailingOver,
- * PrimaryLost, InstancesMissing, InstancesNotReady), `Progressing=True` says the controller is moving
- * it, and `Degraded=True` says what is wrong with what exists.
+ * SwitchingOver, PrimaryLost, InstancesMissing, InstancesNotReady), `Progressing=True` says the
+ * controller is moving it, and `Degraded=True` says what is wrong with what exists. The rollout is
+ * the controller's own (phases/roll.ts: complete once no pod is left on an older template).
  *
  * Provisioning and Scaling last until the cluster is Ready (the phase last stated is read back for
  * it): the new pods' first sync is part of the change, not a degradation. Scaling begins only
@@ -31,6 +32,7 @@ import { type Health } from './roles/plan.js';
 export const CacheReasons = {
   ...WorkloadReasons,
   NoReplicaToPromote: 'NoReplicaToPromote',
+  SwitchingOver: 'SwitchingOver',
   FailoverDisabled: 'FailoverDisabled',
   // Terminal (Stalled), besides the shared and the profile guardrails':
   AuthSecretNotFound: 'AuthSecretNotFound',
@@ -71,6 +73,7 @@ export function cacheStatus(input: StatusInput): CacheStatusChange {
     input.podCount === replicas &&
     (rollout?.complete ?? false) &&
     !health.failingOver &&
+    !health.switchingOver &&
     health.lagging.length === 0;
   const established = cluster.status?.primaryRunId !== undefined || health.primaryServing;
   const statement = ready
@@ -134,7 +137,10 @@ function cachePhase(input: StatusInput, established: boolean): PhaseStatement<Ca
   const { health, replicas, rollout, cluster } = input;
   // The phase this status was last stated with.
   const previous = cluster.status?.phase;
-  const rolling = rollout && !rollout.complete ? rollout.message : undefined;
+  const rolling =
+    rollout && !rollout.complete
+      ? `${rollout.message}${health.switchover ? `; ${health.switchover.message}` : ''}`
+      : undefined;
   const inRole = `${health.readyReplicas} of ${replicas} pods ready and in their role${
     health.lagging.length ? `: ${health.lagging.join('; ')}` : ''
   }`;
@@ -143,6 +149,13 @@ function cachePhase(input: StatusInput, established: boolean): PhaseStatement<Ca
       'FailingOver',
       CacheReasons.FailingOver,
       `failing over to ${cluster.status?.failover?.to ?? 'a replica'}`,
+    );
+  if (health.switchingOver)
+    return stated(
+      'SwitchingOver',
+      CacheReasons.SwitchingOver,
+      health.switchover?.message ??
+        `switching over from ${cluster.status?.primary ?? 'the primary'}`,
     );
   if (health.lost)
     return stated(

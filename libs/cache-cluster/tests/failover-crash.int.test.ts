@@ -115,6 +115,7 @@ async function crashedFailover(prefix: string) {
   const crashing: RedisAdmin = {
     observe: (endpoint, options) => real.observe(endpoint, options),
     replicaOf: (endpoint, primary) => real.replicaOf(endpoint, primary),
+    failover: (endpoint, target, timeoutMs) => real.failover(endpoint, target, timeoutMs),
     promote: (endpoint) => {
       if (!armed) return real.promote(endpoint);
       stuck.push(endpoint);

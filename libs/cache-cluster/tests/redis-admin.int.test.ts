@@ -1,6 +1,7 @@
 /**
  * The Redis admin layer against real Redis and Valkey pods on the node tier: observe, replicate,
- * promote, and what a stopped, crashed, deleted, closed or wrongly authenticated node looks like.
+ * promote, hand the primary role over (FAILOVER TO, and one that times out), and what a stopped,
+ * crashed, deleted, closed or wrongly authenticated node looks like.
  * The pods are bare Pods reached at their pod IPs from this process (the host reaches pod IPs
  * over the tier's bridge); replicas reach their primary at its pod IP too.
  */
@@ -303,7 +304,107 @@ describe('redisAdmin on real redis 7.0 pods', () => {
 
     expect((await reachable('r1')).role).toBe('primary');
   });
+
+  it('FAILOVER that the replica cannot catch up with pauses writes until its timeout, then the primary resumes them', async () => {
+    await replicating('r0', 'r1');
+    const client = dataClient('r1');
+    await client.connect();
+    try {
+      await signal('r0', 'SIGSTOP');
+      try {
+        // The replica misses these: FAILOVER waits for it to have them, and it never does.
+        for (let i = 0; i < 50; i++) await client.set(`paused:${i}`, `v${i}`);
+        await expect(
+          admin.failover(endpoint('r1'), { host: pods.ip('r0'), port }, 2000),
+        ).resolves.toBe('started');
+        const waiting = await reachable('r1');
+        expect(waiting).toMatchObject({ role: 'primary', failoverState: 'waiting-for-sync' });
+        // Sent again while one is under way: nothing to do.
+        await expect(
+          admin.failover(endpoint('r1'), { host: pods.ip('r0'), port }, 2000),
+        ).resolves.toBe('inProgress');
+        // A write is not acknowledged while writes are paused, then is, on the primary.
+        const started = Date.now();
+        const blocked = new Redis({
+          ...endpoint('r1'),
+          maxRetriesPerRequest: 0,
+          retryStrategy: () => null,
+        });
+        blocked.on('error', () => undefined);
+        try {
+          expect(await blocked.set('after-abort', 'yes')).toBe('OK');
+        } finally {
+          blocked.disconnect();
+        }
+        expect(Date.now() - started).toBeGreaterThan(500);
+        const resumed = await eventually(
+          async () => {
+            const o = await reachable('r1');
+            return o.role === 'primary' && o.failoverState === undefined && o;
+          },
+          { timeoutMs: 30_000, description: 'r1 primary again, no FAILOVER under way' },
+        );
+        expect(resumed.replicas.map((r) => r.host)).toContain(pods.ip('r0'));
+      } finally {
+        await signal('r0', 'SIGCONT');
+      }
+    } finally {
+      client.disconnect();
+    }
+  });
+
+  it('hands the primary role over with FAILOVER TO a caught-up replica: it serves with every write, the old primary follows it', async () => {
+    await failsOver('r1', 'r0', 'redis');
+    // On a replica FAILOVER is refused: a command error naming the node.
+    const error = await admin.failover(endpoint('r1'), { host: pods.ip('r0'), port }, 1000).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(RedisAdminError);
+    expect((error as RedisAdminError).kind).toBe('command');
+    expect((error as Error).message).toContain(`on ${pods.ip('r1')}:${port} failed`);
+  });
 });
+
+/**
+ * `primary` hands over to `replica` (linked to it) with FAILOVER while a client wrote to it: the
+ * replica serves as primary holding every acknowledged write, the old primary is its replica.
+ */
+async function failsOver(primary: string, replica: string, engine: 'redis' | 'valkey') {
+  await replicating(replica, primary);
+  const client = dataClient(primary);
+  await client.connect();
+  let acked = 0;
+  try {
+    for (; acked < 300; acked++) await client.set(`handover:${acked}`, `v${acked}`);
+  } finally {
+    client.disconnect();
+  }
+  const before = await reachable(primary);
+  expect(await admin.failover(endpoint(primary), { host: pods.ip(replica), port }, 5000)).toBe(
+    'started',
+  );
+  const promoted = await eventually(
+    async () => {
+      const o = await reachable(replica);
+      return o.role === 'primary' && o;
+    },
+    { timeoutMs: 30_000, description: `${replica} primary after FAILOVER` },
+  );
+  expect(promoted.engine).toBe(engine);
+  expect(promoted.offset).toBeGreaterThanOrEqual(before.offset);
+  const old = await replicating(primary, replica);
+  expect(old.failoverState).toBeUndefined();
+  const reader = dataClient(replica);
+  await reader.connect();
+  try {
+    const values = await reader.mget(...Array.from({ length: acked }, (_, i) => `handover:${i}`));
+    expect(values.filter((v, i) => v !== `v${i}`)).toEqual([]);
+    expect(await reader.set('handover:after', 'yes')).toBe('OK');
+  } finally {
+    reader.disconnect();
+  }
+}
 
 describe.each([
   { engine: 'redis', version: '8.0.2', primary: 'e0', replica: 'e1' },
@@ -336,6 +437,10 @@ describe.each([
       },
       { timeoutMs: 60_000, description: `${replica} at ${primary}'s offset` },
     );
+  });
+
+  it(`hands the primary role over with FAILOVER TO on ${engine} ${version}`, async () => {
+    await failsOver(primary, replica, engine);
   });
 });
 

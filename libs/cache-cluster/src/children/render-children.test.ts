@@ -163,10 +163,10 @@ describe('renderChildren: the StatefulSet', () => {
     expect(field(renderChildren(input(spec)).statefulSet, 'spec.replicas')).toBe(replicas);
   });
 
-  it('starts pods in parallel, rolls them on change, and keeps their PVCs (the controller deletes per deletionPolicy)', () => {
+  it('starts pods in parallel, leaves the roll to the controller (OnDelete), and keeps their PVCs (the controller deletes per deletionPolicy)', () => {
     const sts = renderChildren(input(replicated)).statefulSet;
     expect(field(sts, 'spec.podManagementPolicy')).toBe('Parallel');
-    expect(field(sts, 'spec.updateStrategy')).toEqual({ type: 'RollingUpdate' });
+    expect(field(sts, 'spec.updateStrategy')).toEqual({ type: 'OnDelete' });
     expect(field(sts, 'spec.persistentVolumeClaimRetentionPolicy')).toEqual({
       whenDeleted: 'Retain',
       whenScaled: 'Retain',

@@ -61,8 +61,9 @@ export function readinessScript(engine: CacheEngine): string {
 }
 
 /**
- * The StatefulSet `<name>`: `replicasOf(cluster)` pods started in parallel, rolled on any
- * template change (the config hash annotation included), PVCs kept on scale-down and deletion
+ * The StatefulSet `<name>`: `replicasOf(cluster)` pods started in parallel, `updateStrategy:
+ * OnDelete` — the controller rolls a template change (the config hash annotation included) itself,
+ * replicas first and the primary last, switched over first (phases/roll.ts) — PVCs kept on scale-down and deletion
  * (the controller deletes them per `spec.deletionPolicy`). Pods run non-root with a read-only
  * root filesystem, no capabilities, no service-account token and no service links; writable are
  * /tmp (memory, 16Mi) and /data (the `data` PVC with persistence, an emptyDir without).
@@ -119,7 +120,7 @@ export function renderStatefulSet(input: RenderInput): ChildObject {
     serviceName: names.headless,
     selector: clusterSelector(name),
     replicas: replicasOf(cluster),
-    updateStrategy: 'RollingUpdate',
+    updateStrategy: 'OnDelete',
     whenScaled: 'Retain',
     podAnnotations: { [ConfigHashAnnotation]: configHash(renderConfig(input)) },
     securityContext: podSecurityContext(ServerUid, ServerGid),

@@ -1,6 +1,7 @@
 import { CACHE_PORT, type CacheCluster } from '@steward/cache-cluster-api';
 import { type ObjectReconcileContext } from '@steward/controller';
 import { isNotFound, Pods, type KubeClient } from '@steward/kube';
+import { type SwitchoverReason } from '@steward/crd';
 import {
   decisionStale,
   durationMs,
@@ -37,6 +38,7 @@ export function rolesInputOf(
   memory: PrimaryMemory,
   now: string,
   observedAt: string,
+  switchover?: { reason: SwitchoverReason },
 ): RolePlanInput {
   const s = cluster.status;
   return {
@@ -53,7 +55,10 @@ export function rolesInputOf(
       ...(s?.failover ? { failover: s.failover } : {}),
       ...(s?.failoverCount !== undefined ? { failoverCount: s.failoverCount } : {}),
       ...(s?.lastFailover ? { lastFailover: s.lastFailover } : {}),
+      ...(s?.switchover ? { switchover: s.switchover } : {}),
+      ...(s?.switchoverCount !== undefined ? { switchoverCount: s.switchoverCount } : {}),
     },
+    ...(switchover ? { switchover } : {}),
     pods,
     memory,
     now,
@@ -61,9 +66,18 @@ export function rolesInputOf(
   };
 }
 
-/** The marks of the failover record (pure), which only grow: its count and phase (`DecisionMarks`). */
+const switchoverPhases = ['Demoting', 'Completed', 'Failed'];
+
+/**
+ * The marks of the failover and switchover records (pure), which only grow: the failover count
+ * and its record's phase, the switchover count and its record's phase (`DecisionMarks`).
+ */
 export function roleMarksOf(status: Cluster['status'] | RolePlan['status']): number[] {
-  return failoverMarksOf(status);
+  return [
+    ...failoverMarksOf(status),
+    status?.switchoverCount ?? 0,
+    switchoverPhases.indexOf(status?.switchover?.phase ?? '') + 1,
+  ];
 }
 
 export interface RolesOutcome {
@@ -74,8 +88,9 @@ export interface RolesOutcome {
 
 /**
  * The roles phase: every pod's server observed (INFO sent no earlier than `observedAt`, so the
- * primary's offset covers every write acknowledged by then), the role plan run, its decision
- * recorded before anything carries it out (`recordDecision`), then its actions carried out.
+ * primary's offset covers every write acknowledged by then), the role plan run (with the
+ * switchover a rolling update asks for, if any), its decision recorded before anything carries
+ * it out (`recordDecision`), then its actions carried out.
  */
 export async function rolesPhase(
   env: RolesEnv,
@@ -85,6 +100,7 @@ export async function rolesPhase(
   password: string,
   memories: Map<string, PrimaryMemory>,
   marks: DecisionMarks,
+  switchover?: { reason: SwitchoverReason },
 ): Promise<RolesOutcome> {
   const name = cluster.metadata.name!;
   const uid = cluster.metadata.uid ?? name;
@@ -96,7 +112,14 @@ export async function rolesPhase(
     env.redis.observe(endpoint(ip), { signal: ctx.signal }),
   );
   const plan = planRoles(
-    rolesInputOf(cluster, facts, memories.get(uid) ?? {}, env.now().toISOString(), observedAt),
+    rolesInputOf(
+      cluster,
+      facts,
+      memories.get(uid) ?? {},
+      env.now().toISOString(),
+      observedAt,
+      switchover,
+    ),
   );
   memories.set(uid, plan.memory);
   const decided = plan.status;
@@ -111,6 +134,8 @@ export async function rolesPhase(
         failover: decided.failover,
         failoverCount: decided.failoverCount,
         lastFailover: decided.lastFailover,
+        switchover: decided.switchover,
+        switchoverCount: decided.switchoverCount,
       }),
     });
     marks.remember(uid, roleMarksOf(decided));
@@ -139,6 +164,12 @@ async function carryOut(
       const ip = facts.find((f) => f.name === action.pod)?.ip;
       if (!ip) throw new Error(`${action.pod} has no IP`);
       if (action.type === 'promote') await env.redis.promote(endpoint(ip));
+      else if (action.type === 'failover')
+        await env.redis.failover(
+          endpoint(ip),
+          { host: action.host, port: action.port },
+          action.timeoutMs,
+        );
       else await env.redis.replicaOf(endpoint(ip), { host: action.host, port: action.port });
     } catch (error) {
       if (isNotFound(error)) continue;

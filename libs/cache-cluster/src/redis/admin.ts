@@ -1,6 +1,6 @@
 /**
  * The Redis/Valkey admin the CacheCluster controller observes and steers its pods with: `INFO` +
- * `ROLE` to observe, `REPLICAOF` to steer. Only the Redis protocol (ioredis); nothing here knows
+ * `ROLE` to observe, `REPLICAOF` and `FAILOVER` to steer. Only the Redis protocol (ioredis); nothing here knows
  * Kubernetes.
  *
  * The controller polls every pod every second or two, so each endpoint keeps one connection
@@ -54,6 +54,22 @@ export interface RedisAdmin {
    * Throws {@link RedisAdminError}.
    */
   replicaOf(endpoint: RedisEndpoint, primary: { host: string; port: number }): Promise<void>;
+  /**
+   * `FAILOVER TO host port TIMEOUT timeoutMs` on a primary: a coordinated handover to one of its
+   * replicas (Redis ≥ 6.2, Valkey). The server answers at once and carries it out in the
+   * background: it pauses writes, waits until the replica has every byte of its replication
+   * stream, makes itself the replica's replica and hands over with PSYNC FAILOVER; without FORCE
+   * it aborts and resumes writes if the replica does not catch up within `timeoutMs`. Its progress
+   * shows in `observe` (`failoverState`, then the roles). Resolves `started`, or `inProgress`
+   * when a FAILOVER is already under way there (sent again after a restart: nothing to do).
+   * Throws {@link RedisAdminError} when the node refuses it (not a primary, the target not an
+   * online replica of it) or cannot be reached.
+   */
+  failover(
+    endpoint: RedisEndpoint,
+    target: { host: string; port: number },
+    timeoutMs: number,
+  ): Promise<'started' | 'inProgress'>;
   /** Ends every connection. Later calls fail (`observe`: `reachable: false`). */
   close(): Promise<void>;
 }
@@ -152,6 +168,25 @@ class PooledRedisAdmin implements RedisAdmin {
       const { kind, reason } = this.failure(error, endpoint.password);
       throw new RedisAdminError(
         `REPLICAOF ${primary.host} ${primary.port} on ${endpoint.host}:${endpoint.port} failed: ${reason}`,
+        kind,
+      );
+    }
+  }
+
+  async failover(
+    endpoint: RedisEndpoint,
+    target: { host: string; port: number },
+    timeoutMs: number,
+  ): Promise<'started' | 'inProgress'> {
+    const args = ['TO', target.host, String(target.port), 'TIMEOUT', String(timeoutMs)];
+    try {
+      await this.withConnection(endpoint, 1, (client) => client.call('FAILOVER', ...args));
+      return 'started';
+    } catch (error) {
+      if (error instanceof Error && /already in progress/i.test(error.message)) return 'inProgress';
+      const { kind, reason } = this.failure(error, endpoint.password);
+      throw new RedisAdminError(
+        `FAILOVER ${args.join(' ')} on ${endpoint.host}:${endpoint.port} failed: ${reason}`,
         kind,
       );
     }

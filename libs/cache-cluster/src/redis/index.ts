@@ -1,10 +1,10 @@
 /**
  * The Redis/Valkey admin layer of the CacheCluster controller: observe a node (`INFO`, `ROLE`) and
- * steer it (`REPLICAOF`). Only the Redis protocol; no Kubernetes.
+ * steer it (`REPLICAOF`, `FAILOVER`). Only the Redis protocol; no Kubernetes.
  *
  * - `redisAdmin(options)`: one pooled connection per endpoint, bounded connect and command
  *   timeouts, no offline queue or retries; `observe` never throws (an unreachable, stopped or
- *   refusing node is `reachable: false` with the reason), `promote`/`replicaOf` throw
+ *   refusing node is `reachable: false` with the reason), `promote`/`replicaOf`/`failover` throw
  *   `RedisAdminError`.
  * - `parseInfo(text)` and `observationFromInfo(info, role)` (pure): what a node's `INFO` and
  *   `ROLE` replies mean.

@@ -43,6 +43,12 @@ export type RedisObservation =
       loading: boolean;
       /** `master_sync_in_progress:1`: a replica receiving a full sync. */
       syncInProgress: boolean;
+      /**
+       * `master_failover_state` (Redis ≥ 6.2, Valkey) when a coordinated FAILOVER is under way on
+       * this node: `waiting-for-sync` (writes paused until the target has every byte) or
+       * `failover-in-progress` (demoted, handing over). Absent for `no-failover`.
+       */
+      failoverState?: 'waiting-for-sync' | 'failover-in-progress';
       /** `valkey` when INFO has `valkey_version`. */
       engine: 'redis' | 'valkey';
       /** `valkey_version`, else `redis_version` (Valkey also reports `redis_version:7.2.4`). */
@@ -160,6 +166,9 @@ export function observationFromInfo(info: Record<string, string>, role: unknown)
     persistence: { aofEnabled: info['aof_enabled'] === '1' },
     memory: { used: num(info['used_memory']) ?? 0, max: num(info['maxmemory']) ?? 0 },
   };
+  const failoverState = info['master_failover_state'];
+  if (failoverState === 'waiting-for-sync' || failoverState === 'failover-in-progress')
+    observation.failoverState = failoverState;
   const rdbLastSaveTime = num(info['rdb_last_save_time']);
   if (rdbLastSaveTime !== undefined) observation.persistence.rdbLastSaveTime = rdbLastSaveTime;
   if (replica) {

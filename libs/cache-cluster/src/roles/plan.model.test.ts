@@ -27,10 +27,22 @@
  *    to the replicas: a server that booted since it was last primary serves as primary again
  *    only if a new decision chose it.
  * 7. (plan.ts) A failover is `Completed` only once its target serves as primary.
+ * 8. A switchover loses nothing acknowledged. When a switchover is recorded `Completed`, every
+ *    write the old primary acknowledged while it was primary is in what the new primary holds
+ *    (same writer epoch at its offset), and the new primary serves. `switchoverCount` counts the
+ *    switchovers decided (each Demoting record once), and `primary` moves by a switchover only
+ *    from its `from` to its `to`, on its completion.
  *
  * The world: N Redis servers (role, run id, replication offset and the history of replication
  * ids it holds, the primary it replicates), each in a pod (labels lost when replaced) whose
- * server boots fenced (a replica of 127.0.0.1:1). The reconcile is controller.ts's: observe →
+ * server boots fenced (a replica of 127.0.0.1:1). A primary given `FAILOVER TO t TIMEOUT` does
+ * what Redis does, a step at a time (a command of its own, and each time time passes): it pauses
+ * writes (none acknowledged meanwhile); once `t` is linked to it and holds all of its stream it
+ * demotes itself to `t`'s replica (`failover-in-progress`), then `t` takes over as primary (PSYNC
+ * FAILOVER) — or, `t` being down or cut off then, it returns to primary; past the timeout without
+ * `t` caught up it aborts and resumes writes. A rolling update asks for a switchover (with the
+ * retry guard of `rolloutWantsSwitchover`: not within a minute of one it asked for that failed)
+ * until one completes. The reconcile is controller.ts's: observe →
  * plan → keep `plan.memory` → write `plan.status` under the precondition (on a 409 re-read;
  * refuse if `primary` or `failoverCount` changed) → carry out the actions in order, each failure
  * skipped.
@@ -38,6 +50,10 @@
 import {
   assertModelRuns,
   commonPrefix,
+  epochAt,
+  isPrefix,
+  modelCommand,
+  recordId,
   failoverModelCommands,
   FailoverModelWorld,
   received,
@@ -77,6 +93,10 @@ interface Server extends ModelServer {
   acked: { at: number; offset: number }[];
   /** Booted since it last served as primary (plan.ts: it must not return as one by itself). */
   rebootedSinceChosen: boolean;
+  /** Writes acknowledged since it last became primary: the epoch and offset of each (invariant 8). */
+  writes: { epoch: number; offset: number }[];
+  /** A FAILOVER under way on it (Redis' `master_failover_state`), to `to`, aborted after `deadline`. */
+  handover?: { to: string; deadline: number; state: 'waiting-for-sync' | 'failover-in-progress' };
 }
 
 interface Config {
@@ -87,6 +107,10 @@ interface Config {
 class World extends FailoverModelWorld<Server, RoleStatus, PrimaryMemory> {
   nextId = 1;
   nextRun = 1;
+  /** A rolling update reached the primary: a switchover is asked for until one completes. */
+  rolloutPending = false;
+  /** Distinct switchover records decided so far (invariant 8). */
+  switchoverRecords = 0;
 
   constructor(readonly config: Config) {
     super(
@@ -104,13 +128,14 @@ class World extends FailoverModelWorld<Server, RoleStatus, PrimaryMemory> {
         acked: [],
         rebootedSinceChosen: false,
         splitBrainExcused: false,
+        writes: [],
       })),
     );
     for (const s of this.servers) this.boot(s, false);
   }
 
   protected describeServer(s: Server): string {
-    return `${s.name}[${s.container ? s.role : 'down'}${s.partitioned ? ',partitioned' : ''} of=${s.role === 'replica' ? s.primaryHost : '-'} l=${s.roleLabel ?? '-'} id${s.data.epoch}@${s.data.end}]`;
+    return `${s.name}[${s.container ? s.role : 'down'}${s.handover ? `,${s.handover.state}>${s.handover.to}` : ''}${s.partitioned ? ',partitioned' : ''} of=${s.role === 'replica' ? s.primaryHost : '-'} l=${s.roleLabel ?? '-'} id${s.data.epoch}@${s.data.end}]`;
   }
 
   protected serves(s: Server): boolean {
@@ -127,15 +152,18 @@ class World extends FailoverModelWorld<Server, RoleStatus, PrimaryMemory> {
     s.acked = [];
     s.rebootedSinceChosen = true;
     s.splitBrainExcused = false;
+    s.handover = undefined;
   }
 
   kill(s: Server) {
     s.container = false;
     s.splitBrainExcused = false;
+    s.handover = undefined;
   }
 
   upstream(s: Server): Server | undefined {
-    if (s.role !== 'replica' || !s.container || s.partitioned) return undefined;
+    // Handing over, it asks its target for PSYNC FAILOVER, not for data.
+    if (s.role !== 'replica' || !s.container || s.partitioned || s.handover) return undefined;
     const u = this.byIp(s.primaryHost);
     if (!u || u === s || !u.container || u.partitioned) return undefined;
     return u;
@@ -151,9 +179,11 @@ class World extends FailoverModelWorld<Server, RoleStatus, PrimaryMemory> {
   write(bytes: number, lags: number[]) {
     this.now += 1;
     for (const p of this.servers) {
-      if (!p.container || p.role !== 'primary') continue;
+      // A primary handing over pauses writes: nothing is acknowledged until it is done.
+      if (!p.container || p.role !== 'primary' || p.handover) continue;
       p.data.end += bytes;
       p.acked.push({ at: this.now, offset: p.data.end });
+      p.writes.push({ epoch: p.data.epoch, offset: p.data.end });
       for (const s of this.servers)
         if (this.upstream(s) === p) this.sync(s, p.data.end - (lags[s.ordinal % lags.length] ?? 0));
     }
@@ -166,6 +196,53 @@ class World extends FailoverModelWorld<Server, RoleStatus, PrimaryMemory> {
   passTime(seconds: number, catchUp: boolean) {
     this.now += seconds * 1000;
     if (catchUp) this.catchUp();
+    this.handOver();
+  }
+
+  /** Every server with a FAILOVER under way moves it on one step, as Redis does (see the file's doc). */
+  handOver(): string {
+    const steps: string[] = [];
+    for (const s of this.servers) {
+      const h = s.handover;
+      if (!h || !s.container) continue;
+      const t = this.byName(h.to)!;
+      if (h.state === 'waiting-for-sync') {
+        const caughtUp = this.upstream(t) === s && isPrefix(s.data, t.data);
+        if (caughtUp) {
+          // Demotes itself first: never two primaries.
+          s.role = 'replica';
+          s.primaryHost = t.ip;
+          h.state = 'failover-in-progress';
+          steps.push(`${s.name} demoted itself for ${t.name}`);
+        } else if (this.now >= h.deadline) {
+          s.handover = undefined;
+          steps.push(`${s.name}'s FAILOVER timed out: writes resume`);
+        }
+        continue;
+      }
+      // failover-in-progress: PSYNC FAILOVER to t.
+      s.handover = undefined;
+      // The target takes over only on the old primary's replication id (PSYNC FAILOVER's check).
+      const sameHistory = t.data.epoch === s.data.epoch && isPrefix(s.data, t.data);
+      if (!t.container || t.partitioned || s.partitioned || t.role !== 'replica' || !sameHistory) {
+        s.role = 'primary';
+        s.primaryHost = '127.0.0.1';
+        steps.push(`${t.name} refused the handover: ${s.name} primary again`);
+        continue;
+      }
+      for (const w of s.writes)
+        if (!(t.data.end >= w.offset && epochAt(t.data, w.offset - 1) === w.epoch))
+          this.fail(`invariant 8: ${t.name} took over without ${s.name}'s write at ${w.offset}`);
+      startEpoch(t.data, this.nextId++);
+      t.role = 'primary';
+      t.acked = [];
+      t.writes = [];
+      t.rebootedSinceChosen = false;
+      this.sync(s);
+      steps.push(`${t.name} took over from ${s.name}`);
+    }
+    this.checkOneWriter();
+    return steps.join('; ') || 'nothing to do';
   }
 
   promote(s: Server) {
@@ -196,6 +273,7 @@ class World extends FailoverModelWorld<Server, RoleStatus, PrimaryMemory> {
     startEpoch(s.data, this.nextId++);
     s.role = 'primary';
     s.acked = [];
+    s.writes = [];
     s.rebootedSinceChosen = false;
     for (const o of this.servers)
       if (o !== s && o.container && o.role === 'primary' && o.partitioned)
@@ -228,6 +306,10 @@ class World extends FailoverModelWorld<Server, RoleStatus, PrimaryMemory> {
                 : {}),
               loading: false,
               syncInProgress: false,
+              ...(s.role === 'primary' && s.handover ? { failoverState: s.handover.state } : {}),
+              ...(s.role === 'replica' && s.handover?.state === 'failover-in-progress'
+                ? { failoverState: s.handover.state }
+                : {}),
             };
       return {
         name: s.name,
@@ -243,10 +325,40 @@ class World extends FailoverModelWorld<Server, RoleStatus, PrimaryMemory> {
 
   // -- the API server
 
-  /** Writes the status, checking invariants 3 (the record), 4, 5 and 7 on the transition. */
+  /** Writes the status, checking invariants 3 (the record), 4, 5, 7 and 8 on the transition. */
   writeStatus(next: RoleStatus) {
     const prev = this.status;
     const newFailover = this.isNewRecord(prev.failover, next.failover);
+    // 8. Each switchover decided is counted once; one completes only as promised.
+    if (this.isNewRecord(prev.switchover, next.switchover, 'Demoting')) {
+      if (next.switchover!.phase !== 'Demoting')
+        this.fail('invariant 8: a new switchover record not Demoting');
+      this.switchoverRecords++;
+    }
+    if ((next.switchoverCount ?? 0) !== this.switchoverRecords)
+      this.fail(
+        `invariant 8: switchoverCount ${next.switchoverCount ?? 0} after ${this.switchoverRecords} switchovers`,
+      );
+    const sw = next.switchover;
+    const completes =
+      sw?.phase === 'Completed' &&
+      prev.switchover?.phase === 'Demoting' &&
+      recordId(sw) === recordId(prev.switchover);
+    if (completes) {
+      const from = this.byName(sw.from)!;
+      const to = this.byName(sw.to)!;
+      if (!to.container || to.role !== 'primary' || next.primary !== to.name)
+        this.fail(`invariant 8: switchover to ${to.name} completed while it does not serve`);
+      const lost = from.writes.filter(
+        (w) => !(to.data.end >= w.offset && epochAt(to.data, w.offset - 1) === w.epoch),
+      );
+      if (lost.length > 0)
+        this.fail(
+          `invariant 8: switchover Completed while ${to.name} lacks ${lost.length} writes ${from.name} acknowledged (up to offset ${lost.at(-1)!.offset})`,
+        );
+    }
+    if (sw?.phase === 'Completed' && !completes && prev.switchover?.phase !== 'Completed')
+      this.fail('invariant 8: a switchover Completed that was not Demoting');
     // 3. (the record)
     if (newFailover) {
       const f = next.failover!;
@@ -260,8 +372,16 @@ class World extends FailoverModelWorld<Server, RoleStatus, PrimaryMemory> {
       )
         this.fail('invariant 3: bytesPossiblyLost is not primaryLastOffset − promotedOffset');
     }
-    // 4, 5, 7.
-    this.checkFailoverRecords(prev, next, newFailover);
+    // 4, 5, 7 — the primary moves by a failover record, or by a switchover completing.
+    const bySwitchover = completes && prev.primary === sw.from && next.primary === sw.to;
+    this.checkFailoverRecords(prev, next, newFailover, bySwitchover);
+    if (
+      prev.switchover?.phase === 'Demoting' &&
+      !completes &&
+      next.primary !== prev.primary &&
+      !newFailover
+    )
+      this.fail(`invariant 8: primary moved during a switchover without completing it`);
     this.status = next;
     this.statusVersion++;
   }
@@ -300,10 +420,19 @@ class World extends FailoverModelWorld<Server, RoleStatus, PrimaryMemory> {
 
   // -- the controller
 
+  /** What `rolloutWantsSwitchover` answers (its retry guard; the pods' revisions are not modelled). */
+  rolloutAsks(): boolean {
+    const last = this.status.switchover;
+    const failedAt =
+      last?.reason === 'Rollout' && last.phase === 'Failed' ? Date.parse(last.completedAt!) : -1;
+    return this.rolloutPending && (failedAt < 0 || this.now - failedAt >= 60_000);
+  }
+
   reconcile(opts: ReconcileDraw): string {
     const basis = { status: this.status, version: this.statusVersion };
     if (opts.conflict) this.statusVersion++;
     const plan = planRoles({
+      ...(this.rolloutAsks() ? { switchover: { reason: 'Rollout' as const } } : {}),
       mode: 'Replicated',
       replicas: this.config.replicas,
       failover: { enabled: true, afterMs: AFTER_MS },
@@ -314,10 +443,18 @@ class World extends FailoverModelWorld<Server, RoleStatus, PrimaryMemory> {
       now: new Date(this.now).toISOString(),
     });
     this.memory = plan.memory;
-    // A 409 is read again: the decision stands only if the primary and the count did not move.
-    const decidedOn = (s: RoleStatus) => [s.primary, s.failoverCount ?? 0];
+    // A 409 is read again: the decision stands only if the primary and the records did not move
+    // (roles.ts: decisionStale over roleMarksOf).
+    const decidedOn = (s: RoleStatus) => [
+      s.primary,
+      s.failoverCount ?? 0,
+      s.failover?.phase,
+      s.switchoverCount ?? 0,
+      s.switchover?.phase,
+    ];
     if (plan.status && !this.writeDecision(plan.status, basis, decidedOn))
       return 'stale decision: starts over';
+    if (this.status.switchover?.phase === 'Completed') this.rolloutPending = false;
     return this.carryOutPlan(plan, opts.crashAfter, (action) => this.carryOut(action));
   }
 
@@ -329,9 +466,23 @@ class World extends FailoverModelWorld<Server, RoleStatus, PrimaryMemory> {
     }
     if (!s.container || s.partitioned) return; // the command fails
     if (action.type === 'promote') return this.promote(s);
+    if (action.type === 'failover') {
+      const t = this.byName(action.to)!;
+      // Redis refuses FAILOVER on a replica, to a server that is not its linked replica at that
+      // address, and answers an error when one is under way (the admin: nothing to do).
+      if (s.role !== 'primary' || s.handover) return;
+      if (t.ip !== action.host || this.upstream(t) !== s) return;
+      s.handover = {
+        to: t.name,
+        deadline: this.now + action.timeoutMs,
+        state: 'waiting-for-sync',
+      };
+      return;
+    }
     s.role = 'replica';
     s.primaryHost = action.host;
     s.splitBrainExcused = false;
+    s.handover = undefined;
     this.sync(s);
   }
 }
@@ -356,6 +507,34 @@ const commands = [
   }),
   onServer('partitioned from the controller (alive)', (_, s) => void (s.partitioned = true)),
   onServer('reachable again', (_, s) => void (s.partitioned = false)),
+  // Drawn as often as a server's own command (each of those is drawn for seven targets).
+  ...[0, 1, 2, 3].map(() =>
+    fc.constant(
+      modelCommand<World>(
+        'a rolling update reaches the primary (a switchover is asked for)',
+        (w) => void (w.rolloutPending = true),
+        (w, outcome) => w.afterCommand('a rolling update', outcome),
+      ),
+    ),
+  ),
+  ...[0, 1, 2, 3, 4, 5].map(() =>
+    fc.constant(
+      modelCommand<World>(
+        'the servers move their FAILOVER on a step',
+        (w) => w.handOver(),
+        (w, outcome) => w.afterCommand('FAILOVER steps', outcome),
+      ),
+    ),
+  ),
+  ...[0, 1].map(() =>
+    fc.constant(
+      modelCommand<World>(
+        'the replicas catch up',
+        (w) => w.catchUp(),
+        (w, outcome) => w.afterCommand('catch up', outcome),
+      ),
+    ),
+  ),
 ];
 
 /** A new cluster brought up by the plan itself. */
@@ -380,6 +559,56 @@ describe('planRoles, proven by a model', () => {
     expect(w.status).toMatchObject({ primary: 'c-0', primaryRunId: w.servers[0]!.runId });
     expect(w.servers.map((s) => s.role)).toEqual(['primary', 'replica', 'replica']);
     expect(w.servers.map((s) => w.upstream(s)?.name)).toEqual([undefined, 'c-0', 'c-0']);
+  });
+
+  it('switches the primary over on a rolling update: writes paused, handed over with every byte, Completed', () => {
+    const w = bootstrapped({ replicas: 3, persistence: false });
+    w.write(500, [0, 0, 0]);
+    w.rolloutPending = true;
+    w.reconcile({ conflict: false });
+    expect(w.status.switchover).toMatchObject({ phase: 'Demoting', from: 'c-0', to: 'c-1' });
+    expect(w.servers[0]!.handover?.state).toBe('waiting-for-sync');
+    const before = w.servers[0]!.data.end;
+    w.write(100, [0, 0, 0]); // paused: not acknowledged
+    expect(w.servers[0]!.data.end).toBe(before);
+    w.handOver();
+    w.handOver();
+    expect(w.servers.map((s) => s.role)).toEqual(['replica', 'primary', 'replica']);
+    w.now += 700;
+    w.reconcile({ conflict: false });
+    expect(w.status).toMatchObject({
+      primary: 'c-1',
+      switchoverCount: 1,
+      switchover: { phase: 'Completed', writesResumedAt: new Date(w.now).toISOString() },
+    });
+    expect(w.status.failoverCount ?? 0).toBe(0);
+    w.reconcile({ conflict: false });
+    expect(w.servers.map((s) => w.upstream(s)?.name)).toEqual(['c-1', undefined, 'c-1']);
+    expect(w.servers.map((s) => s.roleLabel)).toEqual(['replica', 'primary', 'replica']);
+  });
+
+  it('gives a switchover up when the replica does not catch up before FAILOVER’s timeout: writes resume on the old primary', () => {
+    const w = bootstrapped({ replicas: 2, persistence: false });
+    w.write(10, [0]); // the replica takes the primary's replication history
+    w.rolloutPending = true;
+    w.reconcile({ conflict: false });
+    expect(w.status.switchover).toMatchObject({ phase: 'Demoting', to: 'c-1' });
+    w.servers[1]!.partitioned = true; // cut off: it never catches up, the controller cannot see it
+    w.write(10, [0]);
+    w.passTime(11, false);
+    expect(w.servers[0]!.handover).toBeUndefined();
+    w.reconcile({ conflict: false });
+    expect(w.status.switchover).toMatchObject({ phase: 'Failed' });
+    expect(w.status.primary).toBe('c-0');
+    expect(w.servers[0]!.roleLabel).toBe('primary');
+    // The rollout asks again only a minute after the failure.
+    w.servers[1]!.partitioned = false;
+    w.catchUp();
+    w.reconcile({ conflict: false });
+    expect(w.status.switchoverCount).toBe(1);
+    w.passTime(60, true);
+    w.reconcile({ conflict: false });
+    expect(w.status).toMatchObject({ switchoverCount: 2, switchover: { phase: 'Demoting' } });
   });
 
   it('keeps the invariants through random failures, crashes and conflicts', () => {

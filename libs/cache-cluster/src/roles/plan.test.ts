@@ -1,10 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { planRoles, type NodeView, type PodFacts, type RolePlanInput } from './plan.js';
+import {
+  FAILOVER_TIMEOUT_MS,
+  planRoles,
+  SWITCHOVER_TIMEOUT_MS,
+  type NodeView,
+  type PodFacts,
+  type RolePlanInput,
+} from './plan.js';
 
 const T0 = '2026-12-02T10:00:00.000Z';
 const at = (ms: number) => new Date(Date.parse(T0) + ms).toISOString();
 
 const ip = (i: number) => `10.88.0.${10 + i}`;
+type Up = Extract<NodeView, { reachable: true }>;
 /** The replication history (`master_replid`) every node is on unless a case says otherwise. */
 const H = 'h0';
 const fenced = (offset = 0, runId = `run-${offset}`, replId = H): NodeView => ({
@@ -437,6 +445,254 @@ describe('planRoles, Replicated', () => {
     const none = planRoles(input({ status, pods, memory, now: at(60_000) }));
     expect(none.health.stuck?.reason).toBe('NoReplicaToPromote');
     expect(none.status).toBeUndefined();
+  });
+});
+
+describe('planRoles, a switchover (a rolling update reached the primary)', () => {
+  const serving = { primary: 'c-0', primaryRunId: 'p0' };
+  const rollout = { reason: 'Rollout' as const };
+  /** c-0 the primary at 1000, c-1 at 990, c-2 at 1000: both linked. */
+  const settled = () => [
+    pod(0, primaryNode('p0', 1000), { roleLabel: 'primary' }),
+    pod(1, replicaOf(0, 990, 'p1'), { roleLabel: 'replica' }),
+    pod(2, replicaOf(0, 1000, 'p2'), { roleLabel: 'replica' }),
+  ];
+  const demoting = {
+    phase: 'Demoting' as const,
+    from: 'c-0',
+    to: 'c-2',
+    reason: 'Rollout' as const,
+    startedAt: T0,
+    writesStoppedAt: T0,
+    primaryLastOffset: 1000,
+    message: 'm',
+  };
+  const underWay = { ...serving, switchover: demoting, switchoverCount: 1 };
+  const handing = (state: 'waiting-for-sync' | 'failover-in-progress'): NodeView => ({
+    ...(primaryNode('p0', 1000) as Up),
+    failoverState: state,
+  });
+
+  it('decides first (Demoting, counted), then labels the primary replica and sends FAILOVER TO the most advanced linked replica', () => {
+    const plan = planRoles(input({ status: serving, pods: settled(), switchover: rollout }));
+    expect(plan.status).toMatchObject({
+      primary: 'c-0',
+      primaryRunId: 'p0',
+      switchoverCount: 1,
+      switchover: {
+        phase: 'Demoting',
+        from: 'c-0',
+        to: 'c-2',
+        reason: 'Rollout',
+        startedAt: T0,
+        writesStoppedAt: T0,
+        primaryLastOffset: 1000,
+      },
+    });
+    expect(plan.actions).toEqual([
+      { type: 'label', pod: 'c-0', role: 'replica' },
+      {
+        type: 'failover',
+        pod: 'c-0',
+        to: 'c-2',
+        host: ip(2),
+        port: 6379,
+        timeoutMs: FAILOVER_TIMEOUT_MS,
+      },
+    ]);
+    expect(plan.memory.failoverSent).toBe(T0);
+    expect(plan.events.map((e) => e.reason)).toEqual(['SwitchingOver']);
+    expect(plan.health).toMatchObject({ switchingOver: true, primaryServing: false });
+  });
+
+  it('goes to no replica of another history, one still syncing, not linked, or too far behind; waits saying so', () => {
+    const pods = [
+      pod(0, primaryNode('p0', 5_000_000), { roleLabel: 'primary' }),
+      pod(1, replicaOf(0, 5_000_000, 'p1', 'other'), { roleLabel: 'replica' }),
+      pod(
+        2,
+        { ...(replicaOf(0, 5_000_000, 'p2') as Up), syncInProgress: true },
+        { roleLabel: 'replica' },
+      ),
+      pod(3, replicaOf(0, 100, 'p3'), { roleLabel: 'replica' }),
+      pod(4, {
+        ...(replicaOf(0, 5_000_000, 'p4') as Up),
+        primary: { host: ip(0), port: 6379, linkUp: false },
+      }),
+    ];
+    const plan = planRoles(input({ replicas: 5, status: serving, pods, switchover: rollout }));
+    expect(plan.status?.switchover).toBeUndefined();
+    expect(plan.actions.filter((a) => a.type === 'failover')).toEqual([]);
+    expect(plan.health.switchingOver).toBe(false);
+    expect(plan.health.switchover?.message).toMatch(/none is/);
+  });
+
+  it('asks nothing while a failover is under way, or of a primary whose run id is not recorded', () => {
+    const failover = {
+      phase: 'Repointing' as const,
+      from: 'c-1',
+      to: 'c-0',
+      reason: 'PrimaryUnreachable',
+      startedAt: T0,
+      promotedOffset: 1000,
+      dataLossRisk: 'Unknown' as const,
+      message: 'm',
+    };
+    const during = planRoles(
+      input({
+        status: { ...serving, failover, failoverCount: 1 },
+        pods: settled(),
+        switchover: rollout,
+      }),
+    );
+    expect(during.status?.switchover).toBeUndefined();
+    const unrecorded = planRoles(
+      input({ status: { primary: 'c-0' }, pods: settled(), switchover: rollout }),
+    );
+    expect(unrecorded.status?.switchover).toBeUndefined();
+  });
+
+  it('waits while the old primary pauses writes for the replica: FAILOVER not sent again, nothing fenced or failed over', () => {
+    const pods = settled();
+    pods[0] = pod(0, handing('waiting-for-sync'), { roleLabel: 'replica' });
+    const plan = planRoles(
+      input({ status: underWay, pods, memory: { failoverSent: T0 }, now: at(2_000) }),
+    );
+    expect(plan.status).toBeUndefined();
+    expect(plan.actions).toEqual([]);
+    expect(plan.health).toMatchObject({ switchingOver: true });
+    expect(plan.requeueAfterMs).toBeLessThanOrEqual(500);
+  });
+
+  it('completes once the replica serves as primary holding the old primary’s offset: primary, run id, the write pause; the others follow it', () => {
+    const pods = [
+      pod(0, replicaOf(2, 1200, 'p0'), { roleLabel: 'replica' }),
+      pod(1, replicaOf(0, 1200, 'p1'), { roleLabel: 'replica' }),
+      pod(2, primaryNode('p2', 1200), { roleLabel: 'replica' }),
+    ];
+    const plan = planRoles(
+      input({ status: underWay, pods, memory: { failoverSent: T0 }, now: at(1_400) }),
+    );
+    expect(plan.status).toMatchObject({
+      primary: 'c-2',
+      primaryRunId: 'p2',
+      switchoverCount: 1,
+      switchover: {
+        phase: 'Completed',
+        completedAt: at(1_400),
+        writesStoppedAt: T0,
+        writesResumedAt: at(1_400),
+        promotedOffset: 1200,
+      },
+    });
+    expect(plan.status?.switchover?.message).toMatch(
+      /nothing acknowledged is lost; writes paused for 1\.4 s/,
+    );
+    expect(plan.status?.failoverCount).toBeUndefined();
+    // c-1 followed c-0 (chained through it now): repointed; c-2 labelled primary.
+    expect(plan.actions).toEqual([
+      { type: 'replicaOf', pod: 'c-1', primary: 'c-2', host: ip(2), port: 6379, fence: false },
+      { type: 'label', pod: 'c-2', role: 'primary' },
+    ]);
+    expect(plan.events.map((e) => e.reason)).toEqual(['SwitchoverCompleted']);
+    expect(plan.health).toMatchObject({ switchingOver: false, primaryServing: true });
+  });
+
+  it('completes when the old primary does not answer but the replica serves with its offset (it handed over to get there)', () => {
+    const pods = settled();
+    pods[0] = pod(0, { reachable: false, error: 'no reply within 2000 ms' });
+    pods[2] = pod(2, primaryNode('p2', 1000), { roleLabel: 'replica' });
+    const plan = planRoles(input({ status: underWay, pods, now: at(900) }));
+    expect(plan.status).toMatchObject({ primary: 'c-2', switchover: { phase: 'Completed' } });
+  });
+
+  it('waits on a snapshot that still shows the old primary serving beside the new one (observed before it handed over): nothing fenced', () => {
+    const pods = settled();
+    pods[0] = pod(0, handing('waiting-for-sync'), { roleLabel: 'replica' });
+    pods[2] = pod(2, primaryNode('p2', 1000), { roleLabel: 'replica' });
+    const plan = planRoles(
+      input({ status: underWay, pods, memory: { failoverSent: T0 }, now: at(300) }),
+    );
+    expect(plan.status).toBeUndefined();
+    expect(plan.actions.filter((a) => a.type === 'replicaOf')).toEqual([]);
+    expect(plan.health.switchingOver).toBe(true);
+  });
+
+  it('gives up when the FAILOVER it sent ended without handing over: Failed, the old primary back in the read-write Service', () => {
+    const pods = settled();
+    pods[0] = pod(0, primaryNode('p0', 1000), { roleLabel: 'replica' });
+    const plan = planRoles(
+      input({ status: underWay, pods, memory: { failoverSent: T0 }, now: at(10_500) }),
+    );
+    expect(plan.status).toMatchObject({
+      primary: 'c-0',
+      switchoverCount: 1,
+      switchover: { phase: 'Failed', completedAt: at(10_500), writesResumedAt: at(10_500) },
+    });
+    expect(plan.status?.switchover?.message).toMatch(/ended without handing over/);
+    expect(plan.actions).toEqual([{ type: 'label', pod: 'c-0', role: 'primary' }]);
+    expect(plan.events.map((e) => e.reason)).toEqual(['SwitchoverFailed']);
+    expect(plan.memory.failoverSent).toBeUndefined();
+  });
+
+  it('sends FAILOVER again when this process did not send it (a controller restart), while it can end in time', () => {
+    const pods = settled();
+    pods[0] = pod(0, primaryNode('p0', 1000), { roleLabel: 'replica' });
+    const again = planRoles(input({ status: underWay, pods, now: at(5_000) }));
+    expect(again.status).toBeUndefined();
+    expect(again.actions).toEqual([
+      expect.objectContaining({ type: 'failover', pod: 'c-0', to: 'c-2' }),
+    ]);
+    const late = planRoles(
+      input({ status: underWay, pods, now: at(SWITCHOVER_TIMEOUT_MS - FAILOVER_TIMEOUT_MS) }),
+    );
+    expect(late.actions).toEqual([]);
+    expect(late.status).toBeUndefined();
+    const over = planRoles(input({ status: underWay, pods, now: at(SWITCHOVER_TIMEOUT_MS) }));
+    expect(over.status?.switchover).toMatchObject({ phase: 'Failed' });
+    expect(over.status?.switchover?.message).toMatch(/did not serve as primary within 30s/);
+  });
+
+  it.each([
+    ['the replica’s pod is gone', (p: PodFacts[]) => p.splice(2, 1), /c-2's pod is gone/],
+    [
+      'the replica restarted (fenced)',
+      (p: PodFacts[]) => (p[2] = pod(2, fenced(0, 'p2b'))),
+      /no longer replicates from c-0/,
+    ],
+    [
+      'the old primary restarted (fenced)',
+      (p: PodFacts[]) => (p[0] = pod(0, fenced(0, 'p0b'))),
+      /c-0's server restarted before it handed over/,
+    ],
+    [
+      'the old primary’s pod is gone',
+      (p: PodFacts[]) => p.splice(0, 1),
+      /c-0's pod is gone or not running/,
+    ],
+    [
+      'the replica serves as primary without the old primary’s data',
+      (p: PodFacts[]) => (p[2] = pod(2, primaryNode('p2', 10))),
+      /short of the 1000/,
+    ],
+  ])('gives up when %s', (_case, change, why) => {
+    const pods = settled();
+    pods[0] = pod(0, primaryNode('p0', 1000), { roleLabel: 'replica' });
+    change(pods);
+    const plan = planRoles(input({ status: underWay, pods, now: at(1_000) }));
+    expect(plan.status?.switchover).toMatchObject({ phase: 'Failed' });
+    expect(plan.status?.switchover?.message).toMatch(why);
+    expect(plan.status?.primary).toBe('c-0');
+    expect(plan.actions.filter((a) => a.type === 'failover')).toEqual([]);
+  });
+
+  it('never gives up while the old primary reports a FAILOVER under way (its own timeout ends it)', () => {
+    const pods = settled();
+    pods[0] = pod(0, handing('failover-in-progress'), { roleLabel: 'replica' });
+    pods[2] = pod(2, { reachable: false, error: 'no reply within 2000 ms' });
+    const plan = planRoles(input({ status: underWay, pods, now: at(3_000) }));
+    expect(plan.status).toBeUndefined();
+    expect(plan.health.switchingOver).toBe(true);
   });
 });
 

@@ -26,8 +26,28 @@
  *   server claiming primary, is pointed at the primary (`REPLICAOF`, fencing the latter).
  * - Labels: only the primary's pod carries `role=primary`, so the read-write Service follows it;
  *   when the primary is lost its pod is labelled replica until a new primary exists.
+ * - Switchover (a rolling update reached the primary, asked for by `RolePlanInput.switchover`):
+ *   while the primary serves, to the linked replica of its replication history with the highest
+ *   offset, caught up to within `SWITCHOVER_MAX_LAG_BYTES`. Decided first (`switchover` Demoting,
+ *   `switchoverCount + 1`), then carried out: the primary's pod labelled replica (out of the
+ *   read-write Service), then `FAILOVER TO <replica> TIMEOUT` on the primary — the server pauses
+ *   writes, waits until the replica has every byte of its stream, makes itself the replica's
+ *   replica and hands over (PSYNC FAILOVER); without FORCE it aborts and resumes writes when the
+ *   replica does not catch up in time. While Demoting nothing else runs (the replica serving as
+ *   primary is the switchover's outcome, not a second primary to fence; the old primary a
+ *   replica is not a lost primary): once the replica serves as primary holding at least the
+ *   offset recorded, it becomes `status.primary` (Completed, the write pause recorded) and the
+ *   usual rules go on from it; when the replica is lost, the old primary is lost, the FAILOVER
+ *   ended without handing over, or `SWITCHOVER_TIMEOUT_MS` passed, the switchover is given up
+ *   (Failed) and the usual rules go on from the old primary. A FAILOVER a controller restart
+ *   lost is issued again (one in progress answers an error the admin treats as done).
  */
-import { type CacheClusterStatus, type FailoverRecord } from '@steward/cache-cluster-api';
+import {
+  type CacheClusterStatus,
+  type FailoverRecord,
+  type SwitchoverRecord,
+} from '@steward/cache-cluster-api';
+import { type SwitchoverReason } from '@steward/crd';
 import { type PodBasics } from '@steward/workload';
 
 /** A Redis server as one observation saw it (structurally @steward/cache-cluster's RedisObservation). */
@@ -46,6 +66,13 @@ export type NodeView =
       primary?: { host: string; port: number; linkUp: boolean };
       loading: boolean;
       syncInProgress: boolean;
+      /**
+       * A primary's coordinated failover under way (`master_failover_state`): absent when there
+       * is none (`no-failover`).
+       */
+      failoverState?: 'waiting-for-sync' | 'failover-in-progress';
+      /** The replicas a primary lists (`INFO replication` `slaveN:`), when observed. */
+      replicas?: readonly { host: string; port: number; state: string }[];
     };
 
 /** One pod of the StatefulSet, as the cache and one observation see it. */
@@ -65,6 +92,8 @@ export interface PrimaryMemory {
   /** When the current primary was first seen lost. */
   lostSince?: string;
   lostReason?: LossReason;
+  /** The switchover (its `startedAt`) whose FAILOVER this process sent. */
+  failoverSent?: string;
 }
 
 export type LossReason =
@@ -80,10 +109,12 @@ export interface RolePlanInput {
   replicas: number;
   failover: { enabled: boolean; afterMs: number };
   port: number;
-  status: Pick<
-    CacheClusterStatus,
-    'primary' | 'primaryRunId' | 'failover' | 'failoverCount' | 'lastFailover'
-  >;
+  status: RoleStatus;
+  /**
+   * A switchover asked for this reconcile: a rolling update reached the primary (the controller
+   * asks while the primary is the only pod left on the old template, `rolloutWantsSwitchover`).
+   */
+  switchover?: { reason: SwitchoverReason };
   pods: PodFacts[];
   memory: PrimaryMemory;
   /** ISO time of this reconcile. */
@@ -102,7 +133,16 @@ export interface RolePlanInput {
 export type RoleAction =
   | { type: 'promote'; pod: string }
   | { type: 'replicaOf'; pod: string; primary: string; host: string; port: number; fence: boolean }
-  | { type: 'label'; pod: string; role: 'primary' | 'replica' };
+  | { type: 'label'; pod: string; role: 'primary' | 'replica' }
+  /** `FAILOVER TO host port TIMEOUT timeoutMs` on `pod` (the primary), handing over to `to`. */
+  | {
+      type: 'failover';
+      pod: string;
+      to: string;
+      host: string;
+      port: number;
+      timeoutMs: number;
+    };
 
 export interface RoleEvent {
   type: 'Normal' | 'Warning';
@@ -113,7 +153,13 @@ export interface RoleEvent {
 /** The durable part of the decision: written to status before any action is carried out. */
 export type RoleStatus = Pick<
   CacheClusterStatus,
-  'primary' | 'primaryRunId' | 'failover' | 'failoverCount' | 'lastFailover'
+  | 'primary'
+  | 'primaryRunId'
+  | 'failover'
+  | 'failoverCount'
+  | 'lastFailover'
+  | 'switchover'
+  | 'switchoverCount'
 >;
 
 export interface Health {
@@ -127,6 +173,10 @@ export interface Health {
   lost?: { reason: LossReason; since: string; message: string; waitingMs?: number };
   /** A failover is decided and not yet completed. */
   failingOver: boolean;
+  /** A switchover is decided and not yet completed or given up (status.switchover Demoting). */
+  switchingOver: boolean;
+  /** What a switchover under way, or asked for and waiting for a replica, is doing. */
+  switchover?: { message: string };
   /** Nothing can be done until something changes (no replica to promote, failover disabled). */
   stuck?: { reason: string; message: string };
 }
@@ -143,6 +193,16 @@ export interface RolePlan {
 }
 
 const RoleLabels = { primary: 'primary', replica: 'replica' } as const;
+
+/** A replica further behind the primary than this is not switched to: it catches up first. */
+export const SWITCHOVER_MAX_LAG_BYTES = 1024 * 1024;
+/**
+ * FAILOVER's TIMEOUT: how long the old primary pauses writes waiting for the replica to have
+ * every byte before it aborts and resumes them — the longest write pause a switchover costs.
+ */
+export const FAILOVER_TIMEOUT_MS = 10_000;
+/** After this long in Demoting without the replica serving, the switchover is given up. */
+export const SWITCHOVER_TIMEOUT_MS = 30_000;
 
 type Serving = Extract<NodeView, { reachable: true }>;
 
@@ -256,6 +316,7 @@ function planStandalone(input: RolePlanInput): RolePlan {
       readyReplicas: primaryServing ? 1 : 0,
       lagging: [],
       failingOver: false,
+      switchingOver: false,
     },
     ...(node ? {} : { requeueAfterMs: 2000 }),
   };
@@ -280,6 +341,8 @@ interface RoleContext {
   requeueAfterMs: number | undefined;
   stuck: Health['stuck'];
   lost: Health['lost'];
+  /** What a switchover under way or waiting is doing. */
+  switchover: Health['switchover'];
 }
 
 /** A loss of the primary, as {@link lossOf} gives it. */
@@ -287,7 +350,9 @@ type Loss = Exclude<ReturnType<typeof lossOf>, 'pending' | undefined>;
 
 /**
  * Roles in Replicated mode. Its steps, in order — the actions and events of each come before
- * those of the next: a first election ({@link electFirst}); the primary resolved: serving, a
+ * those of the next: a first election ({@link electFirst}); a switchover asked for
+ * ({@link requestSwitchover}) and one under way ({@link demote}, which ends the plan unless the
+ * switchover completes or is given up); the primary resolved: serving, a
  * decided promotion carried out, or lost ({@link resolvePrimary}, which may fail over); the
  * serving primary recorded ({@link recordServing}); every other pod follows it
  * ({@link followPrimary}); a failover completes ({@link completeFailover}); labels; and the fence
@@ -304,16 +369,30 @@ function planReplicated(input: RolePlanInput): RolePlan {
     requeueAfterMs: undefined,
     stuck: undefined,
     lost: undefined,
+    switchover: undefined,
   };
   if (!input.status.primary && !electFirst(ctx)) {
     return {
       actions: [],
       memory: ctx.memory,
       events: ctx.events,
-      health: { primaryServing: false, readyReplicas: 0, lagging: [], failingOver: false },
+      health: {
+        primaryServing: false,
+        readyReplicas: 0,
+        lagging: [],
+        failingOver: false,
+        switchingOver: false,
+      },
       requeueAfterMs: 2000,
     };
   }
+  const record = ctx.next.switchover;
+  const transitionActive =
+    (ctx.next.failover !== undefined && ctx.next.failover.phase !== 'Completed') ||
+    record?.phase === 'Demoting';
+  if (input.switchover && !transitionActive) requestSwitchover(ctx, input.switchover);
+  if (ctx.next.switchover?.phase === 'Demoting' && !demote(ctx, ctx.next.switchover))
+    return finishDemoting(ctx);
   const primaryPod = resolvePrimary(ctx);
   const primaryServing = recordServing(ctx, primaryPod);
   const followers = followPrimary(ctx, primaryPod, primaryServing);
@@ -321,7 +400,7 @@ function planReplicated(input: RolePlanInput): RolePlan {
   const readyReplicas = (primaryServing && primaryPod!.ready ? 1 : 0) + followers.readyReplicas;
   completeFailover(ctx, primaryServing, lagging);
   ctx.actions.push(...labelActions(input.pods, primaryServing ? ctx.next.primary : undefined));
-  const { next, durable, memory, events, lost, stuck, requeueAfterMs } = ctx;
+  const { next, durable, memory, events, lost, stuck, requeueAfterMs, switchover } = ctx;
   const failingOver = Boolean(next.failover && next.failover.phase !== 'Completed');
   return {
     ...(durable ? { status: next } : {}),
@@ -334,6 +413,8 @@ function planReplicated(input: RolePlanInput): RolePlan {
       lagging,
       ...(lost ? { lost } : {}),
       failingOver,
+      switchingOver: false,
+      ...(switchover ? { switchover } : {}),
       ...(stuck ? { stuck } : {}),
     },
     ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}),
@@ -602,4 +683,277 @@ function completeFailover(ctx: RoleContext, primaryServing: boolean, lagging: st
 function fencesFirst(actions: RoleAction[]): RoleAction[] {
   const fences = actions.filter((a) => a.type === 'replicaOf' && a.fence);
   return [...fences, ...actions.filter((a) => !fences.includes(a))];
+}
+
+// ---- Switchover (a rolling update reached the primary).
+
+/** The primary as it serves under the recorded run id, or undefined. */
+function servingPrimary(ctx: RoleContext): { pod: PodFacts; node: Serving } | undefined {
+  const { next, input } = ctx;
+  const pod = input.pods.find((p) => p.name === next.primary);
+  const node = serving(pod);
+  if (!pod || pod.deleting || !node || node.role !== 'primary') return undefined;
+  if (!next.primaryRunId || node.runId !== next.primaryRunId) return undefined;
+  return { pod, node };
+}
+
+/**
+ * The replica a switchover from `primary` goes to: a pod that stays (ordinal below
+ * spec.replicas), ready, linked to the primary (and listed online by it, when its list is
+ * observed), done loading and syncing, on the primary's replication history and caught up to
+ * within `SWITCHOVER_MAX_LAG_BYTES` — the highest offset first, ties to the lowest ordinal.
+ */
+function switchoverTarget(
+  ctx: RoleContext,
+  primary: PodFacts,
+  node: Serving,
+): PodFacts | undefined {
+  const { pods, replicas, port } = ctx.input;
+  return pods
+    .filter((p) => {
+      const v = serving(p);
+      if (p.name === primary.name || p.deleting || !p.ready || p.ordinal >= replicas) return false;
+      if (!v || v.role !== 'replica' || v.loading || v.syncInProgress) return false;
+      const link = v.primary;
+      if (!link || link.host !== primary.ip || link.port !== port || !link.linkUp) return false;
+      if (
+        node.replicas &&
+        !node.replicas.some((r) => r.host === p.ip && r.port === port && r.state === 'online')
+      )
+        return false;
+      return v.replId === node.replId && node.offset - v.offset <= SWITCHOVER_MAX_LAG_BYTES;
+    })
+    .sort(byPromotionOrder)[0];
+}
+
+/**
+ * A switchover asked for while the primary serves and no failover or switchover is under way:
+ * decided (status `switchover` Demoting, `switchoverCount + 1`) before {@link demote} carries it
+ * out in this same plan. With no replica to go to, nothing is decided and the plan says why.
+ */
+function requestSwitchover(ctx: RoleContext, ask: { reason: SwitchoverReason }) {
+  const primary = servingPrimary(ctx);
+  if (!primary || primary.node.failoverState) return;
+  const { pod, node } = primary;
+  const target = switchoverTarget(ctx, pod, node);
+  if (!target) {
+    ctx.switchover = {
+      message: `the rolling update reached the primary ${pod.name}: it is switched over to a replica once one is linked to it and caught up, and none is`,
+    };
+    ctx.requeueAfterMs = 1000;
+    return;
+  }
+  const { now } = ctx.input;
+  const behind = node.offset - serving(target)!.offset;
+  const record: SwitchoverRecord = {
+    phase: 'Demoting',
+    from: pod.name,
+    to: target.name,
+    reason: ask.reason,
+    startedAt: now,
+    // demote() takes it out of the read-write Service and sends FAILOVER in this same plan.
+    writesStoppedAt: now,
+    primaryLastOffset: node.offset,
+    message: `switchover from ${pod.name} to ${target.name} (${ask.reason}): ${pod.name} out of the read-write Service, FAILOVER TO ${target.name} (${behind} bytes behind at offset ${node.offset})`,
+  };
+  ctx.next = {
+    ...ctx.next,
+    switchover: record,
+    switchoverCount: (ctx.next.switchoverCount ?? 0) + 1,
+  };
+  ctx.durable = true;
+  const { failoverSent: _sent, ...memory } = ctx.memory;
+  ctx.memory = memory;
+  ctx.events.push({ type: 'Normal', reason: 'SwitchingOver', message: record.message });
+}
+
+/**
+ * A switchover under way (status.switchover Demoting). Answers true when it completed or was
+ * given up this reconcile — the usual rules go on, from the new primary or the old one — and
+ * false while it is under way: the plan ends with {@link finishDemoting}, so that neither the
+ * replica serving as primary (the handover's outcome) is fenced as a second primary nor the old
+ * primary, a replica once it handed over, failed over as a lost one.
+ *
+ * - Completed: the replica serves as primary holding at least the offset recorded on the old
+ *   primary, and the old primary no longer serves as one (FAILOVER makes it the replica's
+ *   replica before the handover; a snapshot that still shows it primary is older: wait).
+ * - Given up: the replica lost (gone, restarted, following another), the old primary lost (gone
+ *   or restarted), a FAILOVER this process sent ended without handing over (the replica did not
+ *   catch up within `FAILOVER_TIMEOUT_MS`, or refused), a replica serving as primary without the
+ *   old primary's data, or `SWITCHOVER_TIMEOUT_MS` passed — never while the old primary reports
+ *   a FAILOVER under way (its own timeout ends it first).
+ * - Otherwise a third server claiming primary is fenced (made a replica of the old primary),
+ *   every pod is labelled replica and, while the old primary serves as primary with no
+ *   FAILOVER under way that this process sent, FAILOVER TO the replica is sent (again, after a
+ *   controller restart) — only while it can end before `SWITCHOVER_TIMEOUT_MS`.
+ */
+function demote(ctx: RoleContext, record: SwitchoverRecord): boolean {
+  const { input } = ctx;
+  const { pods, port, now } = input;
+  const from = pods.find((p) => p.name === record.from);
+  const to = pods.find((p) => p.name === record.to);
+  const fromNode = from && !from.deleting ? serving(from) : undefined;
+  const toNode = to && !to.deleting ? serving(to) : undefined;
+  const primary = servingPrimary(ctx);
+  if (primary)
+    ctx.memory = {
+      ...ctx.memory,
+      lastSeen: {
+        pod: primary.pod.name,
+        runId: primary.node.runId,
+        replId: primary.node.replId,
+        offset: primary.node.offset,
+        at: input.observedAt ?? now,
+      },
+    };
+  const last = record.primaryLastOffset ?? 0;
+  const handing = Boolean(fromNode?.failoverState);
+  if (to && toNode?.role === 'primary') {
+    if (toNode.offset < last && !handing) {
+      giveUpSwitchover(
+        ctx,
+        record,
+        `${to.name} serves as primary at offset ${toNode.offset}, short of the ${last} ${record.from} had when the switchover was decided (not its handover)`,
+      );
+      return true;
+    }
+    if (toNode.offset >= last && fromNode?.role !== 'primary') {
+      completeSwitchover(ctx, record, to, toNode);
+      return true;
+    }
+  }
+  const elapsed = elapsedMs(record.startedAt, now);
+  const toFollows =
+    toNode?.role === 'replica' &&
+    toNode.primary?.host === from?.ip &&
+    toNode.primary?.port === port;
+  const why = handing
+    ? undefined
+    : !to || to.deleting || !to.node
+      ? `${record.to}'s pod is gone or not running`
+      : !from || from.deleting || !from.node
+        ? `${record.from}'s pod is gone or not running before it handed over; if it does not return, the failover rules apply`
+        : fromNode && fromNode.runId !== ctx.next.primaryRunId
+          ? `${record.from}'s server restarted before it handed over (it came back fenced); the failover rules apply`
+          : toNode && toNode.role === 'replica' && !toFollows
+            ? `${record.to} no longer replicates from ${record.from} (its server restarted, or follows another)`
+            : primary && ctx.memory.failoverSent === record.startedAt
+              ? `FAILOVER on ${record.from} ended without handing over (${record.to} did not have every byte within ${FAILOVER_TIMEOUT_MS / 1000}s, or refused)`
+              : elapsed >= SWITCHOVER_TIMEOUT_MS
+                ? `${record.to} did not serve as primary within ${SWITCHOVER_TIMEOUT_MS / 1000}s`
+                : primary && !toNode
+                  ? `${record.to} does not answer (${(to.node as { error: string }).error})`
+                  : undefined;
+  if (why) {
+    giveUpSwitchover(ctx, record, why);
+    return true;
+  }
+  // A third server claiming primary (back from a partition) is fenced as usual, to the old primary.
+  for (const p of pods) {
+    if (p === from || p === to || p.deleting || serving(p)?.role !== 'primary' || !from?.ip)
+      continue;
+    ctx.actions.push({
+      type: 'replicaOf',
+      pod: p.name,
+      primary: from.name,
+      host: from.ip,
+      port,
+      fence: true,
+    });
+    ctx.events.push({
+      type: 'Warning',
+      reason: 'PrimaryFenced',
+      message: `${p.name} claimed primary while ${from.name} hands over to ${record.to}: made a replica of ${from.name}`,
+    });
+  }
+  // Nobody in the read-write Service while the role moves: the old primary out of it first.
+  ctx.actions.push(...labelActions(pods, undefined));
+  const canEnd = elapsed + FAILOVER_TIMEOUT_MS < SWITCHOVER_TIMEOUT_MS;
+  if (primary && !handing && toFollows && to?.ip && canEnd) {
+    ctx.actions.push({
+      type: 'failover',
+      pod: record.from,
+      to: record.to,
+      host: to.ip,
+      port,
+      timeoutMs: FAILOVER_TIMEOUT_MS,
+    });
+    ctx.memory = { ...ctx.memory, failoverSent: record.startedAt };
+  }
+  ctx.switchover = {
+    message: `switching over from ${record.from} to ${record.to} (${record.reason}): ${
+      fromNode?.failoverState === 'failover-in-progress'
+        ? `${record.from} handing over`
+        : handing
+          ? `${record.from} paused writes until ${record.to} has every byte`
+          : `FAILOVER TO ${record.to} sent`
+    }`,
+  };
+  ctx.requeueAfterMs = 250;
+  return false;
+}
+
+/** The plan of a reconcile that ends in {@link demote}: its actions, and a cluster switching over. */
+function finishDemoting(ctx: RoleContext): RolePlan {
+  const { next, durable, memory, events, actions, requeueAfterMs, switchover } = ctx;
+  const readyReplicas = ctx.input.pods.filter((p) => p.ready && !p.deleting && serving(p)).length;
+  return {
+    ...(durable ? { status: next } : {}),
+    actions,
+    memory,
+    events,
+    health: {
+      primaryServing: false,
+      readyReplicas,
+      lagging: [],
+      failingOver: false,
+      switchingOver: true,
+      ...(switchover ? { switchover } : {}),
+    },
+    ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}),
+  };
+}
+
+/**
+ * The replica serves as primary: it becomes `status.primary` with its run id, the record
+ * Completed with the write pause (writes resume once this reconcile labels it primary).
+ */
+function completeSwitchover(
+  ctx: RoleContext,
+  record: SwitchoverRecord,
+  to: PodFacts,
+  toNode: Serving,
+) {
+  const { now } = ctx.input;
+  const paused = elapsedMs(record.writesStoppedAt ?? record.startedAt, now);
+  const completed: SwitchoverRecord = {
+    ...record,
+    phase: 'Completed',
+    completedAt: now,
+    writesResumedAt: now,
+    promotedOffset: toNode.offset,
+    message: `switchover from ${record.from} to ${to.name} (${record.reason}): ${record.from} paused writes and handed over with FAILOVER only once ${to.name} had every byte of its replication stream (${to.name} serves at offset ${toNode.offset}, ${record.from} was at ${record.primaryLastOffset ?? '?'} when it was decided): nothing acknowledged is lost; writes paused for ${(paused / 1000).toFixed(1)} s`,
+  };
+  ctx.next = { ...ctx.next, primary: to.name, primaryRunId: toNode.runId, switchover: completed };
+  ctx.durable = true;
+  ctx.memory = {};
+  ctx.events.push({ type: 'Normal', reason: 'SwitchoverCompleted', message: completed.message });
+}
+
+/** The switchover given up (Failed, Event): the usual rules go on from the old primary. */
+function giveUpSwitchover(ctx: RoleContext, record: SwitchoverRecord, why: string) {
+  const { now } = ctx.input;
+  const serves = servingPrimary(ctx) !== undefined;
+  const failed: SwitchoverRecord = {
+    ...record,
+    phase: 'Failed',
+    completedAt: now,
+    ...(serves ? { writesResumedAt: now } : {}),
+    message: `switchover from ${record.from} to ${record.to} (${record.reason}) given up: ${why}; ${record.from} stays primary${serves ? ' and is put back in the read-write Service' : ''}`,
+  };
+  ctx.next = { ...ctx.next, switchover: failed };
+  ctx.durable = true;
+  const { failoverSent: _sent, ...memory } = ctx.memory;
+  ctx.memory = memory;
+  ctx.events.push({ type: 'Warning', reason: 'SwitchoverFailed', message: failed.message });
 }
