@@ -11,6 +11,7 @@ import {
   SecretKeys,
   Superuser,
 } from '../children/names.js';
+import { DefaultImagePull, type ImagePull } from '@steward/workload';
 import { bootstrapOf } from '../children/secrets.js';
 import { ContainerSecurityContext, PodSecurityContext } from '../children/stateful-set.js';
 import {
@@ -48,6 +49,8 @@ export interface BackupJobInput {
   cluster: PostgresCluster;
   /** The image of the major the cluster runs (pg_basebackup must match the server). */
   image: string;
+  /** How the image is pulled, as for the instances (absent: `DefaultImagePull`). */
+  pull?: ImagePull;
   /** The primary's address (its pod IP). */
   primaryHost: string;
   /** When the backup is due: its id and its Job's name. */
@@ -67,6 +70,8 @@ interface JobShape {
   labels: Record<string, string>;
   annotations: Record<string, string>;
   image: string;
+  /** How the image is pulled (absent: `DefaultImagePull`, IfNotPresent without pull secrets). */
+  pull?: ImagePull;
   /** A program of the ConfigMap, by file name; or `inline`, the program itself. */
   script: string | { inline: string };
   env: EnvVar[];
@@ -114,11 +119,14 @@ function renderJob(shape: JobShape) {
           enableServiceLinks: false,
           automountServiceAccountToken: false,
           securityContext: PodSecurityContext,
+          ...(shape.pull?.secrets.length
+            ? { imagePullSecrets: shape.pull.secrets.map((name) => ({ name })) }
+            : {}),
           containers: [
             {
               name: shape.component,
               image: shape.image,
-              imagePullPolicy: 'Never',
+              imagePullPolicy: (shape.pull ?? DefaultImagePull).policy,
               command:
                 typeof shape.script === 'string'
                   ? ['/bin/sh', `${ConfigDirectory}/${shape.script}`]
@@ -163,6 +171,7 @@ export function renderBackupJob(input: BackupJobInput) {
     labels: { ...input.labels, [BackupLabels.backupOf]: name, [BackupLabels.backupId]: id },
     annotations: { [BackupReasonAnnotation]: input.reason },
     image: input.image,
+    ...(input.pull ? { pull: input.pull } : {}),
     script: ConfigFiles.backup,
     scratch: '/scratch',
     ...(input.scratchSize ? { scratchSize: input.scratchSize } : {}),
@@ -185,6 +194,8 @@ export function renderBackupJob(input: BackupJobInput) {
 export interface VerifyJobInput {
   cluster: PostgresCluster;
   image: string;
+  /** How the image is pulled, as for the instances (absent: `DefaultImagePull`). */
+  pull?: ImagePull;
   /** The cluster's database system (its backups' folder). */
   systemIdentifier: string;
   /** The backup rehearsed, and when it was consistent. */
@@ -213,6 +224,7 @@ export function renderVerifyJob(input: VerifyJobInput) {
     labels: { [BackupLabels.verifyOf]: name, [BackupLabels.backupId]: input.backup.id },
     annotations: {},
     image: input.image,
+    ...(input.pull ? { pull: input.pull } : {}),
     script: ConfigFiles.verify,
     scratch: '/data',
     ...(input.scratchSize ? { scratchSize: input.scratchSize } : {}),
@@ -233,6 +245,8 @@ export interface UpgradeJobInput {
   cluster: PostgresCluster;
   /** The new major's image (its pg_dump reads the old server). */
   image: string;
+  /** How the image is pulled, as for the instances (absent: `DefaultImagePull`). */
+  pull?: ImagePull;
   /** The old primary's and the new instance's pod IPs. */
   fromHost: string;
   toHost: string;
@@ -262,6 +276,7 @@ export function renderUpgradeJob(input: UpgradeJobInput) {
     labels: { [BackupLabels.upgradeOf]: name },
     annotations: {},
     image: input.image,
+    ...(input.pull ? { pull: input.pull } : {}),
     script: { inline: UpgradeScript },
     scratch: '/scratch',
     ...(input.scratchSize ? { scratchSize: input.scratchSize } : {}),

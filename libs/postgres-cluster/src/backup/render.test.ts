@@ -184,8 +184,8 @@ describe('the backup Job', () => {
 });
 
 describe('every Job (backup, rehearsal, upgrade)', () => {
-  const jobs = (scratchSize?: string) => {
-    const extra = scratchSize ? { scratchSize } : {};
+  const jobs = (scratchSize?: string, pull?: { policy: 'Always'; secrets: string[] }) => {
+    const extra = { ...(scratchSize ? { scratchSize } : {}), ...(pull ? { pull } : {}) };
     return [
       renderBackupJob({
         cluster: cluster({ backup: { destination } }),
@@ -224,6 +224,18 @@ describe('every Job (backup, rehearsal, upgrade)', () => {
         name: 'scratch',
         emptyDir: { sizeLimit: '20Gi' },
       });
+    }
+  });
+  it('pulls its image IfNotPresent without pull secrets, or as the instances do', () => {
+    for (const job of jobs()) {
+      const pod = job.spec.template.spec;
+      expect(pod.containers[0]!.imagePullPolicy).toBe('IfNotPresent');
+      expect(pod).not.toHaveProperty('imagePullSecrets');
+    }
+    for (const job of jobs(undefined, { policy: 'Always', secrets: ['regcred'] })) {
+      const pod = job.spec.template.spec;
+      expect(pod.containers[0]!.imagePullPolicy).toBe('Always');
+      expect(pod.imagePullSecrets).toEqual([{ name: 'regcred' }]);
     }
   });
   it('keeps an unbounded scratch only when no size is known', () => {
