@@ -10,12 +10,22 @@
  *   `auth` are immutable; `version` (major.minor) never goes down; `persistence.size` only grows.
  * - Standalone has exactly one replica and no failover; Replicated has at least two pods.
  * - Quantities are quantities; `maxMemory` stays below the memory limit; requests ≤ limits.
+ * - `scheduling` (one schema with the other in-cluster kind: `@steward/crd`'s `SchedulingSpec`):
+ *   `spread.nodes` / `spread.zones` — `Preferred` (default: a preferred pod anti-affinity on
+ *   kubernetes.io/hostname, a ScheduleAnyway maxSkew-1 spread over topology.kubernetes.io/zone)
+ *   or `Required` (never two pods on a node; DoNotSchedule over at least two zones);
+ *   `nodeSelector` and `tolerations` as given; `affinity` (its parts added as given; a
+ *   `podAntiAffinity` replaces the node spread) and `topologySpreadConstraints` (replace the zone
+ *   spread), a term without `labelSelector` selecting the cluster's own pods. Label keys and
+ *   values, operators and their values, weights, taint effects and `tolerationSeconds` are
+ *   checked, and a `Required` spread beside the override that would replace it is refused.
  * - Defaults: `engine: redis`, `mode: Standalone`, `evictionPolicy: noeviction`,
  *   `persistence.enabled: false`, `failover.after: 10s`, `rollout.primary: Switchover`,
- *   `deletionPolicy: Retain`.
+ *   `scheduling.spread: { nodes: Preferred, zones: Preferred }`, `deletionPolicy: Retain`.
  *
  * What only the controller can know (the image catalogue, a profile's size classes and
- * guardrails) is a condition with a reason (@steward/cache-cluster).
+ * guardrails — among them `requireSpread`, reason `SpreadRequired`) is a condition with a reason
+ * (@steward/cache-cluster); a pod the spread holds back is `Unschedulable`.
  *
  * Status: `phase`, `primary`, `replicas`/`readyReplicas`, `image`, `endpoints`, `persistence`
  * (durable or not, said in words), `failover` (the newest failover, with the offsets that bound

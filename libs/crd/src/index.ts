@@ -9,7 +9,7 @@
  * schema or CEL can know is rejected at admission, by the API server, with its own message.
  * CRD YAML under `charts/*\/crds/` is generated from these definitions, never written by hand.
  * The fields every in-cluster workload kind shares — spec (`ComputeResources`, `VolumeClaimFields`,
- * `ClientsSpec`, `DeletionPolicyField` …) and status (`ReplicaStatusFields`, `FailoverRecordFields`
+ * `ClientsSpec`, `DeletionPolicyField`, `SchedulingSpec`, `ImagePullPolicies` …) and status (`ReplicaStatusFields`, `FailoverRecordFields`
  * …) — are defined once here, so each kind's CRD says one thing one way.
  */
 export {

@@ -16,9 +16,19 @@
  *   storage quantity is above 0, and memory and storage are whole numbers of bytes.
  * - `bootstrap.database` and `bootstrap.owner` are identifiers of at most 63 characters, not
  *   ReservedDatabases / ReservedRoles and not `pg_…`.
+ * - `scheduling` (one schema with the other in-cluster kind: `@steward/crd`'s `SchedulingSpec`):
+ *   `spread.nodes` / `spread.zones` — `Preferred` (default: a preferred pod anti-affinity on
+ *   kubernetes.io/hostname, a ScheduleAnyway maxSkew-1 spread over topology.kubernetes.io/zone)
+ *   or `Required` (never two instances on a node; DoNotSchedule over at least two zones);
+ *   `nodeSelector` and `tolerations` as given; `affinity` (its parts added as given; a
+ *   `podAntiAffinity` replaces the node spread) and `topologySpreadConstraints` (replace the zone
+ *   spread), a term without `labelSelector` selecting the cluster's own instances. Label keys and
+ *   values, operators and their values, weights, taint effects and `tolerationSeconds` are
+ *   checked, and a `Required` spread beside the override that would replace it is refused.
  * - Defaults: `replicas: 1`, `replication.mode: async`, `failover.enabled: true`,
  *   `failover.after: 10s`, `failover.maxLagBytes: 16 MiB`, `bootstrap: app/app`,
- *   `deletionPolicy: Retain`, `rollout.primary: Switchover`; with `backup`: `schedule: 0 3 * * *`,
+ *   `deletionPolicy: Retain`, `rollout.primary: Switchover`,
+ *   `scheduling.spread: { nodes: Preferred, zones: Preferred }`; with `backup`: `schedule: 0 3 * * *`,
  *   `retentionDays: 7`.
  * - `backup.schedule` and `backup.verify.schedule` are cron expressions the controller's parser
  *   takes (five fields, each within its range, ranges going up); `backup.destination` is an S3
@@ -27,8 +37,9 @@
  *   bootstrap) names a source destination and optionally a backup id and a target time.
  *
  * What only the controller can know (the image catalogue, a profile's size classes and
- * guardrails, settings PostgreSQL does not accept) is a condition with a reason
- * (@steward/postgres-cluster).
+ * guardrails — among them `requireSpread`, reason `SpreadRequired` — settings PostgreSQL does not
+ * accept) is a condition with a reason (@steward/postgres-cluster); an instance the spread holds
+ * back is `Unschedulable`.
  *
  * Status: `phase`, `primary`, `instances` (role, readiness, LSNs and lag of each),
  * `replicas`, `readyReplicas`, `version`, `image`, `systemIdentifier`, `timeline`, `endpoints`, `failover`

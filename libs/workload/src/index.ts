@@ -39,6 +39,11 @@
  * `recordDecision` ("decide, then act": a decision written over the status it was taken over, or
  * `StaleDecisionError`).
  *
+ * Pods: `renderWorkloadStatefulSet` is the one place a workload's pods are rendered — the
+ * hardening, the pull policy and pull secrets (`ImagePull`, default `IfNotPresent`), and the
+ * placement from `spec.scheduling` (`renderPlacement`: spread over nodes and zones, preferred
+ * unless `Required`, overrides as given).
+ *
  * Also: `statefulSetRolloutStatus` (exactly `kubectl rollout status`), `generatePassword`
  * (CSPRNG, URL-safe), `controllerReference`, and the pure pieces (`isSubset`, `desiredHash`,
  * `planChild`) for tests and plan functions.
