@@ -59,6 +59,7 @@ const required = [
   'serviceMonitor',
   'prometheusRule',
   'podDisruptionBudget',
+  'networkPolicy',
   'dashboard',
 ];
 
@@ -205,6 +206,16 @@ const properties: Record<string, JsonSchema> = {
     properties: {
       enabled: { type: 'boolean' },
       labels: stringMap,
+    },
+  },
+  networkPolicy: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['enabled'],
+    properties: {
+      enabled: { type: 'boolean' },
+      // NetworkPolicyPeer objects: the API server validates them at install (dry run).
+      metricsFrom: { type: 'array', items: { type: 'object' } },
     },
   },
   podDisruptionBudget: {

@@ -41,6 +41,7 @@ export function chartFiles(n: ControllerNames, c: ChartSpec): Record<string, str
     'deployment.yaml': c.env
       ? `{{- include "steward-common.deployment" (dict "root" . "env" (include "${app}.env" .)) }}\n`
       : include('deployment'),
+    'networkpolicy.yaml': include('networkPolicy'),
     'poddisruptionbudget.yaml': include('podDisruptionBudget'),
     'prometheusrule.yaml': include('prometheusRule'),
     'rbac-cluster.yaml': rbac('cluster'),
@@ -268,6 +269,17 @@ prometheusRule:
   enabled: false
   # -- Extra labels, e.g. the one your Prometheus selects rules by.
   labels: {}
+
+networkPolicy:
+  # -- A NetworkPolicy for the controller's pods: connections only to the probe port (health probes,
+  # /metrics), only from \`metricsFrom\`. Egress is not restricted (the API server, the servers and
+  # provider APIs the controller reaches).
+  enabled: true
+  # -- Who may reach the probe port (NetworkPolicyPeer objects). Default: any pod of any namespace
+  # (Prometheus wherever it runs). e.g. \`[{ namespaceSelector: { matchLabels:
+  # { kubernetes.io/metadata.name: monitoring } } }]\`.
+  metricsFrom:
+    - namespaceSelector: {}
 
 podDisruptionBudget:
   # -- Rendered only when replicas > 1.

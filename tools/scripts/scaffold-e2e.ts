@@ -76,6 +76,7 @@ function chartTest(n: ControllerNames, t: ChartTestSpec): string {
     'ClusterRole',
     'ClusterRoleBinding',
     'Deployment',
+    'NetworkPolicy',
     'Service',
     ...(t.alwaysKinds ?? []),
   ];
