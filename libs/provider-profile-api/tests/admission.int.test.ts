@@ -2,7 +2,7 @@
 // CRD exactly as the charts ship it. The other providers' rules are proven in
 // libs/database-instance-api/tests/admission.int.test.ts.
 import { InvalidError, KubeClient, type ApplyConfiguration } from '@steward/kube';
-import { repoRoot, startControlPlane, type ControlPlane } from '@steward/testing';
+import { examplesOf, repoRoot, startControlPlane, type ControlPlane } from '@steward/testing';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderProfile, QUANTITY_PATTERN, type ProviderProfileSpec } from '../src/index.js';
@@ -79,6 +79,18 @@ async function rejection(call: Promise<unknown>): Promise<string> {
 }
 
 describe('a kubernetes ProviderProfile in a real API server', () => {
+  it('admits every example ProviderProfile', async () => {
+    const folders = ['cache-cluster', 'database-instance', 'kafka-topic', 'postgres-cluster'];
+    const examples = (
+      await Promise.all(folders.map((f) => examplesOf<ProviderProfile>(f, 'ProviderProfile')))
+    ).flat();
+    expect(examples.length).toBeGreaterThan(2);
+    for (const example of examples)
+      await expect(
+        client.create(ProviderProfile.resourceType, example, { dryRun: true }),
+      ).resolves.toBeDefined();
+  });
+
   it('is accepted with its catalogue, limits and guardrails, and gets the defaults', async () => {
     const accepted = await create({
       ...withBlock({
