@@ -128,10 +128,42 @@ async function benchMultiNode(): Promise<void> {
     (sum, n) => sum + (rss[n] ?? 0),
     0,
   );
+  // fault timings on node b (the supervisor's waits included)
+  const b = multi.nodes[1]!.name;
+  const notReady = async (): Promise<unknown> =>
+    eventually(
+      async () =>
+        (await core.readNode({ name: b })).status?.conditions?.find((c) => c.type === 'Ready')
+          ?.status !== 'True',
+      { timeoutMs: 120_000, intervalMs: 100, description: `${b} NotReady` },
+    );
+  const faults: Record<string, number[]> = {
+    'stopNode → NotReady': [],
+    'startNode → Ready': [],
+    'partitionNode → NotReady': [],
+    'healNode → Ready': [],
+  };
+  for (let i = 0; i < 3; i++) {
+    let t = performance.now();
+    await live.stopNode(b);
+    await notReady();
+    faults['stopNode → NotReady']!.push(performance.now() - t);
+    t = performance.now();
+    await live.startNode(b);
+    faults['startNode → Ready']!.push(performance.now() - t);
+    t = performance.now();
+    await live.partitionNode(b);
+    await notReady();
+    faults['partitionNode → NotReady']!.push(performance.now() - t);
+    t = performance.now();
+    await live.healNode(b);
+    faults['healNode → Ready']!.push(performance.now() - t);
+  }
   await live.release();
   const t1 = performance.now();
   await stopMultiNodeTier();
   stopTimes.push(performance.now() - t1);
+  for (const [what, times] of Object.entries(faults)) say(`${what}: ${stats(times)}`);
   say(`machine: ${cpus().length} × ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB`);
   say(`3-node tier acquire → three nodes Ready (warm): ${stats(startTimes)}`);
   say(`  of which the supervisor's start → Ready: ${stats(supervisorTimes)}`);

@@ -130,6 +130,13 @@ export interface ControllerOnNodeTierOptions<Options> {
   lookEveryMs?: number;
   /** Where the manager's failure goes. Default: nowhere (the suites assert on outcomes). */
   onManagerError?: (error: unknown) => void;
+  /**
+   * `3`: run on the multi-node tier (three nodes in three zones, held by this suite alone; its
+   * `tier` is then a `MultiNodeTier`, with the node faults). Default: the shared single-node tier.
+   */
+  nodes?: 1 | 3;
+  /** With `nodes: 3`: NetworkPolicy enforced (kube-network-policies on every node). */
+  networkPolicy?: boolean;
 }
 
 /** What `prepare` finds in place. */
@@ -378,7 +385,12 @@ export function controllerOnNodeTier<
       );
     },
     start: async () => {
-      started = { tier: await acquireNodeTier() };
+      started = {
+        tier:
+          options.nodes === 3
+            ? await acquireNodeTier({ nodes: 3, networkPolicy: options.networkPolicy ?? false })
+            : await acquireNodeTier(),
+      };
       try {
         const tier = started.tier!;
         started.images = await localImages(...options.images);
