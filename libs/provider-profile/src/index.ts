@@ -42,8 +42,11 @@
  *
  * `admitWorkload(profile, request)` is the kubernetes profile's guardrails and catalogue applied
  * to one in-cluster workload (pure, for the CacheCluster and PostgresCluster controllers): the
- * image for its engine and version, its size class's resources, maxMemory and storage, or the
- * first rule it breaks (`WorkloadAdmissionReasons`). `parseQuantity` / `compareQuantities` read
+ * image for its engine and version and how it is pulled (the entry's `imagePullPolicy`, default
+ * `IfNotPresent`; the profile's `imagePullSecrets`, names only — never read here), its size
+ * class's resources, maxMemory and storage, or the first rule it breaks
+ * (`WorkloadAdmissionReasons`; `SpreadRequired` when `spec.scheduling` spreads less than
+ * `spec.kubernetes.requireSpread` asks, or replaces the spread it guards). `parseQuantity` / `compareQuantities` read
  * Kubernetes quantities exactly, for comparing sizes by value.
  *
  * **Tenancy** (`namespace-access.ts`, pure): `profileAllowsNamespace(profile, namespace)` — a
