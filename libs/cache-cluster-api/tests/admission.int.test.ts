@@ -76,6 +76,19 @@ describe('CacheCluster admission (the real API server, the chart’s CRD)', () =
     });
   });
 
+  it('updates the primary by switchover unless told Restart (spec.rollout.primary)', async () => {
+    const switched = await api.client.create<CacheCluster>(
+      Kind,
+      cache('rollout-default', { ...base, mode: 'Replicated', rollout: {} }),
+    );
+    expect(switched.spec.rollout).toEqual({ primary: 'Switchover' });
+    const restarted = await api.client.create<CacheCluster>(
+      Kind,
+      cache('rollout-restart', { ...base, mode: 'Replicated', rollout: { primary: 'Restart' } }),
+    );
+    expect(restarted.spec.rollout).toEqual({ primary: 'Restart' });
+  });
+
   it.each([
     ['no version', {}, 'spec.version: Required value'],
     ['a version that is not major.minor', { version: '7' }, 'spec.version'],
@@ -130,6 +143,11 @@ describe('CacheCluster admission (the real API server, the chart’s CRD)', () =
       'a volume size without persistence',
       { ...base, persistence: { enabled: false, size: '1Gi' } },
       'spec.persistence.size and storageClassName need spec.persistence.enabled: true',
+    ],
+    [
+      'an unknown way to update the primary',
+      { ...base, mode: 'Replicated', rollout: { primary: 'Recreate' } },
+      'spec.rollout.primary: Unsupported value: "Recreate"',
     ],
     [
       'an unknown deletion policy',
