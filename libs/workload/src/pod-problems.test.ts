@@ -100,6 +100,24 @@ describe('podFailure', () => {
         "pod c-0 cannot be scheduled: 0/1 nodes are available: 1 node(s) didn't match pod topology spread constraints (missing required label). preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling. — the spread of spec.scheduling leaves no node for it (a node without the spread’s topology label, e.g. topology.kubernetes.io/zone, is in no zone): add nodes or zones, or set spec.scheduling.spread to Preferred (or relax its affinity / topologySpreadConstraints)",
     },
     {
+      name: 'unschedulable for node labels and taints, each named',
+      pod: pod({
+        phase: 'Pending',
+        conditions: [
+          {
+            type: 'PodScheduled',
+            status: 'False',
+            reason: 'Unschedulable',
+            message:
+              "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: databases}, 2 node(s) didn't match Pod's node affinity/selector.",
+          },
+        ],
+      }),
+      reason: 'Unschedulable',
+      message:
+        "pod c-0 cannot be scheduled: 0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: databases}, 2 node(s) didn't match Pod's node affinity/selector. — no node that fits has the labels spec.scheduling.nodeSelector / affinity.nodeAffinity ask for; a tainted node needs a toleration in spec.scheduling.tolerations",
+    },
+    {
       name: 'an image that cannot be pulled',
       pod: pod(waiting('ImagePullBackOff', 'Back-off pulling image "redis:nope"')),
       reason: 'ImagePullFailed',

@@ -105,15 +105,27 @@ function containerFailure(pod: string, c: ContainerStatusLike): Failure | undefi
 }
 
 /**
- * What to do when the scheduler's message says the spread held a pod back (pod anti-affinity or
- * a topology spread constraint: `spec.scheduling`), or undefined.
+ * What to do when the scheduler's message says `spec.scheduling` held a pod back, or undefined:
+ * the spread (pod anti-affinity, topology spread constraints), node labels (nodeSelector,
+ * nodeAffinity) or taints without a toleration — each named once, in that order.
  */
-export function spreadHint(schedulerMessage: string): string | undefined {
-  if (!/anti-affinity|topology spread constraint/i.test(schedulerMessage)) return undefined;
-  const unlabelled = /missing required label/i.test(schedulerMessage)
-    ? ' (a node without the spread’s topology label, e.g. topology.kubernetes.io/zone, is in no zone)'
-    : '';
-  return `the spread of spec.scheduling leaves no node for it${unlabelled}: add nodes or zones, or set spec.scheduling.spread to Preferred (or relax its affinity / topologySpreadConstraints)`;
+export function schedulingHint(schedulerMessage: string): string | undefined {
+  const hints: string[] = [];
+  if (/anti-affinity|topology spread constraint/i.test(schedulerMessage)) {
+    const unlabelled = /missing required label/i.test(schedulerMessage)
+      ? ' (a node without the spread’s topology label, e.g. topology.kubernetes.io/zone, is in no zone)'
+      : '';
+    hints.push(
+      `the spread of spec.scheduling leaves no node for it${unlabelled}: add nodes or zones, or set spec.scheduling.spread to Preferred (or relax its affinity / topologySpreadConstraints)`,
+    );
+  }
+  if (/node affinity\/selector/i.test(schedulerMessage))
+    hints.push(
+      'no node that fits has the labels spec.scheduling.nodeSelector / affinity.nodeAffinity ask for',
+    );
+  if (/untolerated taint/i.test(schedulerMessage))
+    hints.push('a tainted node needs a toleration in spec.scheduling.tolerations');
+  return hints.length ? hints.join('; ') : undefined;
 }
 
 /** The pod's own account of why it does not run (pure): scheduling, then its containers. */
@@ -123,7 +135,7 @@ export function podFailure(pod: PodLike): Failure | undefined {
   const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
   if (scheduled?.status === 'False' && scheduled.reason === 'Unschedulable') {
     const said = scheduled.message ?? 'no node fits';
-    const hint = spreadHint(said);
+    const hint = schedulingHint(said);
     return {
       reason: FailureReasons.Unschedulable,
       message: `pod ${name} cannot be scheduled: ${said}${hint ? ` — ${hint}` : ''}`,
