@@ -331,7 +331,7 @@ const spread = Type.Object(
     zones: Type.Optional(
       StringEnum(SpreadPolicies, {
         default: 'Preferred',
-        description: `Over availability zones (${ZoneTopologyKey}), by a topology spread constraint with maxSkew 1. Preferred (default): ScheduleAnyway. Required: DoNotSchedule with minDomains 2 — no zone holds two pods more than another, and the pods use at least two zones (a second pod in a one-zone cluster, or on nodes without the zone label, stays Pending: Unschedulable). Ignored when topologySpreadConstraints is given.`,
+        description: `Over availability zones (${ZoneTopologyKey}), by a topology spread constraint with maxSkew 1. Preferred (default): ScheduleAnyway. Required: DoNotSchedule with minDomains 2 — no zone holds two pods more than another, and the pods use at least two zones (a second pod in a one-zone cluster stays Pending, and no pod goes to a node without the zone label: Unschedulable). Ignored when topologySpreadConstraints is given.`,
       }),
     ),
   },
@@ -399,7 +399,7 @@ export function SchedulingSpec(members: string) {
             },
             {
               additionalProperties: false,
-              description: `The ${members}' affinity. Each part given is used as is; the controller renders only podAntiAffinity (the node spread), which a given podAntiAffinity replaces.`,
+              description: `The ${members}' affinity. Each part given is used (a pod term without labelSelector selects this cluster’s ${members}); the controller renders only podAntiAffinity (the node spread), which a given podAntiAffinity replaces.`,
             },
           ),
         ),
