@@ -26,12 +26,13 @@ import {
 
 const namespace = 'placed';
 const zoneKey = 'topology.kubernetes.io/zone';
-/** Four nodes: two in zone-a, one each in zone-b and zone-c. */
-const nodes: Record<string, string> = {
+/** Four nodes in zones — two in zone-a, one each in zone-b and zone-c — and one in none. */
+const nodes: Record<string, string | undefined> = {
   'node-a1': 'zone-a',
   'node-a2': 'zone-a',
   'node-b1': 'zone-b',
   'node-c1': 'zone-c',
+  'node-x': undefined,
 };
 
 /**
@@ -79,7 +80,13 @@ beforeAll(async () => {
     await client.create(Nodes, {
       apiVersion: 'v1',
       kind: 'Node',
-      metadata: { name, labels: { 'kubernetes.io/hostname': name, [zoneKey]: zone } },
+      metadata: {
+        name,
+        labels: {
+          'kubernetes.io/hostname': name,
+          ...(zone ? { [zoneKey]: zone } : { pool: 'unzoned' }),
+        },
+      },
     });
     // Ready, with room, and without the not-ready taint admission puts on a new node (no kubelet
     // and no node lifecycle controller here will ever lift it).
@@ -205,6 +212,18 @@ describe('the real scheduler places the rendered pods', () => {
     const failure = podFailure(pods.find((p) => !p.spec.nodeName)!);
     expect(failure?.reason).toBe('Unschedulable');
     expect(failure?.message).toMatch(/topology spread constraints/);
+  });
+
+  it('Required over zones on a node without the zone label: no pod, and the message says why', async () => {
+    await createPods('unzoned', 1, {
+      spread: { zones: 'Required' },
+      nodeSelector: { pool: 'unzoned' },
+    });
+    const failure = podFailure((await decided('unzoned', 1))[0]!);
+    expect(failure?.reason).toBe('Unschedulable');
+    expect(failure?.message).toContain(
+      'a node without the spread’s topology label, e.g. topology.kubernetes.io/zone, is in no zone',
+    );
   });
 
   it('Preferred in the same one-zone pool places both pods (a preference, never a wait)', async () => {
