@@ -869,12 +869,14 @@ function demote(ctx: RoleContext, record: SwitchoverRecord): boolean {
   // Nobody in the read-write Service while the role moves: the old primary out of it first.
   ctx.actions.push(...labelActions(pods, undefined));
   const canEnd = elapsed + FAILOVER_TIMEOUT_MS < SWITCHOVER_TIMEOUT_MS;
-  if (primary && !handing && toFollows && to?.ip && canEnd) {
+  const toIp = to?.ip;
+  const send = primary !== undefined && !handing && toFollows && toIp !== undefined && canEnd;
+  if (send) {
     ctx.actions.push({
       type: 'failover',
       pod: record.from,
       to: record.to,
-      host: to.ip,
+      host: toIp,
       port,
       timeoutMs: FAILOVER_TIMEOUT_MS,
     });
@@ -886,7 +888,9 @@ function demote(ctx: RoleContext, record: SwitchoverRecord): boolean {
         ? `${record.from} handing over`
         : handing
           ? `${record.from} paused writes until ${record.to} has every byte`
-          : `FAILOVER TO ${record.to} sent`
+          : send
+            ? `FAILOVER TO ${record.to} sent`
+            : `waiting for ${record.to} to serve as primary`
     }`,
   };
   ctx.requeueAfterMs = 250;
