@@ -135,37 +135,42 @@ export const EvictionProtectedLabel = 'steward.dev/eviction-protected';
 
 /**
  * The PodDisruptionBudget: at most one pod evicted at a time, so a drain never takes the primary
- * and its replicas at once (and a single pod can still be drained). With `excludeProtected`, over
- * the pods without `EvictionProtectedLabel` (a pod in two budgets cannot be evicted at all), and
- * a pod that is not Ready may always be evicted (it serves nothing; a drain is not held by it).
+ * and its replicas at once (and a single pod can still be drained). With `instances` above 1,
+ * over the pods without `EvictionProtectedLabel` (a pod in two budgets cannot be evicted at all):
+ * `minAvailable: instances − 2` — all but one of the replicas. Not `maxUnavailable: 1`: for that
+ * the disruption controller counts the StatefulSet's replicas, protected ones included, and would
+ * never allow an eviction. A pod that is not Ready may always be evicted (it serves nothing; a
+ * drain is not held by it).
  */
 export function renderPodDisruptionBudget(
   meta: ChildMeta,
   name: string,
   selector: Record<string, string>,
-  excludeProtected = false,
+  instances = 1,
 ): ChildObject {
   return {
     apiVersion: 'policy/v1',
     kind: 'PodDisruptionBudget',
     metadata: { name, namespace: meta.namespace, labels: meta.labels },
-    spec: excludeProtected
-      ? {
-          maxUnavailable: 1,
-          selector: {
-            matchLabels: selector,
-            matchExpressions: [{ key: EvictionProtectedLabel, operator: 'DoesNotExist' }],
-          },
-          unhealthyPodEvictionPolicy: 'AlwaysAllow',
-        }
-      : { maxUnavailable: 1, selector: { matchLabels: selector } },
+    spec:
+      instances > 1
+        ? {
+            minAvailable: instances - 2,
+            selector: {
+              matchLabels: selector,
+              matchExpressions: [{ key: EvictionProtectedLabel, operator: 'DoesNotExist' }],
+            },
+            unhealthyPodEvictionPolicy: 'AlwaysAllow',
+          }
+        : { maxUnavailable: 1, selector: { matchLabels: selector } },
   };
 }
 
 /**
  * The primary's PodDisruptionBudget: no pod labelled `EvictionProtectedLabel` may be evicted,
  * Ready or not — a drain waits until the controller has switched the primary over to a replica on
- * another node (the label moves with the role).
+ * another node (the label moves with the role). `maxUnavailable: 0` never allows one, however many
+ * pods carry the label (both ends of a switchover).
  */
 export function renderPrimaryDisruptionBudget(
   meta: ChildMeta,
@@ -204,7 +209,7 @@ export function renderPolicies(
   const protects = instances > 1;
   const pdb = names.podDisruptionBudget;
   return {
-    podDisruptionBudget: renderPodDisruptionBudget(meta, pdb, selector, protects),
+    podDisruptionBudget: renderPodDisruptionBudget(meta, pdb, selector, instances),
     ...(protects
       ? { primaryDisruptionBudget: renderPrimaryDisruptionBudget(meta, `${pdb}-primary`, selector) }
       : {}),

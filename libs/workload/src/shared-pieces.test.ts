@@ -74,7 +74,8 @@ describe('drain safety: the disruption budgets, the protected pods, the drain sw
       },
     });
     expect(rendered.podDisruptionBudget.spec).toEqual({
-      maxUnavailable: 1,
+      // All but one of the two replicas: the disruption controller counts the selected pods.
+      minAvailable: 1,
       selector: {
         matchLabels: selector,
         matchExpressions: [{ key: EvictionProtectedLabel, operator: 'DoesNotExist' }],
