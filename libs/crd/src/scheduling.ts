@@ -55,7 +55,12 @@ export const LabelSelectorOperators = ['In', 'NotIn', 'Exists', 'DoesNotExist'] 
 /** A node selector requirement also compares numbers: `Gt`, `Lt`. */
 export const NodeSelectorOperators = [...LabelSelectorOperators, 'Gt', 'Lt'] as const;
 
-const values = () => Type.Array(labelValue(), { maxItems: 64, 'x-kubernetes-list-type': 'atomic' });
+const values = () =>
+  Type.Array(labelValue(), {
+    maxItems: 64,
+    'x-kubernetes-list-type': 'atomic',
+    description: 'The values compared with (In, NotIn; Gt and Lt: one integer).',
+  });
 
 /**
  * The rules of a requirement: In/NotIn need values, Exists/DoesNotExist take none (Gt/Lt: one
@@ -89,7 +94,9 @@ const labelSelector = (field: string, description: string) =>
             Type.Object(
               {
                 key: labelKey('The label key.'),
-                operator: StringEnum(LabelSelectorOperators),
+                operator: StringEnum(LabelSelectorOperators, {
+                  description: 'In, NotIn (values needed), Exists, DoesNotExist (no values).',
+                }),
                 values: Type.Optional(values()),
               },
               { additionalProperties: false },
@@ -113,7 +120,10 @@ const nodeSelectorTerm = () =>
             Type.Object(
               {
                 key: labelKey('The node label key.'),
-                operator: StringEnum(NodeSelectorOperators),
+                operator: StringEnum(NodeSelectorOperators, {
+                  description:
+                    'In, NotIn (values needed), Exists, DoesNotExist (no values), Gt, Lt (one integer value).',
+                }),
                 values: Type.Optional(values()),
               },
               { additionalProperties: false },
@@ -180,6 +190,7 @@ const podAffinityTerm = (field: string) =>
         Type.Array(Type.String({ minLength: 1, maxLength: 63, pattern: DNS_LABEL }), {
           maxItems: 16,
           'x-kubernetes-list-type': 'atomic',
+          description: 'The namespaces of those pods, by name; together with namespaceSelector.',
         }),
       ),
       topologyKey: labelKey(
@@ -236,7 +247,13 @@ const toleration = withValidations(
           description: 'Equal (the default): the value must match; Exists: any value.',
         }),
       ),
-      value: Type.Optional(labelValue()),
+      value: Type.Optional(
+        Type.String({
+          maxLength: 63,
+          pattern: LABEL_VALUE_PATTERN,
+          description: 'The taint value to match (operator Equal).',
+        }),
+      ),
       effect: Type.Optional(
         StringEnum(TaintEffects, { description: 'The effect tolerated; empty: every effect.' }),
       ),
@@ -304,10 +321,22 @@ const topologySpreadConstraint = withValidations(
         Type.Array(labelKey('A label key of the incoming pod.'), {
           maxItems: 8,
           'x-kubernetes-list-type': 'atomic',
+          description:
+            'Label keys whose values the incoming pod’s own labels add to labelSelector (e.g. controller-revision-hash: count only pods of the same revision).',
         }),
       ),
-      nodeAffinityPolicy: Type.Optional(StringEnum(InclusionPolicies)),
-      nodeTaintsPolicy: Type.Optional(StringEnum(InclusionPolicies)),
+      nodeAffinityPolicy: Type.Optional(
+        StringEnum(InclusionPolicies, {
+          description:
+            'Honor (Kubernetes’ default): only nodes the pods’ nodeSelector and nodeAffinity allow count as domains. Ignore: every node.',
+        }),
+      ),
+      nodeTaintsPolicy: Type.Optional(
+        StringEnum(InclusionPolicies, {
+          description:
+            'Honor: nodes with a taint the pods do not tolerate count as no domain (the rendered zone spread says Honor). Ignore (Kubernetes’ default): every node.',
+        }),
+      ),
     },
     { additionalProperties: false },
   ),
