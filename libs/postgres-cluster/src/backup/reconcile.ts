@@ -17,6 +17,7 @@ import {
   type KubeClient,
   type KubeObject,
 } from '@steward/kube';
+import { type ImagePull } from '@steward/workload';
 import {
   backupIdTime,
   backupJobName,
@@ -72,6 +73,8 @@ export class RecoveryNotPossible extends Error {
 export interface BackupStepInput {
   cluster: Cluster;
   image: string;
+  /** How the image is pulled, as for the instances (the profile's pull secrets, its entry's policy). */
+  pull?: ImagePull;
   /** The primary's pod IP, when known. */
   primaryHost: string | undefined;
   /** The primary serves: a backup may start. */
@@ -423,6 +426,7 @@ export class Backups {
     const job = renderVerifyJob({
       cluster,
       image: input.image,
+      ...(input.pull ? { pull: input.pull } : {}),
       systemIdentifier: sysid,
       backup,
       due,
@@ -499,6 +503,7 @@ export class Backups {
     cluster: Cluster,
     input: {
       image: string;
+      pull?: ImagePull | undefined;
       primaryHost?: string | undefined;
       primaryServing: boolean;
       scratchSize?: string | undefined;
@@ -628,7 +633,12 @@ export class Backups {
 
   private async createJob(
     cluster: Cluster,
-    input: { image: string; primaryHost?: string | undefined; scratchSize?: string | undefined },
+    input: {
+      image: string;
+      pull?: ImagePull | undefined;
+      primaryHost?: string | undefined;
+      scratchSize?: string | undefined;
+    },
     due: Date,
     reason: string,
     labels: Record<string, string> = {},
@@ -637,6 +647,7 @@ export class Backups {
     const job = renderBackupJob({
       cluster,
       image: input.image,
+      ...(input.pull ? { pull: input.pull } : {}),
       primaryHost: input.primaryHost!,
       due,
       reason,

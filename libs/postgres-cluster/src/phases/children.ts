@@ -5,6 +5,7 @@ import {
   desiredWorkload,
   syncOwnChildren,
   type DesiredChild,
+  type ImagePull,
   type StatefulSetWithClaims,
 } from '@steward/workload';
 import { sourceDestinationOf, sourcePrefix } from '../backup/layout.js';
@@ -23,12 +24,19 @@ export interface ChildrenFacts {
   /** The storage of a live StatefulSet's claim template (templates cannot change). */
   templateStorage: (set: string) => string | undefined;
   controller?: { namespace: string; podLabels: Record<string, string> };
+  /**
+   * How a major's image is pulled (its resolution's `pull`): the other instance set of a major
+   * upgrade takes its own version's, so that neither set's template changes at the switch.
+   * Absent, or undefined for a version: as the serving set.
+   */
+  pullOf?: (version: string) => ImagePull | undefined;
 }
 
 /**
  * The children a cluster is to have (pure): its two generated Secrets (created once), the
  * ConfigMap, four Services, the PDB, the NetworkPolicy and the StatefulSet of the set that serves —
- * and, during a major upgrade, the other set's StatefulSet (its image and size of its own).
+ * and, during a major upgrade, the other set's StatefulSet (its image, size and — with `pullOf` —
+ * pull settings of its own).
  */
 export function desiredChildren(facts: ChildrenFacts): DesiredChild[] {
   const { cluster, resolved, topology, restore } = facts;
@@ -60,6 +68,7 @@ export function desiredChildren(facts: ChildrenFacts): DesiredChild[] {
   const rendered = renderChildren(input);
   const extra = topology.extra;
   const extraStorage = extra ? facts.templateStorage(extra.set) : undefined;
+  const extraPull = extra ? facts.pullOf?.(extra.version) : undefined;
   const { restore: _restore, existingTemplateStorage: _storage, ...base } = input;
   return desiredWorkload({
     generatedSecrets: [
@@ -82,6 +91,7 @@ export function desiredChildren(facts: ChildrenFacts): DesiredChild[] {
               ...base,
               instanceSet: extra.set,
               image: extra.image,
+              ...(extraPull ? { pull: extraPull } : {}),
               replicas: extra.replicas,
               ...(extraStorage ? { existingTemplateStorage: extraStorage } : {}),
             }),

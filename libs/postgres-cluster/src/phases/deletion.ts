@@ -5,6 +5,7 @@ import {
   deleteOwnVolumes,
   retainVolumes,
   volumesOf,
+  type ImagePull,
   type PreDeleteOutcome,
 } from '@steward/workload';
 import { BackupReasons } from '../backup/reconcile.js';
@@ -90,9 +91,38 @@ export async function beforeDelete(
       settled.reason,
       `${settled.message}. The final backup cannot be taken: the volumes stay until this is fixed, or spec.skipFinalBackup is true`,
     );
-  const final = await finalBackup(env, ctx, settled.allowed ? settled.cluster : cluster);
+  const final = await finalBackup(
+    env,
+    ctx,
+    settled.allowed ? settled.cluster : cluster,
+    finalBackupPull(cluster, profile),
+  );
   if ('requeueAfter' in final) return { done: false, requeueAfter: final.requeueAfter };
   return { done: true, note: final.note };
+}
+
+/**
+ * How a final backup's Job pulls the running image (status.image) — as the instances did: the
+ * profile's `imagePullSecrets` and the `imagePullPolicy` of its catalogue entry for that image
+ * (else for the running version). Read from the profile directly: a deletion is not admitted
+ * again, and a guardrail tightened since must not take the pull secrets from the last backup.
+ * Undefined without a kubernetes profile (the built-in catalogue: `DefaultImagePull`).
+ */
+export function finalBackupPull(
+  cluster: Cluster,
+  profile: ProviderProfile | undefined,
+): ImagePull | undefined {
+  const block = profile?.spec.kubernetes;
+  if (!block) return undefined;
+  const images = (block.images ?? []).filter((i) => i.engine === 'postgres');
+  const version = cluster.status?.version ?? cluster.spec.version;
+  const entry =
+    images.find((i) => i.image === cluster.status?.image) ??
+    images.find((i) => i.version === version);
+  return {
+    policy: entry?.imagePullPolicy ?? 'IfNotPresent',
+    secrets: (block.imagePullSecrets ?? []).map((s) => s.name),
+  };
 }
 
 /**
@@ -104,6 +134,7 @@ async function finalBackup(
   env: PhaseEnv,
   ctx: Context,
   cluster: Cluster,
+  pull: ImagePull | undefined,
 ): Promise<{ note: string } | { requeueAfter: number }> {
   const where = cluster.status?.backup?.destination ?? 'the bucket';
   if (cluster.spec.skipFinalBackup)
@@ -122,6 +153,7 @@ async function finalBackup(
     cluster,
     {
       image: cluster.status?.image ?? '',
+      ...(pull ? { pull } : {}),
       primaryHost: primary?.status?.podIP,
       primaryServing: serving && !!cluster.status?.image,
       ...(scratchOf(env, cluster) ? { scratchSize: scratchOf(env, cluster)! } : {}),

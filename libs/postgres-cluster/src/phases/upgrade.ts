@@ -1,6 +1,7 @@
 import { recordDecision } from '@steward/workload';
 import { type InstanceFacts, type PlanHealth } from '../plan/plan.js';
 import { type PgEndpoint } from '../pg/index.js';
+import { type ResolvedPostgres } from '../resolve.js';
 import { type UpgradeOutcome } from '../upgrade/upgrade.js';
 import { type Cluster, type Context, type PhaseEnv } from './env.js';
 import { type Topology } from './topology.js';
@@ -8,13 +9,15 @@ import { type Topology } from './topology.js';
 /**
  * The upgrade phase: a major upgrade (spec.version above the running one) — its gate, or its next
  * step (`Upgrades.step`); each transition recorded only over the upgrade phase it was decided on.
+ * `images.to` is spec.version's resolution (undefined: refused): its image, and how the
+ * dump-and-restore Job pulls it.
  */
 export async function upgradePhase(
   env: PhaseEnv,
   ctx: Context,
   cluster: Cluster,
   topology: Topology,
-  images: { from: string; to: string | undefined },
+  images: { from: string; to: Pick<ResolvedPostgres, 'image' | 'pull'> | undefined },
   facts: InstanceFacts[],
   health: PlanHealth,
   endpoint: (ip: string) => PgEndpoint,
@@ -26,7 +29,8 @@ export async function upgradePhase(
     running: cluster.status?.version ?? cluster.spec.version,
     currentSet: topology.set,
     fromImage: images.from,
-    toImage: images.to,
+    toImage: images.to?.image,
+    ...(images.to?.pull ? { toPull: images.to.pull } : {}),
     facts,
     health,
     desired: topology.desired,

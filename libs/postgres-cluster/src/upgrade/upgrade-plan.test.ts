@@ -1,5 +1,5 @@
 import { type PostgresCluster, type UpgradeStatus } from '@steward/postgres-cluster-api';
-import { StaleDecisionError } from '@steward/workload';
+import { StaleDecisionError, type ImagePull } from '@steward/workload';
 import { describe, expect, it } from 'vitest';
 import { type JobObject } from '../backup/reconcile.js';
 import { InstructionAnnotation, Labels } from '../children/names.js';
@@ -823,9 +823,11 @@ function harness(
     jobs?: JobObject[];
     pods?: Pod[];
     termination?: string;
+    toPull?: ImagePull;
   } = {},
 ) {
   const log: string[] = [];
+  const created: unknown[] = [];
   const deps: UpgradesDeps = {
     client: {
       mergePatch: (_kind: unknown, name: string, _ns: string, patch: unknown) => {
@@ -838,6 +840,7 @@ function harness(
       },
       create: (_kind: unknown, obj: { metadata: { name: string } }) => {
         log.push(`create ${obj.metadata.name}`);
+        created.push(obj);
         return Promise.resolve(obj);
       },
       list: () => {
@@ -887,6 +890,7 @@ function harness(
       currentSet: 'orders',
       fromImage: 'pg:15',
       toImage: 'pg:17',
+      ...(over.toPull ? { toPull: over.toPull } : {}),
       facts: f.instances,
       health: f.health,
       desired: 2,
@@ -897,7 +901,7 @@ function harness(
         return over.write ? over.write() : Promise.resolve();
       },
     });
-  return { log, step };
+  return { log, step, created };
 }
 
 describe('Upgrades.step carries the plan out', () => {
@@ -926,6 +930,33 @@ describe('Upgrades.step carries the plan out', () => {
     const { log, step } = harness(record('Restoring'));
     await step();
     expect(log).toEqual(['create orders-upgrade-4']);
+  });
+
+  it('pulls the new image as the new version’s catalogue entry and the profile say', async () => {
+    type Job = {
+      spec: {
+        template: {
+          spec: {
+            imagePullSecrets?: { name: string }[];
+            containers: { image: string; imagePullPolicy: string }[];
+          };
+        };
+      };
+    };
+    const podOf = (job: unknown) => (job as Job).spec.template.spec;
+    const pulled = harness(record('Restoring'), {
+      toPull: { policy: 'Always', secrets: ['regcred'] },
+    });
+    await pulled.step();
+    expect(podOf(pulled.created[0]).imagePullSecrets).toEqual([{ name: 'regcred' }]);
+    expect(podOf(pulled.created[0]).containers[0]).toMatchObject({
+      image: 'pg:17',
+      imagePullPolicy: 'Always',
+    });
+    const plain = harness(record('Restoring'));
+    await plain.step();
+    expect(podOf(plain.created[0])).not.toHaveProperty('imagePullSecrets');
+    expect(podOf(plain.created[0]).containers[0]!.imagePullPolicy).toBe('IfNotPresent');
   });
 
   it('rolls back by recording RollingBack first, then emitting', async () => {

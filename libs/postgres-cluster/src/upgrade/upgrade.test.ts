@@ -108,9 +108,15 @@ describe('extraInstanceSet', () => {
   const at = (phase: string) =>
     extraInstanceSet(cluster({}, { upgrade: { ...u, phase } as never }));
   it('renders the new set of one instance before the switch, the old one after it, none when done', () => {
-    expect(at('Provisioning')).toEqual({ set: 'orders-v17', image: 'pg:17', replicas: 1 });
-    expect(at('Restoring')).toEqual({ set: 'orders-v17', image: 'pg:17', replicas: 1 });
-    expect(at('Completing')).toEqual({ set: 'orders', image: 'pg:15', replicas: 2 });
+    const next = { set: 'orders-v17', version: '17', image: 'pg:17', replicas: 1 };
+    expect(at('Provisioning')).toEqual(next);
+    expect(at('Restoring')).toEqual(next);
+    expect(at('Completing')).toEqual({
+      set: 'orders',
+      version: '15',
+      image: 'pg:15',
+      replicas: 2,
+    });
     expect(at('RollingBack')).toBeUndefined();
     expect(at('Completed')).toBeUndefined();
   });

@@ -32,6 +32,7 @@ import {
   type KubeClient,
   type KubeObject,
 } from '@steward/kube';
+import { type ImagePull } from '@steward/workload';
 import { renderUpgradeJob } from '../backup/job.js';
 import { createOwnedJob, jobTerminationMessage, type JobObject } from '../backup/reconcile.js';
 import { InstructionAnnotation, Labels } from '../children/names.js';
@@ -63,6 +64,8 @@ const PRE_SWITCH = new Set(['StoppingWrites', 'Provisioning', 'Restoring']);
 /** A second StatefulSet an upgrade has the reconcile render besides the current one. */
 export interface ExtraInstanceSet {
   set: string;
+  /** The major its image runs (its pull settings are that version's catalogue entry's). */
+  version: string;
   image: string;
   replicas: number;
 }
@@ -74,9 +77,10 @@ export interface ExtraInstanceSet {
 export function extraInstanceSet(cluster: Cluster): ExtraInstanceSet | undefined {
   const u = cluster.status?.upgrade;
   if (!u || !isActive(u)) return undefined;
-  if (PRE_SWITCH.has(u.phase)) return { set: u.toSet, image: u.toImage, replicas: 1 };
+  if (PRE_SWITCH.has(u.phase))
+    return { set: u.toSet, version: u.to, image: u.toImage, replicas: 1 };
   if (u.phase === 'Switching' || u.phase === 'Completing')
-    return { set: u.fromSet, image: u.fromImage, replicas: u.fromReplicas };
+    return { set: u.fromSet, version: u.from, image: u.fromImage, replicas: u.fromReplicas };
   return undefined;
 }
 
@@ -91,6 +95,8 @@ export interface UpgradeStepInput {
   /** The images of the running major and of spec.version (undefined: not in the catalogue). */
   fromImage: string;
   toImage: string | undefined;
+  /** How spec.version's image is pulled (the dump-and-restore Job runs it; absent: the default). */
+  toPull?: ImagePull;
   /** The current set's instances, as the plan saw them, and its health. */
   facts: InstanceFacts[];
   health: PlanHealth;
@@ -206,6 +212,7 @@ export class Upgrades {
             renderUpgradeJob({
               cluster,
               image: action.image,
+              ...(input.toPull ? { pull: input.toPull } : {}),
               fromHost: input.endpoint(action.fromIp).host,
               toHost: action.toIp,
               generation: action.generation,
