@@ -105,19 +105,27 @@ export async function acquireMultiNodeTier(options: MultiNodeTierOptions): Promi
   mkdirSync(layout.logDir, { recursive: true });
   const release = await takeHold(layout, options.holdTimeoutMs ?? 30 * 60_000);
   try {
-    const state = await readyState(
-      layout,
-      {
-        binaries,
-        sandboxImage: pause!,
-        lingerMs: options.lingerMs ?? 20_000,
-        networkPolicy: options.networkPolicy ?? false,
-      },
-      options.readyTimeoutMs ?? 5 * 60_000,
-    );
-    await control(layout.controlSocket, '/reset', {
+    const config: MultiSupervisorConfig = {
+      binaries,
+      sandboxImage: pause!,
+      lingerMs: options.lingerMs ?? 20_000,
       networkPolicy: options.networkPolicy ?? false,
-    });
+    };
+    let state: MultiNodeTierState;
+    for (let attempt = 1; ; attempt++) {
+      state = await readyState(layout, config, options.readyTimeoutMs ?? 5 * 60_000);
+      try {
+        await control(layout.controlSocket, '/reset', { networkPolicy: config.networkPolicy });
+        break;
+      } catch (error) {
+        // a tier being stopped (by a `stop`, or by its earlier holder checking the host) as this
+        // process took the hold: wait until it is gone, then start a new one
+        const now = await readState(layout);
+        if (attempt >= 3 || (now?.pid === state.pid && now.phase === 'ready')) throw error;
+        const deadline = Date.now() + 120_000;
+        while (processAlive(state.pid) && Date.now() < deadline) await sleep(250);
+      }
+    }
     const tier = await handle(layout, binaries, state, release);
     // an earlier holder that died may have left the taint
     for (const node of layout.nodes) await clearOutOfService(tier.kubeConfig, node.name);
