@@ -173,8 +173,12 @@ export async function cleanUpHost({ layout, shim, nft }: HostCleanupTargets): Pr
   for (const family of ['ip', 'ip6']) await quietly(nft, ['delete', 'table', family, 'kube-proxy']);
   await quietly('ip', ['link', 'delete', layout.bridge]);
   await quietly('ip', ['route', 'delete', layout.serviceCidr]);
-  // containerd v2 puts shim sockets under a compiled-in /run/containerd/s; drop the dirs if empty
-  for (const dir of ['/run/containerd/s', '/run/containerd']) {
+  // containerd v2 puts shim sockets under a compiled-in /run/containerd/s; drop the dirs if empty.
+  // Not /run/containerd itself while the multi-node tier runs: its nodes' mount namespaces have
+  // their own /run/containerd bound over it, and removing a directory detaches the mounts on it in
+  // every other mount namespace (their shims' sockets would vanish).
+  const multiNodeTierUp = existsSync(join(multiNodeTierLayout().runDir, 'state.json'));
+  for (const dir of ['/run/containerd/s', ...(multiNodeTierUp ? [] : ['/run/containerd'])]) {
     try {
       rmdirSync(dir);
     } catch {
