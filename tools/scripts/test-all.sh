@@ -98,6 +98,9 @@ npx nx run-many -t test --outputStyle=stream || status=1
 step "node tier: stopped, nothing left on the host"
 kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
 node --import tsx tools/scripts/node-tier.ts stop || status=1
+# The three-node tier the multi-node suites started (each held it in turn; it stays up between them).
+node --import tsx tools/scripts/node-tier.ts stop --nodes 3 || status=1
+node --import tsx tools/scripts/node-tier.ts check --nodes 3 || status=1
 node --import tsx tools/scripts/node-tier.ts check || status=1
 
 step "summary ($((SECONDS - start)) s)"

@@ -39,8 +39,7 @@ let tier: MultiNodeTier;
 let admin: KubeClient;
 let harness: ChartedController | undefined;
 const ctx = {} as SuiteContext;
-const { read, eventNamed, readyWithLedger, settledOn, lostRows, startWriter } =
-  postgresHelpers(ctx);
+const { read, eventNamed, readyWithLedger, settledOn, lostRows } = postgresHelpers(ctx);
 
 beforeAll(async () => {
   tier = await acquireNodeTier({ nodes: 3 });
@@ -103,7 +102,7 @@ const nodeOf = async (pod: string) => (await placement()).find((p) => p.pod === 
 const longestGap = (acked: { at: number }[]) =>
   acked.reduce((gap, r, i) => (i === 0 ? 0 : Math.max(gap, r.at - acked[i - 1]!.at)), 0);
 
-let writer: ReturnType<typeof startWriter>;
+let writer: Awaited<ReturnType<typeof readyWithLedger>>['writer'];
 
 describe('PostgresCluster on three nodes in three zones', () => {
   it('spreads the three instances over three nodes in three zones', async () => {
@@ -159,7 +158,7 @@ describe('PostgresCluster on three nodes in three zones', () => {
         { cause: error },
       );
     });
-    expect(drained.evicted).toContain(from);
+    expect(drained.evicted).toContain(`${ctx.ns}/${from}`);
     // The primary's budget refused its eviction until the switchover moved the role.
     expect(drained.refusals).toBeGreaterThan(0);
     const after = await read(name);
