@@ -1,0 +1,276 @@
+// PostgresCluster and its nodes, on the three-node tier (three real kubelets and containerds in
+// three zones, real PostgreSQL 17 pods), the controller in-process on a Manager as the app wires it
+// with the chart's defaults (poll 5 s, busy poll 1 s). Prints a Markdown table for BENCHMARKS.md.
+// Not a test: it asserts nothing but that each step happened, and reports what a writer lost.
+//
+//   npx tsx libs/postgres-cluster/bench/nodes.ts [--runs=3]
+//
+// Per run, one 3-instance cluster (async replication, failover.after 5 s) spread over the three
+// nodes, a client committing a numbered row every 20 ms through the read-write Service
+// (reconnecting on errors, 1 s connect and 2 s query timeouts):
+// - drain: `kubectl drain` of the primary's node (cordon, evictions retried while a budget
+//   refuses) — the longest time without an acknowledged commit, the switchover's pause in
+//   status, the drain's duration; then uncordoned, back to 3 of 3;
+// - node loss: the primary's node stopped (kubelet killed, every process frozen) — the time from
+//   the stop to the first acknowledged commit on the new primary, what status published, the rows
+//   missing; then the node started again, back to 3 of 3.
+import { findCondition } from '@steward/conditions';
+import { Manager } from '@steward/controller';
+import { PostgresCluster, type PostgresClusterSpec } from '@steward/postgres-cluster-api';
+import { KubeClient, Pods, Secrets, Services, type KubeObject } from '@steward/kube';
+import { eventually, installCRDs, repoRoot } from '@steward/testing';
+import { acquireNodeTier, localImages, type MultiNodeTier } from '@steward/testing-node-tier';
+import { join } from 'node:path';
+import pg from 'pg';
+import { Labels, postgresClusterController, type Pod } from '../src/index.js';
+
+const runs = Number(process.argv.find((a) => a.startsWith('--runs='))?.split('=')[1] ?? 3);
+const Kind = PostgresCluster.resourceType;
+
+const tier: MultiNodeTier = await acquireNodeTier({ nodes: 3 });
+for (const image of Object.values(await localImages('postgres-17'))) await tier.importImage(image);
+await installCRDs(tier.kubeConfig, join(repoRoot(), 'charts/postgres-cluster-controller/crds'));
+const admin = new KubeClient(tier.kubeConfig, { fieldManager: 'bench-admin' });
+const ns = await tier.createNamespace('pgc-nodes-bench');
+const manager = new Manager({ kubeConfig: tier.kubeConfig, name: 'postgres-cluster-controller' });
+postgresClusterController(manager, {
+  selection: { namespace: ns },
+  fieldManager: 'postgres-cluster-controller',
+  pollIntervalMs: 5000,
+  busyPollIntervalMs: 1000,
+});
+manager.start().catch((e: unknown) => console.error(e));
+
+const spec: PostgresClusterSpec = {
+  version: '17',
+  replicas: 3,
+  resources: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '256Mi' } },
+  storage: { size: '1Gi' },
+  failover: { after: '5s' },
+  deletionPolicy: 'Delete',
+};
+
+const read = (name: string) => admin.get<PostgresCluster>(Kind, name, ns);
+const ready = (name: string) =>
+  eventually(
+    async () => {
+      const obj = await read(name);
+      const c = findCondition(obj.status?.conditions, 'Ready');
+      return c?.status === 'True' &&
+        c.observedGeneration === obj.metadata.generation &&
+        obj.status?.readyReplicas === 3 &&
+        (obj.status.instances ?? []).every((i) => i.ready)
+        ? obj
+        : undefined;
+    },
+    { description: `${name} Ready, 3 of 3`, timeoutMs: 300_000, intervalMs: 200 },
+  );
+
+async function appLogin(name: string) {
+  const secret = await admin.get<KubeObject & { data: Record<string, string> }>(
+    Secrets,
+    `${name}-app`,
+    ns,
+  );
+  const data = (k: string) => Buffer.from(secret.data[k]!, 'base64').toString('utf8');
+  const rw = await admin.get<KubeObject & { spec: { clusterIP: string } }>(
+    Services,
+    `${name}-rw`,
+    ns,
+  );
+  return {
+    host: rw.spec.clusterIP,
+    port: 5432,
+    user: data('username'),
+    password: data('password'),
+    database: data('database'),
+    connectionTimeoutMillis: 1000,
+    query_timeout: 2000,
+  };
+}
+
+function startWriter(login: Awaited<ReturnType<typeof appLogin>>) {
+  const acked: { n: number; at: number }[] = [];
+  let stopped = false;
+  const done = (async () => {
+    let client: pg.Client | undefined;
+    let n = 0;
+    while (!stopped) {
+      try {
+        if (!client) {
+          client = new pg.Client(login);
+          client.on('error', () => undefined);
+          await client.connect();
+        }
+        const next = ++n;
+        await client.query('INSERT INTO ledger (n) VALUES ($1)', [next]);
+        acked.push({ n: next, at: performance.now() });
+      } catch {
+        await client?.end().catch(() => undefined);
+        client = undefined;
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await client?.end().catch(() => undefined);
+  })();
+  return {
+    acked,
+    stop: async () => {
+      stopped = true;
+      await done;
+    },
+  };
+}
+
+const gapAfter = (acked: { at: number }[], from: number) => {
+  const after = acked.filter((a) => a.at >= from);
+  return after.reduce((g, a, i) => (i === 0 ? g : Math.max(g, a.at - after[i - 1]!.at)), 0) / 1000;
+};
+
+async function nodeOf(name: string, pod: string): Promise<string> {
+  const pods = (
+    await admin.list<Pod & { spec?: { nodeName?: string } }>(Pods, {
+      namespace: ns,
+      labelSelector: `${Labels.cluster}=${name}`,
+    })
+  ).items;
+  return pods.find((p) => p.metadata.name === pod)!.spec!.nodeName!;
+}
+
+async function lostRows(login: Awaited<ReturnType<typeof appLogin>>, acked: { n: number }[]) {
+  const rows = await eventually(
+    async () => {
+      const c = new pg.Client({ ...login, query_timeout: 10_000 });
+      c.on('error', () => undefined);
+      await c.connect();
+      try {
+        return (await c.query<{ n: number }>('SELECT n FROM ledger')).rows;
+      } finally {
+        await c.end().catch(() => undefined);
+      }
+    },
+    { description: 'the ledger read through the read-write Service', timeoutMs: 60_000 },
+  );
+  const present = new Set(rows.map((r) => Number(r.n)));
+  return acked.filter((a) => !present.has(a.n)).length;
+}
+
+async function run(r: number) {
+  const name = `nodes-${r}`;
+  await admin.create<PostgresCluster>(Kind, {
+    apiVersion: PostgresCluster.apiVersion,
+    kind: 'PostgresCluster',
+    metadata: { name, namespace: ns },
+    spec,
+  } as PostgresCluster);
+  await ready(name);
+  const login = await appLogin(name);
+  await eventually(
+    async () => {
+      const c = new pg.Client(login);
+      c.on('error', () => undefined);
+      await c.connect();
+      await c.query('CREATE TABLE IF NOT EXISTS ledger (n int PRIMARY KEY)');
+      await c.end();
+      return true;
+    },
+    { description: `${name}-rw answering` },
+  );
+  const writer = startWriter(login);
+  await new Promise((res) => setTimeout(res, 2000));
+
+  // Drain the primary's node.
+  const before = await read(name);
+  const drainedNode = await nodeOf(name, before.status!.primary!);
+  const drainStart = performance.now();
+  const drained = await tier.drainNode(drainedNode, { timeoutMs: 240_000 });
+  const drainSeconds = (performance.now() - drainStart) / 1000;
+  await new Promise((res) => setTimeout(res, 2000));
+  const drainGap = gapAfter(writer.acked, drainStart);
+  const record = (await read(name)).status!.switchover!;
+  const drainPause =
+    record.reason === 'NodeDrain' && record.writesResumedAt && record.writesStoppedAt
+      ? (Date.parse(record.writesResumedAt) - Date.parse(record.writesStoppedAt)) / 1000
+      : undefined;
+  await tier.uncordonNode(drainedNode);
+  await ready(name);
+
+  // Lose the primary's node.
+  const lossBefore = await read(name);
+  const lostNode = await nodeOf(name, lossBefore.status!.primary!);
+  const count = lossBefore.status?.failoverCount ?? 0;
+  const lossStart = performance.now();
+  await tier.stopNode(lostNode);
+  const after = await eventually(
+    async () => {
+      const o = await read(name);
+      return (o.status?.failoverCount ?? 0) > count && o.status?.failover?.phase === 'Completed'
+        ? o
+        : undefined;
+    },
+    { description: `${name} failed over`, timeoutMs: 240_000, intervalMs: 200 },
+  );
+  const writable = await eventually(
+    () => {
+      const first = writer.acked.find(
+        (a, i, all) => i > 0 && a.at > lossStart && a.at - all[i - 1]!.at > 1000,
+      );
+      return first?.at;
+    },
+    { description: 'a commit after the loss', timeoutMs: 120_000, intervalMs: 100 },
+  );
+  const writableSeconds = (writable - lossStart) / 1000;
+  const failover = after.status!.failover!;
+  await tier.startNode(lostNode);
+  await ready(name);
+  await writer.stop();
+  const lost = await lostRows(login, writer.acked);
+  await admin.delete(Kind, name, ns).catch(() => undefined);
+  return {
+    drainGap,
+    drainPause,
+    drainSeconds,
+    refusals: drained.refusals,
+    writableSeconds,
+    published: `${failover.dataLossRisk} ${failover.bytesPossiblyLost ?? '?'} B`,
+    lost,
+    acked: writer.acked.length,
+  };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const fmt = (xs: (number | undefined)[]) => {
+  const ys = xs.filter((x): x is number => x !== undefined);
+  return ys.length === 0
+    ? '—'
+    : `${median(ys).toFixed(1)} s (${Math.min(...ys).toFixed(1)}–${Math.max(...ys).toFixed(1)})`;
+};
+
+const results: Awaited<ReturnType<typeof run>>[] = [];
+for (let r = 0; r < runs; r++) {
+  const result = await run(r);
+  results.push(result);
+  console.error(`run ${r + 1}/${runs}: ${JSON.stringify(result)}`);
+}
+console.log(`| measure (${runs} runs, median, min–max) | figure |`);
+console.log('| --- | --- |');
+console.log(
+  `| drain of the primary's node: longest time without an acknowledged commit (client) | ${fmt(results.map((x) => x.drainGap))} |`,
+);
+console.log(
+  `| drain: the NodeDrain switchover's pause in status | ${fmt(results.map((x) => x.drainPause))} |`,
+);
+console.log(
+  `| drain: cordon → every pod of the node evicted | ${fmt(results.map((x) => x.drainSeconds))} |`,
+);
+console.log(
+  `| primary's node stopped → first acknowledged commit on the new primary (failover.after 5 s) | ${fmt(results.map((x) => x.writableSeconds))} |`,
+);
+console.log(
+  `\nevictions refused while the primary was protected: ${results.map((x) => x.refusals).join(', ')}; published loss bounds: ${results.map((x) => x.published).join(', ')}; acknowledged rows missing: ${results.map((x) => `${x.lost} of ${x.acked}`).join(', ')}`,
+);
+
+await manager.stop();
+await admin.close();
+await tier.release();
+process.exit(0);
