@@ -1,7 +1,6 @@
 import { CACHE_PORT, type CacheCluster } from '@steward/cache-cluster-api';
 import { type ObjectReconcileContext } from '@steward/controller';
 import { isNotFound, Pods, type KubeClient } from '@steward/kube';
-import { type SwitchoverReason } from '@steward/crd';
 import {
   decisionStale,
   durationMs,
@@ -18,6 +17,7 @@ import {
   type RoleAction,
   type RolePlan,
   type RolePlanInput,
+  type SwitchoverAsk,
 } from '../roles/plan.js';
 import { desiredReplicas } from './replicas.js';
 
@@ -38,7 +38,7 @@ export function rolesInputOf(
   memory: PrimaryMemory,
   now: string,
   observedAt: string,
-  switchover?: { reason: SwitchoverReason },
+  switchover?: SwitchoverAsk,
 ): RolePlanInput {
   const s = cluster.status;
   return {
@@ -100,7 +100,7 @@ export async function rolesPhase(
   password: string,
   memories: Map<string, PrimaryMemory>,
   marks: DecisionMarks,
-  switchover?: { reason: SwitchoverReason },
+  switchover?: SwitchoverAsk,
 ): Promise<RolesOutcome> {
   const name = cluster.metadata.name!;
   const uid = cluster.metadata.uid ?? name;

@@ -524,7 +524,31 @@ describe('planRoles, a switchover (a rolling update reached the primary)', () =>
     expect(plan.status?.switchover).toBeUndefined();
     expect(plan.actions.filter((a) => a.type === 'failover')).toEqual([]);
     expect(plan.health.switchingOver).toBe(false);
-    expect(plan.health.switchover?.message).toMatch(/none is/);
+    expect(plan.health.switchover?.message).toMatch(
+      /the rolling update reached the primary c-0: .*no replica is linked to it and caught up/,
+    );
+  });
+
+  it('goes to no replica the ask avoids (a drain: those on cordoned nodes), and says so when none is left', () => {
+    const drain = { reason: 'NodeDrain' as const, avoid: ['c-0', 'c-2'] };
+    const plan = planRoles(input({ status: serving, pods: settled(), switchover: drain }));
+    expect(plan.status?.switchover).toMatchObject({
+      phase: 'Demoting',
+      from: 'c-0',
+      to: 'c-1',
+      reason: 'NodeDrain',
+    });
+    const none = planRoles(
+      input({
+        status: serving,
+        pods: settled(),
+        switchover: { reason: 'NodeDrain', avoid: ['c-0', 'c-1', 'c-2'] },
+      }),
+    );
+    expect(none.status).toBeUndefined();
+    expect(none.health.switchover?.message).toMatch(
+      /the node of the primary c-0 is being drained: .* \(on another node than c-0, c-1, c-2\)/,
+    );
   });
 
   it('asks nothing while a failover is under way, or of a primary whose run id is not recorded', () => {

@@ -112,9 +112,11 @@ export interface RolePlanInput {
   status: RoleStatus;
   /**
    * A switchover asked for this reconcile: a rolling update reached the primary (the controller
-   * asks while the primary is the only pod left on the old template, `rolloutWantsSwitchover`).
+   * asks while the primary is the only pod left on the old template, `rolloutWantsSwitchover`),
+   * or (`NodeDrain`, with `drainWantsSwitchover`) its node is being drained. `avoid`: pods the
+   * switchover must not go to (those on cordoned nodes).
    */
-  switchover?: { reason: SwitchoverReason };
+  switchover?: SwitchoverAsk;
   pods: PodFacts[];
   memory: PrimaryMemory;
   /** ISO time of this reconcile. */
@@ -128,6 +130,12 @@ export interface RolePlanInput {
    * are not in the offset read.
    */
   observedAt?: string;
+}
+
+/** A switchover asked for (`RolePlanInput.switchover`). */
+export interface SwitchoverAsk {
+  reason: SwitchoverReason;
+  avoid?: readonly string[];
 }
 
 export type RoleAction =
@@ -701,18 +709,21 @@ function servingPrimary(ctx: RoleContext): { pod: PodFacts; node: Serving } | un
  * The replica a switchover from `primary` goes to: a pod that stays (ordinal below
  * spec.replicas), ready, linked to the primary (and listed online by it, when its list is
  * observed), done loading and syncing, on the primary's replication history and caught up to
- * within `SWITCHOVER_MAX_LAG_BYTES` — the highest offset first, ties to the lowest ordinal.
+ * within `SWITCHOVER_MAX_LAG_BYTES`, and not one the ask avoids — the highest offset first,
+ * ties to the lowest ordinal.
  */
 function switchoverTarget(
   ctx: RoleContext,
   primary: PodFacts,
   node: Serving,
+  avoid: readonly string[],
 ): PodFacts | undefined {
   const { pods, replicas, port } = ctx.input;
   return pods
     .filter((p) => {
       const v = serving(p);
       if (p.name === primary.name || p.deleting || !p.ready || p.ordinal >= replicas) return false;
+      if (avoid.includes(p.name)) return false;
       if (!v || v.role !== 'replica' || v.loading || v.syncInProgress) return false;
       const link = v.primary;
       if (!link || link.host !== primary.ip || link.port !== port || !link.linkUp) return false;
@@ -731,14 +742,18 @@ function switchoverTarget(
  * decided (status `switchover` Demoting, `switchoverCount + 1`) before {@link demote} carries it
  * out in this same plan. With no replica to go to, nothing is decided and the plan says why.
  */
-function requestSwitchover(ctx: RoleContext, ask: { reason: SwitchoverReason }) {
+function requestSwitchover(ctx: RoleContext, ask: SwitchoverAsk) {
   const primary = servingPrimary(ctx);
   if (!primary || primary.node.failoverState) return;
   const { pod, node } = primary;
-  const target = switchoverTarget(ctx, pod, node);
+  const target = switchoverTarget(ctx, pod, node, ask.avoid ?? []);
   if (!target) {
+    const why =
+      ask.reason === 'NodeDrain'
+        ? `the node of the primary ${pod.name} is being drained: its eviction waits until a switchover moved the primary role to a replica on another node`
+        : `the rolling update reached the primary ${pod.name}: it is restarted once a switchover moved the primary role to a replica`;
     ctx.switchover = {
-      message: `the rolling update reached the primary ${pod.name}: it is switched over to a replica once one is linked to it and caught up, and none is`,
+      message: `${why}, and no replica is linked to it and caught up${ask.avoid?.length ? ` (on another node than ${ask.avoid.join(', ')})` : ''}`,
     };
     ctx.requeueAfterMs = 1000;
     return;
