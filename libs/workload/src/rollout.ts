@@ -29,6 +29,11 @@ export interface RolloutFacts {
   primary: string | undefined;
   /** `spec.rollout.primary` (default Switchover). */
   method: PrimaryUpdateMethod;
+  /**
+   * Pods desired: a switchover is asked only once that many exist (a replica the roll just
+   * deleted is not re-created yet, and the others alone would look up to date). Default: any.
+   */
+  desired?: number;
 }
 
 export interface RolloutPlan {
@@ -85,7 +90,9 @@ export function rolloutWantsSwitchover(
   if (!primary || !updateRevision || !switchesOver(facts)) return false;
   const outdated = outdatedPods(facts.pods, updateRevision);
   if (outdated.length !== 1 || outdated[0] !== primary) return false;
-  const others = live(facts.pods).filter((p) => p.metadata.name !== primary);
+  const pods = live(facts.pods);
+  if (facts.desired !== undefined && pods.length < facts.desired) return false;
+  const others = pods.filter((p) => p.metadata.name !== primary);
   if (!others.every(isReady)) return false;
   return !failedLately(last, 'Rollout', facts.now);
 }

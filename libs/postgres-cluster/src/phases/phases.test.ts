@@ -249,6 +249,8 @@ describe('rollSwitchover', () => {
       undefined,
     );
     expect(rollSwitchover(at(), pods, undefined, now)).toBe(undefined);
+    // A standby the roll deleted and not yet re-created: the two left would look up to date.
+    expect(rollSwitchover(at(), [pods[0]!, pods[1]!], 'r2', now)).toBe(undefined);
   });
 
   it('waits a minute after a Rollout switchover failed before asking again (no retry storm)', () => {

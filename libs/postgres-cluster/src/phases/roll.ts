@@ -62,6 +62,7 @@ export function rollSwitchover(
     updateRevision,
     primary: cluster.status?.primary,
     method: cluster.spec.rollout?.primary ?? 'Switchover',
+    desired: cluster.spec.replicas ?? 1,
     lastSwitchover: cluster.status?.switchover,
     now,
   });
