@@ -233,7 +233,12 @@ export function describeWorkloadControllerChart(spec: WorkloadChartSpec): void {
       name: 'default values (every namespace, ProviderProfile controller on)',
       values: {},
       grants: {
-        [clusterRole]: [...profileControllerRules, ...clusterScopedRules, ...watchRules, ...eventRules],
+        [clusterRole]: [
+          ...profileControllerRules,
+          ...clusterScopedRules,
+          ...watchRules,
+          ...eventRules,
+        ],
         ...leaseRole,
       },
     },
@@ -300,7 +305,12 @@ export function describeWorkloadControllerChart(spec: WorkloadChartSpec): void {
       name: 'no leader election',
       values: { leaderElection: { enabled: false } },
       grants: {
-        [clusterRole]: [...profileControllerRules, ...clusterScopedRules, ...watchRules, ...eventRules],
+        [clusterRole]: [
+          ...profileControllerRules,
+          ...clusterScopedRules,
+          ...watchRules,
+          ...eventRules,
+        ],
       },
     },
   ];
