@@ -241,7 +241,15 @@ describe('controllerFiles with --workload', () => {
 
   it('gives the kind the spec and status every workload kind shares, from @steward/crd', () => {
     const kind = files['libs/widget-api/src/widget.ts']!;
-    const fields = ['image:', 'replicas:', 'resources:', 'storage:', 'config:', 'clients:'];
+    const fields = [
+      'image:',
+      'replicas:',
+      'resources:',
+      'storage:',
+      'config:',
+      'scheduling:',
+      'clients:',
+    ];
     const status = ['phase:', 'readyReplicas:', 'endpoint:', 'conditions:'];
     const shared = [
       "ComputeResources('",
@@ -249,6 +257,7 @@ describe('controllerFiles with --workload', () => {
       "storageClassNameStaysSet('storage')",
       '...requestsWithinLimits',
       "ClientsSpec('pods')",
+      "SchedulingSpec('pods')",
       'Type.Optional(ProviderProfileRef)',
       'DeletionPolicyField(',
       'workloadPhases()',
@@ -310,6 +319,8 @@ describe('controllerFiles with --workload', () => {
         'workloadLabels(',
         'storedName(',
         'obj.spec.clients',
+        'scheduling: obj.spec.scheduling',
+        'pull: input.pull',
       ],
       ['runAsNonRoot', "kind: 'StatefulSet'", "kind: 'Service'", 'matchLabels'],
     );

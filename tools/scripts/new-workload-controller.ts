@@ -87,9 +87,10 @@ function apiLib(n: ControllerNames): FamilyFlavour['api'] {
  *
  * Contract (what the API server enforces at admission, with its own message):
  * - \`spec.image\` is required; \`spec.replicas\` is 1 to MAX_REPLICAS (default 1).
- * - \`spec.resources\`, \`spec.storage\`, \`spec.clients\`, \`spec.providerProfileRef\` and
- *   \`spec.deletionPolicy\` are the fields every workload kind shares (@steward/crd), with their
- *   messages: requests within limits; a volume size that only grows, on a StorageClass that never
+ * - \`spec.resources\`, \`spec.storage\`, \`spec.scheduling\`, \`spec.clients\`,
+ *   \`spec.providerProfileRef\` and \`spec.deletionPolicy\` are the fields every workload kind
+ *   shares (@steward/crd), with their messages (\`spec.scheduling\`: a spread preferred or
+ *   required, label keys and values, operators, taints and weights as the API server takes them): requests within limits; a volume size that only grows, on a StorageClass that never
  *   changes — \`spec.storage\` itself is set at creation or never (a StatefulSet's claim templates
  *   cannot change).
  * - \`spec.config\` holds at most MAX_CONFIG_FILES files named as ConfigMap keys, each at most
@@ -125,6 +126,7 @@ export {
   ProviderProfileRef,
   ReplicaStatusFields,
   requestsWithinLimits,
+  SchedulingSpec,
   StatusEndpoint,
   storageClassNameStaysSet,
   StringEnum,
@@ -202,6 +204,7 @@ export const ${K}Spec = withValidations(
         ],
       ),
     ),
+    scheduling: Type.Optional(SchedulingSpec('pods')),
     clients: Type.Optional(ClientsSpec('pods')),
     providerProfileRef: Type.Optional(ProviderProfileRef),
     deletionPolicy: Type.Optional(
@@ -285,7 +288,7 @@ ${kindDefinition(
     );
   });
 
-  it('takes the shared fields of every workload kind: resources, storage class, clients, profile', () => {
+  it('takes the shared fields of every workload kind: resources, storage class, scheduling, clients, profile', () => {
     expect(Object.keys(spec.properties?.['resources']?.properties ?? {})).toEqual([
       'requests',
       'limits',
@@ -299,6 +302,13 @@ ${kindDefinition(
       'namespaceSelector',
     ]);
     expect(Object.keys(spec.properties?.['providerProfileRef']?.properties ?? {})).toEqual(['name']);
+    expect(Object.keys(spec.properties?.['scheduling']?.properties ?? {})).toEqual([
+      'spread',
+      'nodeSelector',
+      'tolerations',
+      'affinity',
+      'topologySpreadConstraints',
+    ]);
   });`,
     },
   };
@@ -501,7 +511,9 @@ describe('admit${K}', () => {
  * - StatefulSet \`<name>\`: \`spec.replicas\` pods of the image as uid/gid ServerUid/ServerGid,
  *   non-root, read-only root filesystem, no capabilities, no service-account token; /tmp in
  *   memory, /data a claim per pod with \`spec.storage\` (kept when the StatefulSet goes: the
- *   controller keeps or deletes the claims per \`spec.deletionPolicy\`), else an emptyDir.
+ *   controller keeps or deletes the claims per \`spec.deletionPolicy\`), else an emptyDir. The pods
+ *   are placed as \`spec.scheduling\` says (default: spread over nodes and zones, preferred) and
+ *   pull their image as resolved (default IfNotPresent, no pull secrets).
  */
 import { ${C}_PORT, type ${K} } from '@steward/${n.apiLib}';
 import {
@@ -578,7 +590,6 @@ export function renderStatefulSet(input: RenderInput): ChildObject {
   const container = {
     name: 'main',
     image: input.image,
-    imagePullPolicy: 'IfNotPresent',
     ports: [{ name: mainPort.name, containerPort: mainPort.port, protocol: 'TCP' }],
     // A server that stops on an error leaves its last log lines as the termination message: the
     // crash loop's condition quotes them (CrashLooping).
@@ -608,6 +619,8 @@ export function renderStatefulSet(input: RenderInput): ChildObject {
     podAnnotations: { [ConfigHashAnnotation]: desiredHash(obj.spec.config ?? {}) },
     securityContext: podSecurityContext(ServerUid, ServerGid),
     containers: [container],
+    ...(obj.spec.scheduling ? { scheduling: obj.spec.scheduling } : {}),
+    ...(input.pull ? { pull: input.pull } : {}),
     volumes: [
       { name: 'config', configMap: { name: names.configMap } },
       TmpVolume,
@@ -658,6 +671,7 @@ export function desiredChildren(
   const rendered = renderChildren({
     cluster: obj,
     image: resolved.image,
+    ...(resolved.pull ? { pull: resolved.pull } : {}),
     ...(resolved.resources ? { resources: resolved.resources } : {}),
     ...(resolved.storage ? { storage: resolved.storage } : {}),
     ...(templateStorage ? { existingTemplateStorage: templateStorage } : {}),
@@ -994,8 +1008,18 @@ interface Child {
       metadata: { annotations: Record<string, string> };
       spec: {
         securityContext: Record<string, unknown>;
-        containers: { image: string; resources?: unknown; securityContext: unknown }[];
+        containers: {
+          image: string;
+          imagePullPolicy: string;
+          resources?: unknown;
+          securityContext: unknown;
+        }[];
         volumes: { name: string; emptyDir?: unknown }[];
+        imagePullSecrets?: { name: string }[];
+        nodeSelector?: Record<string, string>;
+        tolerations?: Record<string, unknown>[];
+        affinity: { podAntiAffinity: Record<string, unknown> };
+        topologySpreadConstraints: Record<string, unknown>[];
       };
     };
     volumeClaimTemplates?: {
@@ -1091,6 +1115,63 @@ describe('desiredChildren', () => {
       limits: { memory: '1Gi' },
     });
     expect(sts.spec.volumeClaimTemplates?.[0]?.spec.storageClassName).toBe('fast');
+  });
+
+  const ownSelector = { labelSelector: { matchLabels: { '${group}/cluster': 'web' } } };
+  const podOf = (o: ${K}, resolved: ResolvedPods = { image }) =>
+    childOf(render(o, resolved), 'StatefulSet').spec.template!.spec;
+
+  it('spreads the pods over nodes and zones by default, preferred, and pulls IfNotPresent', () => {
+    const pod = podOf(obj());
+    expect(pod.affinity.podAntiAffinity).toEqual({
+      preferredDuringSchedulingIgnoredDuringExecution: [
+        {
+          weight: 100,
+          podAffinityTerm: { ...ownSelector, topologyKey: 'kubernetes.io/hostname' },
+        },
+      ],
+    });
+    expect(pod.topologySpreadConstraints).toEqual([
+      expect.objectContaining({
+        ...ownSelector,
+        topologyKey: 'topology.kubernetes.io/zone',
+        whenUnsatisfiable: 'ScheduleAnyway',
+      }),
+    ]);
+    expect(pod.containers[0]!.imagePullPolicy).toBe('IfNotPresent');
+    expect(pod).not.toHaveProperty('imagePullSecrets');
+    expect(pod).not.toHaveProperty('nodeSelector');
+  });
+
+  it('places the pods as spec.scheduling says, and pulls as resolved', () => {
+    const toleration = {
+      key: 'dedicated',
+      operator: 'Equal',
+      value: 'db',
+      effect: 'NoSchedule',
+    } as const;
+    const pod = podOf(
+      obj({
+        scheduling: {
+          spread: { nodes: 'Required', zones: 'Required' },
+          nodeSelector: { disk: 'ssd' },
+          tolerations: [toleration],
+        },
+      }),
+      { image, pull: { policy: 'Always', secrets: ['regcred'] } },
+    );
+    expect(pod.affinity.podAntiAffinity).toEqual({
+      requiredDuringSchedulingIgnoredDuringExecution: [
+        { ...ownSelector, topologyKey: 'kubernetes.io/hostname' },
+      ],
+    });
+    expect(pod.topologySpreadConstraints).toEqual([
+      expect.objectContaining({ whenUnsatisfiable: 'DoNotSchedule', minDomains: 2 }),
+    ]);
+    expect(pod.nodeSelector).toEqual({ disk: 'ssd' });
+    expect(pod.tolerations).toEqual([toleration]);
+    expect(pod.containers[0]!.imagePullPolicy).toBe('Always');
+    expect(pod.imagePullSecrets).toEqual([{ name: 'regcred' }]);
   });
 
   it('puts spec.config in the ConfigMap, and rolls the pods when it changes', () => {
