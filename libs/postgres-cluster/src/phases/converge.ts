@@ -89,6 +89,11 @@ export async function convergeCluster(
       topology,
       ...(restore ? { restore } : {}),
       templateStorage: (set) => templateStorageOf(liveStatefulSet(env, obj, set)),
+      // A major upgrade's other set pulls as its own version's catalogue entry says.
+      pullOf: (version) => {
+        const r = state.admission(given, version);
+        return r.allowed ? r.resolved.pull : undefined;
+      },
       ...(state.controllerIdentity ? { controller: state.controllerIdentity } : {}),
     }),
   );
