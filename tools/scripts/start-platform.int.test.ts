@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { nodeTierLayout } from '@steward/testing-node-tier';
+import { multiNodeTierLayout } from '@steward/testing-node-tier';
 import { describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..', '..');
-const host = nodeTierLayout().hostAddress.replaceAll('.', '\\.');
+const host = multiNodeTierLayout().hostAddress.replaceAll('.', '\\.');
 
 describe('npm start', () => {
   it(
@@ -16,6 +16,10 @@ describe('npm start', () => {
         process.execPath,
         ['--import', 'tsx', 'tools/scripts/start-platform.ts', '--exit-when-ready'],
         { cwd: root, timeout: 20 * 60_000, maxBuffer: 16 * 1024 * 1024 },
+      );
+      // three nodes in three zones
+      expect(stdout).toMatch(
+        /steward: nodes steward-node-a \(zone-a, [\d.]+\), steward-node-b \(zone-b, [\d.]+\), steward-node-c \(zone-c, [\d.]+\) Ready/,
       );
       // the controllers run as pods, installed from their charts
       expect(stdout).toMatch(

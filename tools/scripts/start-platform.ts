@@ -30,7 +30,12 @@ import {
 } from '@steward/testing-backends';
 import { installControllerChart } from '@steward/testing-charts';
 import { startCloudSqlApi } from '@steward/testing-cloudsql';
-import { acquireNodeTier, appImage, localImages, stopNodeTier } from '@steward/testing-node-tier';
+import {
+  acquireNodeTier,
+  appImage,
+  localImages,
+  stopMultiNodeTier,
+} from '@steward/testing-node-tier';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -61,16 +66,19 @@ process.on('SIGTERM', () => void shutdown('SIGTERM received'));
 const stateDir = join(root, '.steward');
 await mkdir(stateDir, { recursive: true });
 
-log('steward: starting the node tier (control plane + a Ready node; seconds when cached)...');
-const tier = await acquireNodeTier();
+log(
+  'steward: starting the node tier (control plane + three nodes in three zones, NetworkPolicy enforced; seconds when cached)...',
+);
+const tier = await acquireNodeTier({ nodes: 3, networkPolicy: true });
 stops.push(async () => {
   await tier.release();
-  if (!(await stopNodeTier({ onlyIfUnused: true })))
-    log('steward: the node tier stays up: another process (a test run?) holds a lease on it');
+  await stopMultiNodeTier();
 });
 const kubeconfig = join(stateDir, 'kubeconfig');
 await copyFile(tier.kubeconfigPath, kubeconfig);
-log(`steward: node ${tier.nodeName} Ready; API server ${tier.server}`);
+log(
+  `steward: nodes ${tier.nodes.map((n) => `${n.name} (${n.zone}, ${n.address})`).join(', ')} Ready; API server ${tier.server}`,
+);
 
 log(
   `steward: starting moto (RDS API), the local Cloud SQL Admin API and a Kafka broker on ${tier.hostAddress}, where pods reach this machine...`,
