@@ -276,7 +276,7 @@ export const SwitchoverRecord = Type.Object({
   to: Type.String({ description: 'The replica made primary.' }),
   reason: StringEnum(SwitchoverReasons, {
     description:
-      'Rollout: a rolling update reached the primary and spec.rollout.primary is Switchover (the only reason a CacheCluster switches over today).',
+      'Rollout: a rolling update reached the primary and spec.rollout.primary is Switchover. NodeDrain: the primary’s node is cordoned (a drain), so the role moves to a replica on another node before the pod can be evicted. (Requested and ScaleDown are PostgresCluster’s.)',
   }),
   startedAt: Type.String({ format: 'date-time' }),
   completedAt: Type.Optional(Type.String({ format: 'date-time' })),

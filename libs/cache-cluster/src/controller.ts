@@ -35,7 +35,7 @@ import { Passwords, passwordSecretOf } from './phases/auth.js';
 import { desiredChildren } from './phases/children.js';
 import { removeCluster, retainCluster } from './phases/deletion.js';
 import { desiredReplicas } from './phases/replicas.js';
-import { planRoll, rollPhase, rollStatus, rollSwitchover } from './phases/roll.js';
+import { planRoll, rollPhase, rollStatus, switchoverAsk } from './phases/roll.js';
 import { rolesPhase } from './phases/roles.js';
 import { childNames, Labels } from './children/index.js';
 import { type Pod } from './pods.js';
@@ -63,15 +63,17 @@ export interface CacheClusterControllerOptions extends WorkloadControllerOptions
  * ioredis every poll, roles converged and failover carried out by the pure role plan
  * (roles/plan.ts), status and Events stated from what was seen.
  *
- * Woken by spec changes, by its children and pods changing, by the profile it uses changing, and
+ * Woken by spec changes, by its children and pods changing, by the profile it uses changing, by
+ * a node of one of its pods being cordoned or uncordoned (a drain of the primary's node asks for a
+ * switchover first; its PodDisruptionBudget `<name>-primary` refuses the eviction until then), and
  * by its own poll (Redis has no watch).
  *
  * RBAC: cacheclusters get/list/watch/patch, cacheclusters/status patch, cacheclusters/finalizers
  * update; statefulsets, services, configmaps, secrets, poddisruptionbudgets, networkpolicies
  * get/list/watch/create/patch/delete; pods get/list/watch/patch/delete (its own roll);
  * persistentvolumeclaims
- * get/list/watch/patch/delete; core events list (why a pod or volume is stuck); providerprofiles
- * get/list/watch; events.k8s.io events create/patch.
+ * get/list/watch/patch/delete; core events list (why a pod or volume is stuck); nodes
+ * get/list/watch (cordoned or not); providerprofiles get/list/watch; events.k8s.io events create/patch.
  */
 export function cacheClusterController(
   manager: Manager,
@@ -87,6 +89,8 @@ export function cacheClusterController(
       defaultFieldManager: 'cache-cluster-controller',
       predicates: [workloadChanges],
       profileIndex: 'cache.steward.dev/profile',
+      // A primary on a node being drained is switched over before its pod can be evicted.
+      watchNodes: true,
     },
   );
   const redis = options.redis ?? redisAdmin();
@@ -144,11 +148,11 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
       refusals.push(...grown.refusals);
     }
     const pods = deps.pods(namespace, name);
-    // The controller rolls the pods itself (OnDelete): a rolling update that reached the primary
-    // asks the role plan for a switchover.
+    // A drain of the primary's node, else a rolling update that reached the primary (the
+    // controller rolls the pods itself, OnDelete), asks the role plan for a switchover.
     const current = children.get<StatefulSetWithClaims>(obj, StatefulSets, names.statefulSet);
     const updateRevision = current?.status?.updateRevision;
-    const ask = rollSwitchover(obj, pods, updateRevision, now().getTime());
+    const ask = switchoverAsk(obj, pods, updateRevision, deps.nodeCordoned, now().getTime());
     const { plan, failed } = await rolesPhase(
       rolesEnv,
       ctx,

@@ -43,6 +43,7 @@ import {
   childNames,
   passwordSecretOf,
   renderChildren,
+  replicasOf,
   type ChildObject,
   type RenderedChildren,
   type RenderInput,
@@ -177,6 +178,9 @@ function typed(rendered: RenderedChildren): [ResourceType, ChildObject][] {
     [Services, rendered.readOnly],
     [ConfigMaps, rendered.configMap],
     [PodDisruptionBudgets, rendered.podDisruptionBudget],
+    ...(rendered.primaryDisruptionBudget
+      ? [[PodDisruptionBudgets, rendered.primaryDisruptionBudget] as [ResourceType, ChildObject]]
+      : []),
     [NetworkPolicies, rendered.networkPolicy],
     ...(rendered.authSecret
       ? [[Secrets, rendered.authSecret('generated-once-password')] as [ResourceType, ChildObject]]
@@ -226,7 +230,9 @@ describe('rendered children on a real API server (server-side apply, dryRun)', (
     async (_case, input) => {
       const rendered = renderChildren(input);
       const children = typed(rendered);
-      expect(children.length).toBe(input.cluster.spec.auth?.existingSecret ? 7 : 8);
+      // Replicated with more than one pod: two PodDisruptionBudgets (`<name>-primary`).
+      const budgets = replicasOf(input.cluster) > 1 ? 2 : 1;
+      expect(children.length).toBe((input.cluster.spec.auth?.existingSecret ? 6 : 7) + budgets);
       for (const [rt, obj] of children) {
         const applied = await dryApply(rt, obj);
         expect(applied, `${obj.kind} ${obj.metadata.name}`).toMatchObject(obj);

@@ -7,9 +7,11 @@
  *
  * - StatefulSet `<name>` (pods `<name>-<i>`, PVCs `data-<name>-<i>` with persistence), headless
  *   Service `<name>-headless`, Services `<name>-rw` (role=primary) and `<name>-ro`
- *   (role=replica), ConfigMap `<name>-config` (redis.conf), PodDisruptionBudget `<name>`
- *   (maxUnavailable 1), NetworkPolicy `<name>`, and the Secret `<name>-auth` when the password is
- *   generated.
+ *   (role=replica), ConfigMap `<name>-config` (redis.conf), PodDisruptionBudgets `<name>`
+ *   (maxUnavailable 1 for a single pod; else minAvailable pods−2 over the pods not
+ *   eviction-protected) and, Replicated with more than one pod, `<name>-primary` (maxUnavailable 0
+ *   over the eviction-protected pods: the primary, both ends of a switchover), NetworkPolicy
+ *   `<name>`, and the Secret `<name>-auth` when the password is generated.
  * - The password is never rendered into anything but that Secret: pods read it through a
  *   secretKeyRef and write it to a memory-backed file at start.
  * - A Replicated cluster's pods boot fenced (`replicaof 127.0.0.1 1`); the controller gives each

@@ -2,11 +2,13 @@ import { CACHE_PORT } from '@steward/cache-cluster-api';
 import { renderPolicies as render } from '@steward/workload';
 import { childMeta, clusterName, clusterSelector } from './labels.js';
 import { childNames } from './names.js';
-import { type ChildObject, type RenderInput } from './render-input.js';
+import { replicasOf, type ChildObject, type RenderInput } from './render-input.js';
 
 /**
- * The PodDisruptionBudget `<name>` — at most one pod of the cluster evicted at a time, so a drain
- * never takes the primary and its replicas at once (and a Standalone pod can still be drained) —
+ * The PodDisruptionBudgets — Replicated with more than one pod, `<name>-primary`: the primary (and
+ * both ends of a switchover or failover under way, labelled `steward.dev/eviction-protected`) is
+ * never evicted, a drain waits for the switchover that moves the role off its node; `<name>`: at
+ * most one other pod evicted at a time; a single pod has `<name>` alone and can still be drained —
  * and the NetworkPolicy `<name>`: the cluster's pods accept connections on 6379 only from
  * - the cluster's own pods (replication),
  * - the controller's pods (`input.controller`: its namespace by name, its pods by label), and
@@ -16,12 +18,20 @@ import { type ChildObject, type RenderInput } from './render-input.js';
  */
 export function renderPolicies(input: RenderInput): {
   podDisruptionBudget: ChildObject;
+  primaryDisruptionBudget?: ChildObject;
   networkPolicy: ChildObject;
 } {
   const { cluster, controller } = input;
   const name = clusterName(cluster);
-  return render(childMeta(cluster), childNames(name), clusterSelector(name), CACHE_PORT, {
-    ...(controller ? { controller } : {}),
-    ...(cluster.spec.clients ? { clients: cluster.spec.clients } : {}),
-  });
+  return render(
+    childMeta(cluster),
+    childNames(name),
+    clusterSelector(name),
+    CACHE_PORT,
+    {
+      ...(controller ? { controller } : {}),
+      ...(cluster.spec.clients ? { clients: cluster.spec.clients } : {}),
+    },
+    replicasOf(cluster),
+  );
 }

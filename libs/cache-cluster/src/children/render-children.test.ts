@@ -144,13 +144,6 @@ describe('renderChildren: selectors', () => {
       ]);
     }
   });
-
-  it('lets at most one pod be disrupted at a time', () => {
-    expect(rendered.podDisruptionBudget.spec).toEqual({
-      maxUnavailable: 1,
-      selector: { matchLabels: { 'cache.steward.dev/cluster': 'web' } },
-    });
-  });
 });
 
 describe('renderChildren: the StatefulSet', () => {
@@ -431,5 +424,46 @@ describe('renderChildren: the NetworkPolicy', () => {
   ])('admits on 6379 %s, and nothing else', (_case, spec, extra, from) => {
     const policy = renderChildren(input(spec, extra)).networkPolicy;
     expect(field(policy, 'spec.ingress')).toEqual([{ from, ports: port }]);
+  });
+});
+
+describe('renderChildren: the PodDisruptionBudgets', () => {
+  const selector = { 'cache.steward.dev/cluster': 'web' };
+  const others = {
+    matchLabels: selector,
+    matchExpressions: [{ key: 'steward.dev/eviction-protected', operator: 'DoesNotExist' }],
+  };
+
+  it('renders, Replicated with 3 pods, the primary’s budget (never evicted while it carries the label) and one over the others', () => {
+    const rendered = renderChildren(input(replicated));
+    expect(rendered.primaryDisruptionBudget?.metadata.name).toBe('web-primary');
+    expect(rendered.primaryDisruptionBudget?.spec).toEqual({
+      maxUnavailable: 0,
+      selector: { matchLabels: { ...selector, 'steward.dev/eviction-protected': 'true' } },
+    });
+    expect(rendered.podDisruptionBudget.metadata.name).toBe('web');
+    expect(rendered.podDisruptionBudget.spec).toEqual({
+      minAvailable: 1,
+      selector: others,
+      unhealthyPodEvictionPolicy: 'AlwaysAllow',
+    });
+  });
+
+  it('lets the one replica of a 2-pod cluster go (minAvailable 0 over the others)', () => {
+    const rendered = renderChildren(input({ mode: 'Replicated', replicas: 2 }));
+    expect(field(rendered.podDisruptionBudget, 'spec.minAvailable')).toBe(0);
+    expect(rendered.primaryDisruptionBudget).toBeDefined();
+  });
+
+  it.each([
+    ['Standalone', {}],
+    ['Replicated with 1 pod', { mode: 'Replicated' as const, replicas: 1 }],
+  ])('renders for %s one budget over every pod, which lets it be drained', (_case, spec) => {
+    const rendered = renderChildren(input(spec));
+    expect(rendered.primaryDisruptionBudget).toBeUndefined();
+    expect(rendered.podDisruptionBudget.spec).toEqual({
+      maxUnavailable: 1,
+      selector: { matchLabels: selector },
+    });
   });
 });

@@ -28,6 +28,8 @@ export interface RenderedChildren {
   readOnly: ChildObject;
   configMap: ChildObject;
   podDisruptionBudget: ChildObject;
+  /** `<name>-primary`: Replicated with more than one pod (the eviction-protected pods). */
+  primaryDisruptionBudget?: ChildObject;
   networkPolicy: ChildObject;
   /**
    * The Secret `<name>-auth` holding `password`; only when the password is generated (no

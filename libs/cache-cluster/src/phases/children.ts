@@ -7,7 +7,7 @@ import { passwordSecretOf } from './auth.js';
 /**
  * The children a CacheCluster is to have (pure): the generated password Secret (created once,
  * unless the user brings one), the ConfigMap, the Services (read-only only when Replicated), the
- * PDB, the NetworkPolicy and the StatefulSet — whose claim template keeps a live one's storage
+ * PDBs (`<name>`, and `<name>-primary` when Replicated with more than one pod), the NetworkPolicy and the StatefulSet — whose claim template keeps a live one's storage
  * (`templateStorage`: templates cannot change; volumes grow claim by claim).
  */
 export function desiredChildren(
@@ -39,6 +39,9 @@ export function desiredChildren(
       ...(cluster.spec.mode === 'Replicated' ? [rendered.readOnly] : []),
     ],
     podDisruptionBudget: rendered.podDisruptionBudget,
+    ...(rendered.primaryDisruptionBudget
+      ? { primaryDisruptionBudget: rendered.primaryDisruptionBudget }
+      : {}),
     networkPolicy: rendered.networkPolicy,
     statefulSets: [rendered.statefulSet],
   });

@@ -4,6 +4,9 @@ import { isNotFound, Pods, type KubeClient } from '@steward/kube';
 import {
   decisionStale,
   durationMs,
+  EvictionProtectedLabel,
+  evictionProtected,
+  evictionProtectionChanges,
   failoverMarksOf,
   recordDecision,
   type DecisionMarks,
@@ -142,7 +145,47 @@ export async function rolesPhase(
   }
   for (const event of plan.events) env.emit(cluster, event.type, event.reason, event.message);
   const failed = await carryOut(env, cluster, plan.actions, facts, endpoint);
+  // The primary — and both ends of a switchover or failover under way — out of a drain's reach.
+  failed.push(...(await protectFromEviction(env, cluster, pods, protectedPods(cluster, decided))));
   return { plan, failed };
+}
+
+/**
+ * The pods a drain must not evict (pure, `evictionProtected`): Replicated with more than one pod
+ * desired, the primary — as just decided, else as recorded — and both ends of a switchover or
+ * failover under way; none otherwise (the one budget over every pod lets a lone pod go).
+ */
+export function protectedPods(
+  cluster: Cluster,
+  decided?: Pick<NonNullable<Cluster['status']>, 'primary' | 'switchover' | 'failover'>,
+): Set<string> {
+  const now = decided ?? cluster.status;
+  return evictionProtected({
+    instances: desiredReplicas(cluster),
+    primary: now?.primary,
+    moving: [now?.switchover, now?.failover],
+  });
+}
+
+/** Sets and removes `EvictionProtectedLabel` so that exactly `guarded` carry it (the failures, if any). */
+async function protectFromEviction(
+  env: RolesEnv,
+  cluster: Cluster,
+  pods: Pod[],
+  guarded: Set<string>,
+): Promise<string[]> {
+  const failed: string[] = [];
+  for (const change of evictionProtectionChanges(pods, guarded)) {
+    await env.client
+      .mergePatch(Pods, change.pod, cluster.metadata.namespace!, {
+        metadata: { labels: { [EvictionProtectedLabel]: change.protect ? 'true' : null } },
+      })
+      .catch((error: unknown) => {
+        if (!isNotFound(error))
+          failed.push(`label ${change.pod} ${EvictionProtectedLabel}: ${(error as Error).message}`);
+      });
+  }
+  return failed;
 }
 
 async function carryOut(

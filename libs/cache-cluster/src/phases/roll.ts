@@ -15,9 +15,14 @@
 import { type CacheCluster } from '@steward/cache-cluster-api';
 import { type PrimaryUpdateMethod, type SwitchoverReason } from '@steward/crd';
 import { isNotFound, Pods, type KubeClient } from '@steward/kube';
-import { planRollout, rolloutWantsSwitchover, type RolloutPlan } from '@steward/workload';
+import {
+  drainWantsSwitchover,
+  planRollout,
+  rolloutWantsSwitchover,
+  type RolloutPlan,
+} from '@steward/workload';
 import { type Pod } from '../pods.js';
-import { type Health } from '../roles/plan.js';
+import { type Health, type SwitchoverAsk } from '../roles/plan.js';
 import { desiredReplicas } from './replicas.js';
 
 type Cluster = CacheCluster;
@@ -80,6 +85,48 @@ export function rollSwitchover(
     now,
   });
   return wanted ? { reason: 'Rollout' } : undefined;
+}
+
+/**
+ * The switchover a drain asks for (pure, before the role plan; it takes precedence over the
+ * rollout's): Replicated, the primary's pod on a cordoned node — its PodDisruptionBudget
+ * (`<name>-primary`) refuses its eviction while it carries the eviction-protected label — and
+ * another pod to switch to: FAILOVER TO a caught-up replica on a node not cordoned (`avoid`:
+ * the pods on cordoned nodes), whatever `spec.rollout` says. One that failed in the last minute
+ * waits (`drainWantsSwitchover` with the last switchover and `now`).
+ */
+export function drainSwitchover(
+  cluster: Cluster,
+  pods: Pod[],
+  cordoned: (nodeName: string) => boolean,
+  now: number,
+): SwitchoverAsk | undefined {
+  if ((cluster.spec.mode ?? 'Standalone') !== 'Replicated') return undefined;
+  const drain = drainWantsSwitchover({
+    pods,
+    primary: cluster.status?.primary,
+    cordoned,
+    lastSwitchover: cluster.status?.switchover,
+    now,
+  });
+  return drain ? { reason: 'NodeDrain', avoid: drain.avoid } : undefined;
+}
+
+/**
+ * The switchover asked of the role plan this reconcile (pure): a drain's (`drainSwitchover`)
+ * first, else a rolling update's (`rollSwitchover`).
+ */
+export function switchoverAsk(
+  cluster: Cluster,
+  pods: Pod[],
+  updateRevision: string | undefined,
+  cordoned: (nodeName: string) => boolean,
+  now: number,
+): SwitchoverAsk | undefined {
+  return (
+    drainSwitchover(cluster, pods, cordoned, now) ??
+    rollSwitchover(cluster, pods, updateRevision, now)
+  );
 }
 
 /**
