@@ -4,9 +4,10 @@
 //
 //   node --import tsx tools/bench/node-tier.ts [starts=3] [pods=5]
 //   node --import tsx tools/bench/node-tier.ts [starts=3] [pods=5] --nodes 3
-//       the multi-node tier instead (it stops only that one: the single tier may keep running):
-//       start → three nodes Ready, stop, redis pod create → Ready on each node, RSS per process,
-//       per node and shared
+//       the multi-node tier instead (it stops only that one, and only while holding it: the single
+//       tier and other holders may keep running): start → three nodes Ready, stop, redis pod
+//       create → Ready on each node, node faults' timings, idle CPU, RSS per process, per node
+//       and shared
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -54,7 +55,6 @@ if (nodeCount !== 1) throw new Error(`--nodes ${nodeCount}: only 1 and 3 exist`)
 async function benchMultiNode(): Promise<void> {
   const multi = multiNodeTierLayout();
   const { 'redis-7.0': redis } = await localImages('redis-7.0');
-  await stopMultiNodeTier();
   const startTimes: number[] = [];
   const supervisorTimes: number[] = [];
   const stopTimes: number[] = [];
@@ -64,16 +64,26 @@ async function benchMultiNode(): Promise<void> {
       pids: Record<string, number>;
       startMs: number;
     };
+  const holdAndStop = async (held: MultiNodeTier): Promise<void> => {
+    const t1 = performance.now();
+    await stopMultiNodeTier();
+    stopTimes.push(performance.now() - t1);
+    await held.release();
+  };
+  // The tier is stopped only while this process holds it (others may be using it: acquiring
+  // waits for them); one already running is stopped first, so every start measured is a new one.
+  {
+    const first = await acquireNodeTier({ nodes: 3 });
+    await stopMultiNodeTier();
+    await first.release();
+  }
   for (let i = 0; i < starts; i++) {
     const t0 = performance.now();
     tier = await acquireNodeTier({ nodes: 3, lingerMs: 600_000 });
     startTimes.push(performance.now() - t0);
     supervisorTimes.push(readState().startMs);
     if (i === starts - 1) break;
-    await tier.release();
-    const t1 = performance.now();
-    await stopMultiNodeTier();
-    stopTimes.push(performance.now() - t1);
+    await holdAndStop(tier);
   }
   const live = tier!;
   await live.importImage(redis!);
@@ -118,6 +128,15 @@ async function benchMultiNode(): Promise<void> {
     description: 'bench pods gone',
   });
   const { pids } = readState();
+  // idle CPU of the tier's processes over 30 s (utime + stime, clock ticks of 10 ms)
+  const ticks = (): number =>
+    Object.values(pids).reduce((sum, pid) => {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return sum + Number(fields[11]) + Number(fields[12]);
+    }, 0);
+  const ticks0 = ticks();
+  await new Promise((resolve) => setTimeout(resolve, 30_000));
+  const idleCpu = ((ticks() - ticks0) * 10) / 30_000;
   const rss = Object.fromEntries(Object.entries(pids).map(([n, pid]) => [n, rssMiB(pid)]));
   const perNode = multi.nodes.map((node) =>
     Object.entries(rss)
@@ -159,11 +178,11 @@ async function benchMultiNode(): Promise<void> {
     await live.healNode(b);
     faults['healNode → Ready']!.push(performance.now() - t);
   }
-  await live.release();
-  const t1 = performance.now();
-  await stopMultiNodeTier();
-  stopTimes.push(performance.now() - t1);
+  await holdAndStop(live);
   for (const [what, times] of Object.entries(faults)) say(`${what}: ${stats(times)}`);
+  say(
+    `idle CPU of the tier's processes (30 s, no pods): ${(idleCpu * 100).toFixed(1)} % of one core`,
+  );
   say(`machine: ${cpus().length} × ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB`);
   say(`3-node tier acquire → three nodes Ready (warm): ${stats(startTimes)}`);
   say(`  of which the supervisor's start → Ready: ${stats(supervisorTimes)}`);
