@@ -219,6 +219,38 @@ describe('planInstances: failover', () => {
     }
   };
 
+  it('counts the loss from the start of the first observation the primary failed, not its end (a hung server answers nothing for a whole timeout)', () => {
+    const seen = planInstances(base({ now: at(0) }));
+    const hung = planInstances(
+      base({
+        // The observation began at 20 s and the primary's timed out at 30 s.
+        observedAt: at(20),
+        now: at(30),
+        memory: seen.memory,
+        instances: [
+          pod(0, {
+            instruction: 'primary',
+            roleLabel: 'primary',
+            view: { reachable: false, error: 'timeout' },
+          }),
+          pod(1, {
+            instruction: 'standby 10.0.0.1',
+            roleLabel: 'standby',
+            view: standbyView(4500n),
+          }),
+          pod(2, {
+            instruction: 'standby 10.0.0.1',
+            roleLabel: 'standby',
+            view: standbyView(4800n),
+          }),
+        ],
+      }),
+    );
+    // failover.after (10 s) has passed since 20 s: promoted in this very reconcile (counted from
+    // 30 s, it would wait 10 s more).
+    expect(hung.status).toMatchObject({ primary: 'pg-2', failover: { phase: 'Promoting' } });
+  });
+
   it('waits failover.after, then fences the old primary and promotes the most advanced standby (Bounded)', () => {
     const { first, later } = lostAfter(5000n, 4500n, 4800n);
     expect(first.status).toBeUndefined();

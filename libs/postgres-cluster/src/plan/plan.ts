@@ -568,7 +568,9 @@ function letPrimaryReturn(ctx: PlanContext, p: PrimaryObservation) {
 function primaryLost(ctx: PlanContext, p: PrimaryObservation) {
   const { input, memory } = ctx;
   const reason = lossReason(p);
-  const since = memory.lostSince ?? input.now;
+  // Lost since the start of the first observation it failed (not its end: one that waited out
+  // a timeout on a hung server has already gone unanswered for that long).
+  const since = memory.lostSince ?? ctx.observedAt;
   memory.lostSince = since;
   memory.lostReason = reason;
   const gone = ms(input.now) - ms(since);
