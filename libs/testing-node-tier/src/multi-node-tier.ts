@@ -129,10 +129,48 @@ export async function acquireMultiNodeTier(options: MultiNodeTierOptions): Promi
     const tier = await handle(layout, binaries, state, release);
     // an earlier holder that died may have left the taint
     for (const node of layout.nodes) await clearOutOfService(tier.kubeConfig, node.name);
+    await finishTerminatingNamespaces(tier.kubeConfig);
     return tier;
   } catch (error) {
     release();
     throw error;
+  }
+}
+
+/**
+ * The namespaces an earlier holder released are still being deleted (their pods' grace periods,
+ * or pods a fault held up): their pods are deleted at once (grace 0), so they cannot get in this
+ * holder's way (a drain would wait for them), and this waits up to 60 s for the namespaces to go.
+ */
+async function finishTerminatingNamespaces(kubeConfig: KubeConfig): Promise<void> {
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const terminating = (await core.listNamespace()).items
+    .filter((ns) => ns.status?.phase === 'Terminating')
+    .map((ns) => ns.metadata!.name!);
+  if (!terminating.length) return;
+  for (const namespace of terminating) {
+    const pods = await core.listNamespacedPod({ namespace }).catch(() => ({ items: [] }));
+    await Promise.all(
+      pods.items.map((pod) =>
+        core
+          .deleteNamespacedPod({ name: pod.metadata!.name!, namespace, gracePeriodSeconds: 0 })
+          .catch(() => undefined),
+      ),
+    );
+  }
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const left = (await core.listNamespace()).items
+      .map((ns) => ns.metadata!.name!)
+      .filter((name) => terminating.includes(name));
+    if (!left.length) return;
+    if (Date.now() > deadline) {
+      process.stderr.write(
+        `node-tier-3: namespaces of an earlier holder still terminating after 60 s: ${left.join(', ')}\n`,
+      );
+      return;
+    }
+    await sleep(500);
   }
 }
 
