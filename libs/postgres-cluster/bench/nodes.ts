@@ -270,6 +270,11 @@ console.log(
   `\nevictions refused while the primary was protected: ${results.map((x) => x.refusals).join(', ')}; published loss bounds: ${results.map((x) => x.published).join(', ')}; acknowledged rows missing: ${results.map((x) => `${x.lost} of ${x.acked}`).join(', ')}`,
 );
 
+// Every cluster gone before the controller stops (its finalizer would hold the namespace).
+await eventually(
+  async () => (await admin.list<PostgresCluster>(Kind, { namespace: ns })).items.length === 0,
+  { description: 'every PostgresCluster of the bench deleted', timeoutMs: 180_000 },
+);
 await manager.stop();
 await admin.close();
 await tier.release();

@@ -241,6 +241,11 @@ for (const m of ['Switchover', 'Restart'] as const)
     `\n${m}: acknowledged rows missing per run ${results[m].map((x) => x.lost).join(', ')}; failovers ${results[m].map((x) => x.failovers).join(', ')}`,
   );
 
+// Every cluster gone before the controller stops (its finalizer would hold the namespace).
+await eventually(
+  async () => (await admin.list<PostgresCluster>(Kind, { namespace: ns })).items.length === 0,
+  { description: 'every PostgresCluster of the bench deleted', timeoutMs: 180_000 },
+);
 await manager.stop();
 await admin.close();
 await tier.release();
