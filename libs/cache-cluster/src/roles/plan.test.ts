@@ -206,6 +206,30 @@ describe('planRoles, Replicated', () => {
     expect(later.actions.find((a) => a.type === 'promote')).toBeUndefined();
   });
 
+  it('counts the loss from the start of the first observation the primary failed, not its end (a hung server answers nothing for a whole timeout)', () => {
+    const pods = [
+      pod(0, { reachable: false, error: 'timeout' }),
+      pod(1, replicaOf(0, 90)),
+      pod(2, replicaOf(0, 95)),
+    ];
+    const status = { primary: 'c-0', primaryRunId: 'p0' };
+    const lastSeen = { pod: 'c-0', runId: 'p0', replId: H, offset: 100, at: at(-5_000) };
+    // The observation began at 0 s and the primary's command timed out at 2 s.
+    const first = planRoles(
+      input({ status, pods, memory: { lastSeen }, observedAt: T0, now: at(2_000) }),
+    );
+    expect(first.memory.lostSince).toBe(T0);
+    expect(first.health.lost).toMatchObject({ reason: 'PrimaryUnreachable', since: T0 });
+    // failover.after (10 s) has passed since 0 s: promoted at 10 s (counted from 2 s, at 12 s).
+    const later = planRoles(
+      input({ status, pods, memory: first.memory, observedAt: at(8_000), now: at(10_000) }),
+    );
+    expect(later.status).toMatchObject({
+      primary: 'c-2',
+      failover: { phase: 'Promoting', primaryLostAt: T0 },
+    });
+  });
+
   it('promotes the replica with the highest offset after failover.after, with the loss bound in status', () => {
     const pods = [
       pod(0, { reachable: false, error: 'timeout' }),

@@ -481,7 +481,12 @@ function resolvePrimary(ctx: RoleContext): PodFacts | undefined {
 function primaryLost(ctx: RoleContext, loss: Loss): PodFacts | undefined {
   const { input, next } = ctx;
   const { now } = input;
-  const since = ctx.memory.lostSince && ctx.memory.lostReason ? ctx.memory.lostSince : now;
+  // Lost since the start of the first observation it failed (`observedAt`), not its end: one that
+  // waited out a command timeout on a hung server (a stopped node) had gone unanswered that long.
+  const since =
+    ctx.memory.lostSince && ctx.memory.lostReason
+      ? ctx.memory.lostSince
+      : (input.observedAt ?? now);
   ctx.memory = { ...ctx.memory, lostSince: since, lostReason: loss.reason };
   const waited = elapsedMs(since, now);
   const message = `primary ${next.primary} is lost: ${loss.detail}`;
