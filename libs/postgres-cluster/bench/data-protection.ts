@@ -22,13 +22,14 @@ import {
   PostgresCluster,
   type PostgresClusterSpec,
 } from '@steward/postgres-cluster-api';
-import { Jobs, KubeClient, Secrets, Services, type KubeObject } from '@steward/kube';
+import { Jobs, KubeClient, Secrets, type KubeObject } from '@steward/kube';
 import { eventually, installCRDs, repoRoot } from '@steward/testing';
 import { startMoto } from '@steward/testing-backends';
 import { acquireNodeTier, localImages, type NodeTier } from '@steward/testing-node-tier';
 import { ProviderProfile } from '@steward/provider-profile-api';
 import { join } from 'node:path';
 import pg from 'pg';
+import { appLogin as login } from './support.js';
 import { postgresBackupController, postgresClusterController } from '../src/index.js';
 
 const mib = Number(process.argv.find((a) => a.startsWith('--mib='))?.split('=')[1] ?? 256);
@@ -126,27 +127,7 @@ const create = (name: string, s: PostgresClusterSpec) =>
     spec: s,
   } as PostgresCluster);
 
-async function appLogin(name: string) {
-  const secret = await admin.get<KubeObject & { data: Record<string, string> }>(
-    Secrets,
-    `${name}-app`,
-    ns,
-  );
-  const data = (k: string) => Buffer.from(secret.data[k]!, 'base64').toString('utf8');
-  const rw = await admin.get<KubeObject & { spec: { clusterIP: string } }>(
-    Services,
-    `${name}-rw`,
-    ns,
-  );
-  return {
-    host: rw.spec.clusterIP,
-    port: 5432,
-    user: data('username'),
-    password: data('password'),
-    database: data('database'),
-    connectionTimeoutMillis: 1000,
-  };
-}
+const appLogin = (name: string) => login(admin, ns, name, { connectMs: 1000 });
 async function sql<T>(name: string, text: string): Promise<T[]> {
   const client = new pg.Client({ ...(await appLogin(name)), query_timeout: 600_000 });
   client.on('error', () => undefined);

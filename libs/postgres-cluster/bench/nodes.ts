@@ -17,12 +17,13 @@
 import { findCondition } from '@steward/conditions';
 import { Manager } from '@steward/controller';
 import { PostgresCluster, type PostgresClusterSpec } from '@steward/postgres-cluster-api';
-import { KubeClient, Pods, Secrets, Services, type KubeObject } from '@steward/kube';
+import { KubeClient, Pods } from '@steward/kube';
 import { eventually, installCRDs, repoRoot } from '@steward/testing';
 import { acquireNodeTier, localImages, type MultiNodeTier } from '@steward/testing-node-tier';
 import { join } from 'node:path';
 import pg from 'pg';
 import { Labels, postgresClusterController, type Pod } from '../src/index.js';
+import { appLogin, seconds, startWriter, type Login } from './support.js';
 
 const runs = Number(process.argv.find((a) => a.startsWith('--runs='))?.split('=')[1] ?? 3);
 const Kind = PostgresCluster.resourceType;
@@ -66,62 +67,6 @@ const ready = (name: string) =>
     { description: `${name} Ready, 3 of 3`, timeoutMs: 300_000, intervalMs: 200 },
   );
 
-async function appLogin(name: string) {
-  const secret = await admin.get<KubeObject & { data: Record<string, string> }>(
-    Secrets,
-    `${name}-app`,
-    ns,
-  );
-  const data = (k: string) => Buffer.from(secret.data[k]!, 'base64').toString('utf8');
-  const rw = await admin.get<KubeObject & { spec: { clusterIP: string } }>(
-    Services,
-    `${name}-rw`,
-    ns,
-  );
-  return {
-    host: rw.spec.clusterIP,
-    port: 5432,
-    user: data('username'),
-    password: data('password'),
-    database: data('database'),
-    connectionTimeoutMillis: 1000,
-    query_timeout: 2000,
-  };
-}
-
-function startWriter(login: Awaited<ReturnType<typeof appLogin>>) {
-  const acked: { n: number; at: number }[] = [];
-  let stopped = false;
-  const done = (async () => {
-    let client: pg.Client | undefined;
-    let n = 0;
-    while (!stopped) {
-      try {
-        if (!client) {
-          client = new pg.Client(login);
-          client.on('error', () => undefined);
-          await client.connect();
-        }
-        const next = ++n;
-        await client.query('INSERT INTO ledger (n) VALUES ($1)', [next]);
-        acked.push({ n: next, at: performance.now() });
-      } catch {
-        await client?.end().catch(() => undefined);
-        client = undefined;
-      }
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    await client?.end().catch(() => undefined);
-  })();
-  return {
-    acked,
-    stop: async () => {
-      stopped = true;
-      await done;
-    },
-  };
-}
-
 const gapAfter = (acked: { at: number }[], from: number) => {
   const after = acked.filter((a) => a.at >= from);
   return after.reduce((g, a, i) => (i === 0 ? g : Math.max(g, a.at - after[i - 1]!.at)), 0) / 1000;
@@ -137,7 +82,7 @@ async function nodeOf(name: string, pod: string): Promise<string> {
   return pods.find((p) => p.metadata.name === pod)!.spec!.nodeName!;
 }
 
-async function lostRows(login: Awaited<ReturnType<typeof appLogin>>, acked: { n: number }[]) {
+async function lostRows(login: Login, acked: { n: number }[]) {
   const rows = await eventually(
     async () => {
       const c = new pg.Client({ ...login, query_timeout: 10_000 });
@@ -164,7 +109,7 @@ async function run(r: number) {
     spec,
   } as PostgresCluster);
   await ready(name);
-  const login = await appLogin(name);
+  const login = await appLogin(admin, ns, name, { connectMs: 1000, queryMs: 2000 });
   await eventually(
     async () => {
       const c = new pg.Client(login);
@@ -238,14 +183,6 @@ async function run(r: number) {
   };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const fmt = (xs: (number | undefined)[]) => {
-  const ys = xs.filter((x): x is number => x !== undefined);
-  return ys.length === 0
-    ? '—'
-    : `${median(ys).toFixed(1)} s (${Math.min(...ys).toFixed(1)}–${Math.max(...ys).toFixed(1)})`;
-};
-
 const results: Awaited<ReturnType<typeof run>>[] = [];
 for (let r = 0; r < runs; r++) {
   const result = await run(r);
@@ -255,16 +192,16 @@ for (let r = 0; r < runs; r++) {
 console.log(`| measure (${runs} runs, median, min–max) | figure |`);
 console.log('| --- | --- |');
 console.log(
-  `| drain of the primary's node: longest time without an acknowledged commit (client) | ${fmt(results.map((x) => x.drainGap))} |`,
+  `| drain of the primary's node: longest time without an acknowledged commit (client) | ${seconds(results.map((x) => x.drainGap))} |`,
 );
 console.log(
-  `| drain: the NodeDrain switchover's pause in status | ${fmt(results.map((x) => x.drainPause))} |`,
+  `| drain: the NodeDrain switchover's pause in status | ${seconds(results.map((x) => x.drainPause))} |`,
 );
 console.log(
-  `| drain: cordon → every pod of the node evicted | ${fmt(results.map((x) => x.drainSeconds))} |`,
+  `| drain: cordon → every pod of the node evicted | ${seconds(results.map((x) => x.drainSeconds))} |`,
 );
 console.log(
-  `| primary's node stopped → first acknowledged commit on the new primary (failover.after 5 s) | ${fmt(results.map((x) => x.writableSeconds))} |`,
+  `| primary's node stopped → first acknowledged commit on the new primary (failover.after 5 s) | ${seconds(results.map((x) => x.writableSeconds))} |`,
 );
 console.log(
   `\nevictions refused while the primary was protected: ${results.map((x) => x.refusals).join(', ')}; published loss bounds: ${results.map((x) => x.published).join(', ')}; acknowledged rows missing: ${results.map((x) => `${x.lost} of ${x.acked}`).join(', ')}`,

@@ -16,11 +16,12 @@
 import { findCondition } from '@steward/conditions';
 import { Manager } from '@steward/controller';
 import { PostgresCluster, type PostgresClusterSpec } from '@steward/postgres-cluster-api';
-import { KubeClient, Pods, Secrets, Services, type KubeObject } from '@steward/kube';
+import { KubeClient, Pods } from '@steward/kube';
 import { eventually, installCRDs, repoRoot } from '@steward/testing';
 import { acquireNodeTier, localImages, type NodeTier } from '@steward/testing-node-tier';
 import { join } from 'node:path';
 import pg from 'pg';
+import { appLogin as login, seconds } from './support.js';
 import { postgresClusterController, type Pod } from '../src/index.js';
 
 const runs = Number(process.argv.find((a) => a.startsWith('--runs='))?.split('=')[1] ?? 3);
@@ -87,28 +88,7 @@ async function timeToReady(name: string, replicas: number): Promise<number> {
   return (performance.now() - start) / 1000;
 }
 
-async function appLogin(name: string) {
-  const secret = await admin.get<KubeObject & { data: Record<string, string> }>(
-    Secrets,
-    `${name}-app`,
-    ns,
-  );
-  const data = (k: string) => Buffer.from(secret.data[k]!, 'base64').toString('utf8');
-  const rw = await admin.get<KubeObject & { spec: { clusterIP: string } }>(
-    Services,
-    `${name}-rw`,
-    ns,
-  );
-  return {
-    host: rw.spec.clusterIP,
-    port: 5432,
-    user: data('username'),
-    password: data('password'),
-    database: data('database'),
-    connectionTimeoutMillis: 500,
-    query_timeout: 1000,
-  };
-}
+const appLogin = (name: string) => login(admin, ns, name, { connectMs: 500, queryMs: 1000 });
 
 /** Commits every 20 ms through the read-write Service; resolves loss → first commit after it. */
 async function failover(name: string, how: 'delete' | 'crash') {
@@ -187,10 +167,6 @@ async function failover(name: string, how: 'delete' | 'crash') {
   };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const fmt = (xs: number[]) =>
-  `${median(xs).toFixed(1)} s (${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)})`;
-
 const one: number[] = [];
 const three: number[] = [];
 const deleted: number[] = [];
@@ -245,11 +221,11 @@ for (const write of converged) console.error(`converged write: ${write}`);
 
 console.log(`| measure (${runs} runs, median, min–max) | figure |`);
 console.log('| --- | --- |');
-console.log(`| 1 instance create → Ready | ${fmt(one)} |`);
-console.log(`| 3 instances create → Ready | ${fmt(three)} |`);
-console.log(`| primary pod deleted → writable again (failover.after 2 s) | ${fmt(deleted)} |`);
+console.log(`| 1 instance create → Ready | ${seconds(one)} |`);
+console.log(`| 3 instances create → Ready | ${seconds(three)} |`);
+console.log(`| primary pod deleted → writable again (failover.after 2 s) | ${seconds(deleted)} |`);
 console.log(
-  `| primary crashed (SIGKILL + pod replaced) → writable again (failover.after 2 s) | ${fmt(crashed)} |`,
+  `| primary crashed (SIGKILL + pod replaced) → writable again (failover.after 2 s) | ${seconds(crashed)} |`,
 );
 console.log(
   `| API writes per converged PostgresCluster per minute (${2 * runs} clusters, 60 s) | ${perMinute} |`,

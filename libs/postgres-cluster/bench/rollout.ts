@@ -17,12 +17,13 @@
 import { findCondition } from '@steward/conditions';
 import { Manager } from '@steward/controller';
 import { PostgresCluster, type PostgresClusterSpec } from '@steward/postgres-cluster-api';
-import { KubeClient, Pods, Secrets, Services, StatefulSets, type KubeObject } from '@steward/kube';
+import { KubeClient, Pods, StatefulSets, type KubeObject } from '@steward/kube';
 import { eventually, installCRDs, repoRoot } from '@steward/testing';
 import { acquireNodeTier, localImages, type NodeTier } from '@steward/testing-node-tier';
 import { join } from 'node:path';
 import pg from 'pg';
 import { Labels, postgresClusterController, type Pod } from '../src/index.js';
+import { appLogin, seconds, startWriter } from './support.js';
 
 const runs = Number(process.argv.find((a) => a.startsWith('--runs='))?.split('=')[1] ?? 3);
 const Kind = PostgresCluster.resourceType;
@@ -69,63 +70,6 @@ const ready = (name: string) =>
     { description: `${name} Ready`, timeoutMs: 300_000, intervalMs: 100 },
   );
 
-async function appLogin(name: string) {
-  const secret = await admin.get<KubeObject & { data: Record<string, string> }>(
-    Secrets,
-    `${name}-app`,
-    ns,
-  );
-  const data = (k: string) => Buffer.from(secret.data[k]!, 'base64').toString('utf8');
-  const rw = await admin.get<KubeObject & { spec: { clusterIP: string } }>(
-    Services,
-    `${name}-rw`,
-    ns,
-  );
-  return {
-    host: rw.spec.clusterIP,
-    port: 5432,
-    user: data('username'),
-    password: data('password'),
-    database: data('database'),
-    connectionTimeoutMillis: 1000,
-    query_timeout: 2000,
-  };
-}
-
-/** A client committing a numbered row every 20 ms; `acked` holds (n, when) of each acknowledged one. */
-function startWriter(login: Awaited<ReturnType<typeof appLogin>>) {
-  const acked: { n: number; at: number }[] = [];
-  let stopped = false;
-  const done = (async () => {
-    let client: pg.Client | undefined;
-    let n = 0;
-    while (!stopped) {
-      try {
-        if (!client) {
-          client = new pg.Client(login);
-          client.on('error', () => undefined);
-          await client.connect();
-        }
-        const next = ++n;
-        await client.query('INSERT INTO ledger (n) VALUES ($1)', [next]);
-        acked.push({ n: next, at: performance.now() });
-      } catch {
-        await client?.end().catch(() => undefined);
-        client = undefined;
-      }
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    await client?.end().catch(() => undefined);
-  })();
-  return {
-    acked,
-    stop: async () => {
-      stopped = true;
-      await done;
-    },
-  };
-}
-
 const revisionOf = async (name: string) =>
   (await admin.get<KubeObject & { status?: { updateRevision?: string } }>(StatefulSets, name, ns))
     .status?.updateRevision;
@@ -163,7 +107,7 @@ async function roll(name: string, method: Method) {
     spec: spec(method),
   } as PostgresCluster);
   const before = await ready(name);
-  const login = await appLogin(name);
+  const login = await appLogin(admin, ns, name, { connectMs: 1000, queryMs: 2000 });
   await eventually(
     async () => {
       const c = new pg.Client(login);
@@ -207,12 +151,6 @@ async function roll(name: string, method: Method) {
   return { gap: gap / 1000, statusPause, seconds, lost, acked: writer.acked.length, failovers };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const fmt = (xs: number[]) =>
-  xs.length === 0
-    ? '—'
-    : `${median(xs).toFixed(1)} s (${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)})`;
-
 const results: Record<Method, Awaited<ReturnType<typeof roll>>[]> = { Switchover: [], Restart: [] };
 for (let r = 0; r < runs; r++)
   for (const method of ['Switchover', 'Restart'] as const) {
@@ -224,7 +162,7 @@ for (let r = 0; r < runs; r++)
   }
 
 const column = (m: Method, f: (x: Awaited<ReturnType<typeof roll>>) => number | undefined) =>
-  fmt(results[m].map(f).filter((x): x is number => x !== undefined));
+  seconds(results[m].map(f).filter((x): x is number => x !== undefined));
 console.log(`| measure (${runs} runs, median, min–max) | Switchover (default) | Restart |`);
 console.log('| --- | --- | --- |');
 console.log(
