@@ -129,6 +129,7 @@ export {
 } from './decision.js';
 export { indexByLabel } from './by-label.js';
 export { podsByOrdinal, type PodBasics, type WorkloadPod } from './pod-facts.js';
+export { protectFromEviction } from './eviction-protection.js';
 export {
   drainWantsSwitchover,
   nodeCordonChanged,

@@ -4,12 +4,11 @@ import { isNotFound, Pods, type KubeClient } from '@steward/kube';
 import {
   decisionStale,
   durationMs,
-  EvictionProtectedLabel,
   evictionProtected,
-  evictionProtectionChanges,
   failoverMarksOf,
   recordDecision,
   type DecisionMarks,
+  protectFromEviction,
 } from '@steward/workload';
 import { Labels } from '../children/index.js';
 import { podFacts, type Pod } from '../pods.js';
@@ -146,7 +145,14 @@ export async function rolesPhase(
   for (const event of plan.events) env.emit(cluster, event.type, event.reason, event.message);
   const failed = await carryOut(env, cluster, plan.actions, facts, endpoint);
   // The primary — and both ends of a switchover or failover under way — out of a drain's reach.
-  failed.push(...(await protectFromEviction(env, cluster, pods, protectedPods(cluster, decided))));
+  failed.push(
+    ...(await protectFromEviction(
+      env.client,
+      cluster.metadata.namespace!,
+      pods,
+      protectedPods(cluster, decided),
+    )),
+  );
   return { plan, failed };
 }
 
@@ -165,27 +171,6 @@ export function protectedPods(
     primary: now?.primary,
     moving: [now?.switchover, now?.failover],
   });
-}
-
-/** Sets and removes `EvictionProtectedLabel` so that exactly `guarded` carry it (the failures, if any). */
-async function protectFromEviction(
-  env: RolesEnv,
-  cluster: Cluster,
-  pods: Pod[],
-  guarded: Set<string>,
-): Promise<string[]> {
-  const failed: string[] = [];
-  for (const change of evictionProtectionChanges(pods, guarded)) {
-    await env.client
-      .mergePatch(Pods, change.pod, cluster.metadata.namespace!, {
-        metadata: { labels: { [EvictionProtectedLabel]: change.protect ? 'true' : null } },
-      })
-      .catch((error: unknown) => {
-        if (!isNotFound(error))
-          failed.push(`label ${change.pod} ${EvictionProtectedLabel}: ${(error as Error).message}`);
-      });
-  }
-  return failed;
 }
 
 async function carryOut(

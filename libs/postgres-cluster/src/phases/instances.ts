@@ -8,12 +8,11 @@ import { isInvalid, isNotFound, Pods } from '@steward/kube';
 import {
   decisionStale as staleness,
   durationMs,
-  EvictionProtectedLabel,
   evictionProtected,
-  evictionProtectionChanges,
   failoverMarksOf,
   recordDecision,
   type DecisionMarks,
+  protectFromEviction,
 } from '@steward/workload';
 import {
   bootstrapOf,
@@ -36,7 +35,7 @@ import {
   type PlanMemory,
   type PlanStatus,
 } from '../plan/plan.js';
-import { instanceFacts, type Pod } from '../pods.js';
+import { instanceFacts } from '../pods.js';
 import { PostgresReasons } from '../status.js';
 import { type Cluster, type Context, type PhaseEnv, type Problem } from './env.js';
 import { type SyncedChildren } from './children.js';
@@ -215,7 +214,9 @@ export async function instancesPhase(
     primary: now?.primary,
     moving: [now?.switchover, now?.failover],
   });
-  failed.push(...(await protectFromEviction(env, cluster, topology.pods, guarded)));
+  failed.push(
+    ...(await protectFromEviction(env.client, cluster.metadata.namespace!, topology.pods, guarded)),
+  );
   const primaryIp = facts.find((f) => f.name === plan.health.primary)?.ip;
   const archiver = primaryIp ? archivers.get(primaryIp) : undefined;
   return {
@@ -228,27 +229,6 @@ export async function instancesPhase(
       ...instanceProblems(facts),
     ],
   };
-}
-
-/** Sets and removes `EvictionProtectedLabel` so that exactly `guarded` carry it (the failures, if any). */
-async function protectFromEviction(
-  env: PhaseEnv,
-  cluster: Cluster,
-  pods: Pod[],
-  guarded: Set<string>,
-): Promise<string[]> {
-  const failed: string[] = [];
-  for (const change of evictionProtectionChanges(pods, guarded)) {
-    await env.client
-      .mergePatch(Pods, change.pod, cluster.metadata.namespace!, {
-        metadata: { labels: { [EvictionProtectedLabel]: change.protect ? 'true' : null } },
-      })
-      .catch((error: unknown) => {
-        if (!isNotFound(error))
-          failed.push(`label ${change.pod} ${EvictionProtectedLabel}: ${(error as Error).message}`);
-      });
-  }
-  return failed;
 }
 
 /** The superuser's endpoint of an instance. */
