@@ -19,6 +19,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { lingerWhileHeld } from './linger.js';
 import { createCgroup, destroyCgroup, freeze, joinCgroupScript, thaw } from './cgroups.js';
 import {
   multiNodeCniConfig,
@@ -862,21 +863,15 @@ async function main(): Promise<void> {
     await stopTier(config, 1);
     return;
   }
-  let idleSince: number | undefined;
-  for (;;) {
-    await sleep(1_000);
-    if (stopping) return;
-    if (holderAlive()) {
-      idleSince = undefined;
-      continue;
-    }
-    idleSince ??= Date.now();
-    if (Date.now() - idleSince >= config.lingerMs) {
+  await lingerWhileHeld({
+    held: holderAlive,
+    stopping: () => stopping !== undefined,
+    lingerMs: config.lingerMs,
+    idle: async () => {
       log(`no holder for ${config.lingerMs} ms`);
       await stopTier(config, 0);
-      return;
-    }
-  }
+    },
+  });
 }
 
 await main().catch((error: unknown) => {

@@ -12,6 +12,7 @@ import { freePort, ManagedProcess, probeHttp as probe } from '@steward/testing';
 import { mkdir, readdir, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { lingerWhileHeld } from './linger.js';
 import {
   cniConfig,
   containerdConfig,
@@ -339,21 +340,15 @@ async function main(): Promise<void> {
     await stopTier(config, 1);
     return;
   }
-  let idleSince: number | undefined;
-  for (;;) {
-    await sleep(1_000);
-    if (stopping) return;
-    if ((await liveLeases()) > 0) {
-      idleSince = undefined;
-      continue;
-    }
-    idleSince ??= Date.now();
-    if (Date.now() - idleSince >= config.lingerMs) {
+  await lingerWhileHeld({
+    held: async () => (await liveLeases()) > 0,
+    stopping: () => stopping !== undefined,
+    lingerMs: config.lingerMs,
+    idle: async () => {
       log(`no lease for ${config.lingerMs} ms`);
       await stopTier(config, 0);
-      return;
-    }
-  }
+    },
+  });
 }
 
 await main().catch((error: unknown) => {
