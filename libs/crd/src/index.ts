@@ -33,13 +33,18 @@ export {
   DataLossRisks,
   FailoverCountFields,
   FailoverRecordFields,
+  FencingModes,
+  FencingStatus,
   ReplicaStatusFields,
+  SalvagePhases,
   StatusEndpoint,
   SwitchoverPauseFields,
   SwitchoverReasons,
   WorkloadColumns,
   workloadPhases,
   type DataLossRisk,
+  type FencingMode,
+  type SalvagePhase,
   type SwitchoverReason,
 } from './workload-status.js';
 export { PrimaryUpdateMethods, RolloutSpec, type PrimaryUpdateMethod } from './rollout-spec.js';

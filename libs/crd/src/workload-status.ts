@@ -12,6 +12,10 @@ import { type PrinterColumn } from './define-kind.js';
 export const DataLossRisks = ['None', 'Bounded', 'Unknown'] as const;
 export type DataLossRisk = (typeof DataLossRisks)[number];
 
+/** `status.failover.salvage.phase`. */
+export const SalvagePhases = ['Pending', 'Saved', 'NotNeeded', 'Failed'] as const;
+export type SalvagePhase = (typeof SalvagePhases)[number];
+
 /** A Service the clients use: its DNS name and port. */
 export const StatusEndpoint = Type.Object({
   host: Type.String({ description: 'The Service’s DNS name.' }),
@@ -65,12 +69,89 @@ export const FailoverRecordFields = {
         'The old primary’s last position − the promoted replica’s (at least 0): the replication stream the promoted replica had not received, of what the old primary had when last seen. With dataLossRisk Bounded: at most this much of what was acknowledged by primaryLastSeenAt is lost.',
     }),
   ),
+  primaryFencedBy: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description:
+        'The time by which the old primary had stopped accepting writes by itself (its last proof of the role + status.fencing.boundSeconds): the promotion came after it, so no write was acknowledged by two primaries. Writes it acknowledged between primaryLastSeenAt and this time may be lost unless salvage saved them. Absent when the kind had no fence (status.fencing.mode None).',
+    }),
+  ),
   dataLossRisk: StringEnum(DataLossRisks, {
     description:
-      'None: synchronous replication had confirmed every commit on the promoted replica — nothing acknowledged is lost. Bounded: at most bytesPossiblyLost of what was acknowledged by primaryLastSeenAt is lost. Unknown: the old primary’s last position was never seen (e.g. the controller restarted while it was gone), or the promoted replica was on another replication history.',
+      'None: synchronous replication had confirmed every commit on the promoted replica — nothing acknowledged is lost. Bounded: at most bytesPossiblyLost of what was acknowledged by primaryLastSeenAt is lost, plus what the old primary acknowledged after primaryLastSeenAt and before primaryFencedBy (never after it); salvage says what of that was saved. Unknown: the old primary’s last position was never seen (e.g. the controller restarted while it was gone), the promoted replica was on another replication history, or the old primary had no fence (it may have gone on acknowledging writes).',
   }),
+  salvage: Type.Optional(
+    Type.Object(
+      {
+        phase: StringEnum(SalvagePhases, {
+          description:
+            'Pending: the old primary has not returned (or is being saved). Saved: what it had that the new primary lacks is kept at location. NotNeeded: it had nothing the new primary lacks. Failed: it could not be saved (message says why; the old primary is kept out of the cluster until a person decides).',
+        }),
+        from: Type.Optional(
+          Type.String({
+            description:
+              'The position where the old primary’s history left the new primary’s (PostgreSQL: an LSN; Redis/Valkey: a replication offset).',
+          }),
+        ),
+        to: Type.Optional(
+          Type.String({ description: 'The old primary’s last position when it was saved.' }),
+        ),
+        bytes: Type.Optional(
+          Type.Integer({
+            minimum: 0,
+            format: 'int64',
+            description: 'to − from: the diverged replication stream that was saved.',
+          }),
+        ),
+        location: Type.Optional(
+          Type.String({
+            description:
+              'Where it is kept (an object-store URL in the backup bucket, or a path on a named PVC).',
+          }),
+        ),
+        savedAt: Type.Optional(Type.String({ format: 'date-time' })),
+        message: Type.String(),
+      },
+      {
+        description:
+          'What the old primary had that the new timeline lacks, saved when it returned and before it was rewound or resynced.',
+      },
+    ),
+  ),
   message: Type.String(),
 };
+
+/**
+ * How a kind's primary stops accepting writes once it can no longer prove it holds the role, so
+ * that a promotion never overlaps it: `Lease` (PostgreSQL: the instance renews a Lease through the
+ * API server and stops its server when it cannot), `MinReplicas` (Redis/Valkey: the server refuses
+ * writes once no replica has acknowledged for the bound), `None` (no fence: a primary cut off from
+ * everything may go on acknowledging writes that the next failover loses).
+ */
+export const FencingModes = ['Lease', 'MinReplicas', 'None'] as const;
+export type FencingMode = (typeof FencingModes)[number];
+
+/** `status.fencing`: the fence and its bound, as the controller set them up. */
+export const FencingStatus = Type.Object(
+  {
+    mode: StringEnum(FencingModes, {
+      description:
+        'Lease: the primary renews a Lease and stops its server when it cannot. MinReplicas: the server refuses writes when no replica acknowledged recently. None: no fence.',
+    }),
+    boundSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          'A primary cut off from what grants its role stops accepting writes at most this long after its last proof of the role; a promotion waits at least this long after that proof.',
+      }),
+    ),
+    lease: Type.Optional(
+      Type.String({ description: 'The Lease (mode Lease), in this namespace.' }),
+    ),
+    message: Type.String(),
+  },
+  { description: 'How a primary that is cut off stops accepting writes, and how soon.' },
+);
 
 /**
  * Why a planned switchover moved the primary role: `Requested` (a person asked), `ScaleDown`
