@@ -55,7 +55,7 @@ export const UpgradeStep = Type.Object({
 export const UpgradeStatus = Type.Object({
   phase: StringEnum(UpgradePhases, {
     description:
-      'StoppingWrites (the primary turned read-only, its client sessions ended), Provisioning (the new-version instance initialised), Restoring (a Job dumps every database from the old primary into it and compares every table’s row count), Switching (the point of no return: the new instance is primary and the Services follow it), Completing (its standbys cloned; the old instances go once all are ready), Completed; before Switching any failure gives RollingBack → RolledBack (the old version serves, writes again).',
+      'StoppingWrites (the read-write Service emptied, every database’s connection limit set to 0 so that only the superuser connects, the primary turned read-only, every other client session ended), Provisioning (the new-version instance initialised), Restoring (a Job dumps every database from the old primary into it and compares every table’s row count), Switching (the point of no return: the new instance is primary and the Services follow it), Completing (its standbys cloned; the old instances go once all are ready), Completed; before Switching any failure gives RollingBack → RolledBack (the old version serves, writes again).',
   }),
   from: Type.String({ description: 'The major the cluster ran.' }),
   to: Type.String({ description: 'The major it is upgraded to.' }),
@@ -86,6 +86,19 @@ export const UpgradeStatus = Type.Object({
   ),
   completedAt: Type.Optional(Type.String({ format: 'date-time' })),
   job: Type.Optional(Type.String({ description: 'The dump-and-restore Job.' })),
+  heldDatabases: Type.Optional(
+    Type.Array(
+      Type.Object({
+        name: Type.String(),
+        connectionLimit: Type.Integer({ minimum: -1 }),
+      }),
+      {
+        maxItems: 10000,
+        description:
+          'The old primary’s databases and their CONNECTION LIMIT (-1: none) before writes stopped, recorded before the hold sets every limit to 0 (only the superuser, the controller’s own role, then connects): what a roll-back, and the new instance after the restore (the dump carries the 0 along), restore.',
+      },
+    ),
+  ),
   verifiedBackup: Type.Optional(
     Type.String({ description: 'The rehearsed backup the upgrade started with.' }),
   ),

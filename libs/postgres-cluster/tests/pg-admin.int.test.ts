@@ -457,6 +457,69 @@ describe.each(majors)('pgAdmin on real PostgreSQL %i pods', (major) => {
     expect(onStandby).toMatchObject({ kind: 'server', code: '25006' });
   });
 
+  it('holds connections for everyone but the superuser, ends every other session, and gives the limits back', async () => {
+    const target = endpoint(primary);
+    const appPassword = `hold-${randomBytes(9).toString('hex')}`;
+    passwords.push(appPassword);
+    await admin.bootstrap(target, { database: 'app', owner: 'app', ownerPassword: appPassword });
+    await withDataClient(target, (client) =>
+      client.query('CREATE DATABASE "Odd-Name" CONNECTION LIMIT 7'),
+    );
+    const app = { ...target, user: 'app', password: appPassword, database: 'app' };
+    const limits = await admin.connectionLimits(target);
+    expect(limits).toEqual([
+      { name: 'Odd-Name', connectionLimit: 7 },
+      { name: 'app', connectionLimit: -1 },
+      { name: 'postgres', connectionLimit: -1 },
+      { name: 'template1', connectionLimit: -1 },
+    ]);
+    // Two sessions open before the hold, one naming itself as the controller does.
+    const open = await Promise.all(
+      ['steward-postgres-cluster', 'writer'].map(async (application_name) => {
+        const client = new pg.Client({ ...app, application_name, connectionTimeoutMillis: 5000 });
+        client.on('error', () => undefined);
+        await client.connect();
+        return client;
+      }),
+    );
+    expect((await admin.holdConnections(target)).sort()).toEqual(
+      ['Odd-Name', 'app', 'postgres', 'template1'].sort(),
+    );
+    expect(await admin.holdConnections(target)).toEqual([]);
+    expect(await admin.endClientSessions(target)).toBeGreaterThanOrEqual(2);
+    for (const client of open) {
+      await expect(client.query('SELECT 1')).rejects.toThrow();
+      await client.end().catch(() => undefined);
+    }
+    // New sessions: refused for the application role, on the primary and (replicated) a standby.
+    const refused = /too many connections for database "app"/;
+    await expect(withDataClient(app, () => Promise.resolve())).rejects.toThrow(refused);
+    await eventually(
+      () =>
+        withDataClient({ ...app, host: pods.ip(s1) }, () => Promise.resolve()).then(
+          () => false,
+          (e: unknown) => refused.test(String(e)),
+        ),
+      { description: `${s1} refusing the application role`, timeoutMs: 10_000 },
+    );
+    // The superuser connects and writes, whatever the default says.
+    await withDataClient({ ...target, database: 'app' }, (client) =>
+      client.query('BEGIN READ WRITE; CREATE TABLE held (n int); DROP TABLE held; COMMIT'),
+    );
+    expect((await reachable(primary)).inRecovery).toBe(false);
+
+    expect((await admin.releaseConnections(target, limits)).sort()).toEqual(
+      ['Odd-Name', 'app', 'postgres', 'template1'].sort(),
+    );
+    expect(await admin.releaseConnections(target, limits)).toEqual([]);
+    expect(await admin.connectionLimits(target)).toEqual(limits);
+    await withDataClient(app, (client) => client.query('SELECT 1'));
+    await withDataClient(target, (client) => client.query('DROP DATABASE "Odd-Name"'));
+    await expect(
+      admin.releaseConnections(target, [{ name: 'app', connectionLimit: -2 }]),
+    ).rejects.toThrow(TypeError);
+  });
+
   it('checks verifiers PostgreSQL computed itself', async () => {
     const plain = `plain-${randomBytes(6).toString('hex')}`;
     passwords.push(plain);

@@ -27,6 +27,11 @@ export interface RenderInput extends WorkloadRenderInput<PostgresCluster> {
   instanceSet?: string;
   /** A second instance set runs (a major upgrade): `<name>-r` selects the primary only. */
   primaryOnlyReads?: boolean;
+  /**
+   * A major upgrade is under way to this instance set: `<name>-rw` selects its primary only —
+   * none before the switch (the old primary's writes are held), the new one after.
+   */
+  readWriteSet?: string;
 }
 
 export type { ChildObject };

@@ -100,10 +100,31 @@ export interface PgAdmin {
   alterSystem(target: PgEndpoint, settings: Record<string, string | null>): Promise<string[]>;
   /**
    * Ends every client session but the admin's own (pg_terminate_backend; replication and
-   * background processes are not client sessions): how a major upgrade makes sure no transaction
-   * begun before the server turned read-only still writes. Returns how many were ended.
+   * background processes are not client sessions): how a major upgrade makes sure no session
+   * opened before its write hold still writes. Spared are this session and other superuser
+   * sessions of this admin's `application_name` (the controller's own: only it holds the
+   * superuser's password); an application naming itself so is ended all the same. Returns how
+   * many were ended.
    */
   endClientSessions(target: PgEndpoint): Promise<number>;
+  /**
+   * Every database that takes connections (`datallowconn`), with its `CONNECTION LIMIT` (-1:
+   * none), sorted by name; reads only. What a write hold records before it sets them to 0.
+   */
+  connectionLimits(target: PgEndpoint): Promise<DatabaseLimit[]>;
+  /**
+   * On a primary: `ALTER DATABASE … CONNECTION LIMIT 0` for every database that takes
+   * connections, in one transaction. PostgreSQL exempts superusers from the limit: from then on
+   * only they connect (the controller, the upgrade's Job); sessions already open stay (end them
+   * with {@link endClientSessions}). The limit is a catalog change: standbys refuse new sessions
+   * too. Idempotent; returns the databases changed.
+   */
+  holdConnections(target: PgEndpoint): Promise<string[]>;
+  /**
+   * On a primary: each database of `limits` that exists is given its recorded `CONNECTION LIMIT`
+   * again (one transaction); others are left alone. Idempotent; returns the databases changed.
+   */
+  releaseConnections(target: PgEndpoint, limits: DatabaseLimit[]): Promise<string[]>;
   /**
    * The server's own description of the parameters `names` (`pg_settings`: type, range, unit,
    * enum values) — those it knows; reads only. How a parameter change is checked before any
@@ -125,6 +146,12 @@ export interface PgAdmin {
   ): Promise<string[]>;
   /** Ends every connection this admin holds. Later calls fail (`observe`: `reachable: false`). */
   close(): Promise<void>;
+}
+
+/** A database and its `CONNECTION LIMIT` (-1: none). */
+export interface DatabaseLimit {
+  name: string;
+  connectionLimit: number;
 }
 
 /** What kind of failure a {@link PgAdminError} is. */
@@ -350,14 +377,76 @@ class PooledPgAdmin implements PgAdmin {
       return await this.withClient(target, async (client) => {
         const [row] = await rows(
           client,
-          `SELECT count(pg_terminate_backend(pid))::text AS ended FROM pg_stat_activity
-             WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()
-               AND application_name IS DISTINCT FROM current_setting('application_name')`,
+          `SELECT count(pg_terminate_backend(a.pid))::text AS ended
+             FROM pg_stat_activity a LEFT JOIN pg_roles r ON r.oid = a.usesysid
+             WHERE a.backend_type = 'client backend' AND a.pid <> pg_backend_pid()
+               AND NOT (coalesce(r.rolsuper, false)
+                        AND a.application_name = current_setting('application_name'))`,
         );
         return Number(row?.['ended'] ?? 0);
       });
     } catch (error) {
       throw this.adminError('endClientSessions', target, error);
+    }
+  }
+
+  async connectionLimits(target: PgEndpoint): Promise<DatabaseLimit[]> {
+    try {
+      return await this.withClient(target, async (client) =>
+        (
+          await rows(
+            client,
+            `SELECT datname AS name, datconnlimit::text AS limit FROM pg_database
+               WHERE datallowconn ORDER BY datname`,
+          )
+        ).map((row) => ({ name: row['name']!, connectionLimit: Number(row['limit']) })),
+      );
+    } catch (error) {
+      throw this.adminError('connectionLimits', target, error);
+    }
+  }
+
+  async holdConnections(target: PgEndpoint): Promise<string[]> {
+    try {
+      return await this.withClient(target, (client) =>
+        inTransaction(client, async () => {
+          const held = await rows(
+            client,
+            `SELECT datname AS name, format('ALTER DATABASE %I CONNECTION LIMIT 0', datname) AS statement
+               FROM pg_database WHERE datallowconn AND datconnlimit <> 0 ORDER BY datname`,
+          );
+          for (const row of held) await rows(client, row['statement']!);
+          return held.map((row) => row['name']!);
+        }),
+      );
+    } catch (error) {
+      throw this.adminError('holdConnections', target, error);
+    }
+  }
+
+  async releaseConnections(target: PgEndpoint, limits: DatabaseLimit[]): Promise<string[]> {
+    for (const l of limits)
+      if (!Number.isSafeInteger(l.connectionLimit) || l.connectionLimit < -1)
+        throw new TypeError(`not a connection limit: ${l.connectionLimit} (database ${l.name})`);
+    if (limits.length === 0) return [];
+    try {
+      return await this.withClient(target, (client) =>
+        inTransaction(client, async () => {
+          const changed = await rows(
+            client,
+            `SELECT d.datname AS name,
+                 format('ALTER DATABASE %I CONNECTION LIMIT %s', d.datname, w.n) AS statement
+               FROM unnest($1::text[], $2::int[]) AS w(name, n)
+               JOIN pg_database d ON d.datname = w.name
+               WHERE d.datconnlimit <> w.n ORDER BY d.datname`,
+            [limits.map((l) => l.name), limits.map((l) => l.connectionLimit)],
+          );
+          for (const row of changed) await rows(client, row['statement']!);
+          return changed.map((row) => row['name']!);
+        }),
+      );
+    } catch (error) {
+      throw this.adminError('releaseConnections', target, error);
     }
   }
 
@@ -527,6 +616,22 @@ async function rows(
   const config = { text, values, ...(timeoutMs === undefined ? {} : { query_timeout: timeoutMs }) };
   const result = await client.query<TextRow>(config as pg.QueryConfig);
   return result.rows;
+}
+
+/**
+ * `work` in one transaction, committed when it resolves, rolled back when it throws. READ WRITE
+ * whatever `default_transaction_read_only` says (an upgrade's write hold sets it).
+ */
+async function inTransaction<T>(client: pg.Client, work: () => Promise<T>): Promise<T> {
+  await rows(client, 'BEGIN READ WRITE');
+  try {
+    const result = await work();
+    await rows(client, 'COMMIT');
+    return result;
+  } catch (error) {
+    await rows(client, 'ROLLBACK').catch(() => client.connection.stream.destroy());
+    throw error;
+  }
 }
 
 async function inRecovery(client: pg.Client): Promise<boolean> {

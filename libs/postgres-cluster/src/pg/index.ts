@@ -14,6 +14,7 @@
 export {
   pgAdmin,
   PgAdminError,
+  type DatabaseLimit,
   type PgAdmin,
   type PgAdminOptions,
   type PgFailureKind,

@@ -13,6 +13,7 @@ import { childNames, renderChildren, SecretKeys, type RenderInput } from '../chi
 import { renderStatefulSet } from '../children/stateful-set.js';
 import { type ResolvedPostgres } from '../resolve.js';
 import { type Cluster, type Context, type PhaseEnv } from './env.js';
+import { isActive } from '../upgrade/upgrade.js';
 import { type Topology } from './topology.js';
 
 export interface ChildrenFacts {
@@ -49,6 +50,7 @@ export function desiredChildren(facts: ChildrenFacts): DesiredChild[] {
     ...(resolved.pull ? { pull: resolved.pull } : {}),
     instanceSet: topology.set,
     ...(topology.extra ? { primaryOnlyReads: true } : {}),
+    ...(isActive(cluster.status?.upgrade) ? { readWriteSet: cluster.status!.upgrade!.toSet } : {}),
     replicas: topology.statefulSetReplicas,
     ...(resolved.resources ? { resources: resolved.resources } : {}),
     storage: resolved.storage,

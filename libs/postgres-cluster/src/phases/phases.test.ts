@@ -510,6 +510,46 @@ describe('desiredChildren', () => {
       ['db-v17', 1],
     ]);
   });
+  it('while a major upgrade is under way, db-rw selects only the new set’s primary (none before the switch)', () => {
+    const selectorOf = (phase: string | undefined) => {
+      const obj = cluster(
+        { version: '17' },
+        phase
+          ? ({
+              version: '16',
+              upgrade: { phase, toSet: 'db-v17', toImage: 'pg:17', fromSet: 'db' },
+            } as never)
+          : undefined,
+      );
+      const rw = desiredChildren({
+        cluster: obj,
+        resolved,
+        topology: planTopology(obj, []),
+        templateStorage: () => undefined,
+      }).find(
+        (c) =>
+          (c as { object?: { metadata?: { name?: string } } }).object?.metadata?.name === 'db-rw',
+      ) as unknown as { object: { spec: { selector: Record<string, string> } } };
+      return rw.object.spec.selector;
+    };
+    const plain = {
+      'postgres.steward.dev/cluster': 'db',
+      'postgres.steward.dev/role': 'primary',
+    };
+    const held = { ...plain, 'postgres.steward.dev/instance-set': 'db-v17' };
+    expect(selectorOf(undefined)).toEqual(plain);
+    for (const phase of [
+      'StoppingWrites',
+      'Provisioning',
+      'Restoring',
+      'Switching',
+      'Completing',
+      'RollingBack',
+    ])
+      expect(selectorOf(phase), phase).toEqual(held);
+    expect(selectorOf('Completed')).toEqual(plain);
+    expect(selectorOf('RolledBack')).toEqual(plain);
+  });
 });
 
 describe('decisionMarksOf', () => {

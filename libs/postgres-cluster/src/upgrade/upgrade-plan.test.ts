@@ -54,6 +54,12 @@ const cluster = (
     },
   }) as PostgresCluster;
 
+/** The old primary's databases and their connection limits before the hold. */
+const held = [
+  { name: 'app', connectionLimit: -1 },
+  { name: 'postgres', connectionLimit: 5 },
+];
+
 /** status.upgrade in `phase`, as StoppingWrites recorded it 2 minutes ago. */
 const record = (
   phase: UpgradeStatus['phase'],
@@ -73,6 +79,7 @@ const record = (
   startedAt: minutesAgo(3),
   writesStoppedAt: minutesAgo(2),
   verifiedBackup: '20261203T110000Z',
+  heldDatabases: held,
   steps: [],
   message: `${phase} message`,
   ...more,
@@ -297,8 +304,14 @@ const cases: Case[] = [
     },
   },
   {
-    name: 'gate open, every instance ready: StoppingWrites recorded over no upgrade, UpgradeStarted',
+    name: 'gate open, every instance ready: reads the old primary’s connection limits first',
     facts: facts(undefined),
+    asks: [{ type: 'readConnectionLimits', ip: '10.0.0.1' }],
+  },
+  {
+    name: 'gate open, every instance ready: StoppingWrites recorded over no upgrade with the limits, UpgradeStarted',
+    facts: facts(undefined),
+    answers: { limits: held },
     actions: [],
     record: {
       expected: undefined,
@@ -316,6 +329,7 @@ const cases: Case[] = [
         primary: 'orders-0',
         startedAt: at,
         verifiedBackup: '20261203T110000Z',
+        heldDatabases: held,
         steps: [],
         message: 'upgrading from 15 to 17: stopping writes on orders-0',
       },
@@ -334,10 +348,27 @@ const cases: Case[] = [
       ...facts(undefined),
       cluster: cluster({}, { upgrade: record('RolledBack', { generation: 3 }) }),
     },
+    answers: { limits: held },
     record: { expected: 'RolledBack', upgrade: { phase: 'StoppingWrites', generation: 4 } },
     events: ['Normal UpgradeStarted'],
   },
   // ── StoppingWrites ───────────────────────────────────────────────────────────────────
+  {
+    name: 'StoppingWrites recorded without the limits (an older controller): reads them first',
+    facts: facts(record('StoppingWrites', { heldDatabases: undefined })),
+    asks: [{ type: 'readConnectionLimits', ip: '10.0.0.1' }],
+  },
+  {
+    name: 'StoppingWrites recorded without the limits: records them (same phase) before the hold',
+    facts: facts(record('StoppingWrites', { heldDatabases: undefined })),
+    answers: { limits: held },
+    actions: [],
+    record: {
+      expected: 'StoppingWrites',
+      upgrade: { phase: 'StoppingWrites', heldDatabases: held },
+    },
+    outcome: { writesStopped: true, requeueAfterMs: 100 },
+  },
   {
     name: 'StoppingWrites: stops writes on the old primary, then plans with the sessions ended',
     facts: facts(record('StoppingWrites')),
@@ -359,7 +390,7 @@ const cases: Case[] = [
             outcome: 'Succeeded',
             at,
             message:
-              'orders-0 is read-only (default_transaction_read_only), 3 client sessions ended',
+              "orders-0 takes no writes: out of the read-write Service, only the superuser may connect (every database's connection limit 0), read-only by default; 3 client sessions ended",
           },
         ],
         message: 'writes stopped; orders-v17-0 initialises PostgreSQL 17',
@@ -563,7 +594,8 @@ const cases: Case[] = [
       jobMessage: { text: passed },
       target: { ...serving, systemIdentifier: '7002', timeline: 1 },
     },
-    actions: [],
+    // The dump brought the limits of 0 along: the old ones given back before the switch.
+    actions: [{ type: 'releaseConnections', ip: '10.0.1.1', limits: held }],
     record: {
       expected: 'Restoring',
       upgrade: {
@@ -695,8 +727,33 @@ const cases: Case[] = [
     }),
     asks: [
       { type: 'deleteClaim', claim: 'data-orders-v17-0' },
-      { type: 'resumeWrites', ips: ['10.0.0.1'] },
+      { type: 'resumeWrites', ips: ['10.0.0.1'], primaryIp: '10.0.0.1', limits: held },
     ],
+  },
+  {
+    name: 'RollingBack after a failover: the limits given back on the new primary (they replicate)',
+    facts: withStatus(record('RollingBack'), lostPrimary.status, {
+      pods: oldPods,
+      instances: [
+        instance('orders-0', '10.0.0.1', { view: { reachable: false, error: 'down' } }),
+        instance('orders-1', '10.0.0.2', {
+          view: { ...serving, streaming: false, replication: [], synchronousStandbyNames: '' },
+        }),
+      ],
+    }),
+    asks: [
+      { type: 'deleteClaim', claim: 'data-orders-v17-0' },
+      { type: 'resumeWrites', ips: ['10.0.0.2'], primaryIp: '10.0.0.2', limits: held },
+    ],
+  },
+  {
+    name: 'RollingBack, the primary unreachable: waits 2 s before giving anything back',
+    facts: facts(record('RollingBack'), {
+      pods: oldPods,
+      instances: [instance('orders-0', '10.0.0.1', { view: { reachable: false, error: 'x' } })],
+    }),
+    actions: [],
+    outcome: { active: true, writesStopped: true, requeueAfterMs: 2000 },
   },
   {
     name: 'RollingBack, writes resumed, the primary reachable: RolledBack recorded, a problem',
@@ -867,6 +924,23 @@ function harness(
         log.push(`endClientSessions ${target.host}`);
         return Promise.resolve(2);
       },
+      connectionLimits: (target: { host: string }) => {
+        log.push(`connectionLimits ${target.host}`);
+        return Promise.resolve(held);
+      },
+      holdConnections: (target: { host: string }) => {
+        log.push(`holdConnections ${target.host}`);
+        return Promise.resolve(['app', 'postgres']);
+      },
+      releaseConnections: (
+        target: { host: string },
+        limits: { name: string; connectionLimit: number }[],
+      ) => {
+        log.push(
+          `releaseConnections ${target.host} ${limits.map((l) => `${l.name}=${l.connectionLimit}`).join()}`,
+        );
+        return Promise.resolve([]);
+      },
       observe: (target: { host: string }) => {
         log.push(`observe ${target.host}`);
         return Promise.resolve({ ...serving, systemIdentifier: '7002', observedAt: at });
@@ -909,6 +983,7 @@ describe('Upgrades.step carries the plan out', () => {
     const { log, step } = harness(record('StoppingWrites'));
     expect(await step()).toMatchObject({ active: true, requeueAfterMs: 500 });
     expect(log).toEqual([
+      'holdConnections 10.0.0.1',
       'alterSystem 10.0.0.1 {"default_transaction_read_only":"on"}',
       'endClientSessions 10.0.0.1',
       'write Provisioning over StoppingWrites',
@@ -921,6 +996,7 @@ describe('Upgrades.step carries the plan out', () => {
     expect(log).toEqual([
       'list job pods',
       'observe 10.0.1.1',
+      'releaseConnections 10.0.1.1 app=-1,postgres=5',
       'write Switching over Restoring',
       'emit Normal UpgradeSwitching',
     ]);
@@ -979,6 +1055,7 @@ describe('Upgrades.step carries the plan out', () => {
       'delete data-orders-v17-0',
       'alterSystem 10.0.0.1 {"default_transaction_read_only":null}',
       'alterSystem 10.0.0.2 {"default_transaction_read_only":null}',
+      'releaseConnections 10.0.0.1 app=-1,postgres=5',
       'write RolledBack over RollingBack',
       'emit Warning UpgradeRolledBack',
     ]);
@@ -1006,7 +1083,7 @@ describe('Upgrades.step carries the plan out', () => {
       Promise.reject(new StaleDecisionError('status.upgrade is Provisioning, not absent'));
     const start = harness(undefined, { write: stale });
     await expect(start.step()).rejects.toThrow(StaleDecisionError);
-    expect(start.log).toEqual(['write StoppingWrites over none']);
+    expect(start.log).toEqual(['connectionLimits 10.0.0.1', 'write StoppingWrites over none']);
     const switching = harness(record('Restoring'), { jobs: [job('Complete')], write: stale });
     await expect(switching.step()).rejects.toThrow(StaleDecisionError);
     expect(switching.log.at(-1)).toBe('write Switching over Restoring');

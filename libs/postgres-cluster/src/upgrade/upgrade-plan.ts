@@ -4,16 +4,26 @@
  * the facts and carries the plan out.
  *
  *   phase (status.upgrade)  its work, done each reconcile     next, once the facts allow it
- *   (none, Completed,       —                                  StoppingWrites (gate open, image in
- *    RolledBack)                                               the catalogue, every instance ready)
+ *   (none, Completed,       readConnectionLimits of the old    StoppingWrites, with them (gate open,
+ *    RolledBack)            primary, once it may start         image in the catalogue, every
+ *                                                              instance ready)
  *   StoppingWrites          stopWrites on the old primary      Provisioning
  *   Provisioning            instruct initdb, observe the new   Restoring (the new instance serves)
  *   Restoring               createJob, read its outcome,       Switching, with the new version,
- *                           observe the new instance           image, set, primary and identifier
+ *                           observe the new instance, then     image, set, primary and identifier
+ *                           releaseConnections on it
  *   Switching               unlabel the old instances          Completing (the new primary serves)
  *   Completing              unlabel the old instances          Completed (every instance ready)
- *   RollingBack             (the new pod gone) deleteClaim,    RolledBack (the primary reachable)
+ *   RollingBack             (the new pod gone, the primary     RolledBack
+ *                           reachable) deleteClaim,
  *                           resumeWrites
+ * The write hold (stopWrites) is hard: while an upgrade is under way the read-write Service selects
+ * only the new set's primary (none before the switch: children/services.ts), every database of
+ * the old primary has CONNECTION LIMIT 0 (only the superuser — the controller, the Job — connects;
+ * the limits before are in status.upgrade.heldDatabases, recorded before the hold), it is
+ * read-only by default, and every other client session is ended. The dump carries the limits of 0
+ * into the new instance: they are released there before the switch, and on the (old) primary by
+ * a roll-back. All of it lives in status and in the databases, so a restarted controller finds it.
  * Before Switching, a failure (the old primary lost, the new instance not initialised within
  * PROVISION_TIMEOUT_MS, no IP for the Job, a failed dump and restore, the new instance not serving
  * after it) records RollingBack with the failure as its message; after the switch nothing rolls
@@ -53,6 +63,7 @@ import {
   podName,
   upgradeInstanceSet,
 } from '../children/names.js';
+import { type DatabaseLimit } from '../pg/index.js';
 import { type InstanceFacts, type PlanHealth } from '../plan/plan.js';
 import { type Pod } from '../pods.js';
 
@@ -160,6 +171,8 @@ export type TargetView =
 
 /** What this reconcile's own actions returned (see `UpgradePlan.replan`). */
 export interface UpgradeAnswers {
+  /** readConnectionLimits: the old primary's databases and their limits. */
+  limits?: DatabaseLimit[];
   /** stopWrites: how many client sessions it ended. */
   sessionsEnded?: number;
   /** observe: the new instance. */
@@ -198,8 +211,15 @@ export interface UpgradeFacts {
 
 /** One effect of a plan, carried out by the executor in the order given. */
 export type UpgradeAction =
-  /** ALTER SYSTEM default_transaction_read_only = on, then end its client sessions: answers `sessionsEnded`. */
+  /** The connection limit of each database of the old primary: answers `limits`. */
+  | { type: 'readConnectionLimits'; ip: string }
+  /**
+   * Every database's connection limit 0, ALTER SYSTEM default_transaction_read_only = on, then
+   * every other client session ended: answers `sessionsEnded`.
+   */
   | { type: 'stopWrites'; ip: string }
+  /** The recorded connection limits back on the server at `ip` (a primary). */
+  | { type: 'releaseConnections'; ip: string; limits: DatabaseLimit[] }
   /** Observe the new instance: answers `target`. */
   | { type: 'observe'; ip: string }
   /** Read the termination message of the Job's pod: answers `jobMessage`. */
@@ -212,8 +232,11 @@ export type UpgradeAction =
   | { type: 'unlabel'; pod: string }
   /** Delete a claim of the new set; a claim gone is fine. */
   | { type: 'deleteClaim'; claim: string }
-  /** ALTER SYSTEM RESET default_transaction_read_only on each: answers `writesResumedAt`. */
-  | { type: 'resumeWrites'; ips: string[] };
+  /**
+   * ALTER SYSTEM RESET default_transaction_read_only on each of `ips`, the recorded connection
+   * limits back on `primaryIp`: answers `writesResumedAt`.
+   */
+  | { type: 'resumeWrites'; ips: string[]; primaryIp: string; limits: DatabaseLimit[] };
 
 export interface UpgradeEvent {
   type: 'Normal' | 'Warning';
@@ -318,6 +341,13 @@ function planStart(facts: UpgradeFacts, u: UpgradeStatus | undefined): UpgradePl
       },
       requeueAfterMs: 5000,
     });
+  // What the hold changes is recorded before it does: a roll-back restores it.
+  const limits = facts.answers?.limits;
+  if (!limits) {
+    const ip = facts.instances.find((f) => f.name === primary)?.ip;
+    if (!ip) return decided({ ...idle, requeueAfterMs: 1000 });
+    return { replan: true, actions: [{ type: 'readConnectionLimits', ip }] };
+  }
   const started: UpgradeStatus = {
     phase: 'StoppingWrites',
     from: running,
@@ -332,6 +362,7 @@ function planStart(facts: UpgradeFacts, u: UpgradeStatus | undefined): UpgradePl
     primary,
     startedAt: facts.now.toISOString(),
     verifiedBackup: gate.verifiedBackup,
+    heldDatabases: limits,
     steps: [],
     message: `upgrading from ${running} to ${cluster.spec.version}: stopping writes on ${primary}`,
   };
@@ -352,6 +383,12 @@ function planStart(facts: UpgradeFacts, u: UpgradeStatus | undefined): UpgradePl
 function planStoppingWrites(facts: UpgradeFacts, u: UpgradeStatus): UpgradePlan {
   const old = oldPrimary(facts, u);
   if ('lost' in old) return rollingBack(u, old.lost);
+  if (!u.heldDatabases) {
+    // Recorded by a controller that did not hold connections: their limits first.
+    const limits = facts.answers?.limits;
+    if (!limits) return { replan: true, actions: [{ type: 'readConnectionLimits', ip: old.ip }] };
+    return advanced(u, { ...u, heldDatabases: limits }, { requeueAfterMs: 100 });
+  }
   const ended = facts.answers?.sessionsEnded;
   if (ended === undefined) return { replan: true, actions: [{ type: 'stopWrites', ip: old.ip }] };
   const next: UpgradeStatus = {
@@ -363,7 +400,7 @@ function planStoppingWrites(facts: UpgradeFacts, u: UpgradeStatus): UpgradePlan 
       step(
         facts,
         'StopWrites',
-        `${u.primary} is read-only (default_transaction_read_only), ${ended} client sessions ended`,
+        `${u.primary} takes no writes: out of the read-write Service, only the superuser may connect (every database's connection limit 0), read-only by default; ${ended} client sessions ended`,
       ),
     ],
     message: `writes stopped; ${podName(u.toSet, 0)} initialises PostgreSQL ${u.to}`,
@@ -463,7 +500,8 @@ function planRestoring(facts: UpgradeFacts, u: UpgradeStatus): UpgradePlan {
     lastVerificationScheduleTime: null,
   };
   return {
-    actions: [],
+    // The dump brought the held limits of 0 along: the new instance's are the old ones.
+    actions: [{ type: 'releaseConnections', ip: toIp!, limits: u.heldDatabases ?? [] }],
     record: {
       expected: u.phase,
       fields: {
@@ -574,6 +612,10 @@ function planRollingBack(facts: UpgradeFacts, u: UpgradeStatus): UpgradePlan {
   // volume goes.
   if (facts.pods.some((p) => ordinalOf(u.toSet, p.metadata.name ?? '') !== undefined))
     return waiting(u, 1000);
+  // The connection limits are a catalog change: given back on the primary (the old one, or the
+  // standby a failover promoted), they replicate.
+  const primary = facts.instances.find((f) => f.name === facts.cluster.status?.primary);
+  if (!primary?.ip || !primary.view?.reachable || primary.view.inRecovery) return waiting(u, 2000);
   const resumedAt = facts.answers?.writesResumedAt;
   if (resumedAt === undefined)
     return {
@@ -583,11 +625,11 @@ function planRollingBack(facts: UpgradeFacts, u: UpgradeStatus): UpgradePlan {
         {
           type: 'resumeWrites',
           ips: facts.instances.filter((f) => f.ip && f.view?.reachable).map((f) => f.ip!),
+          primaryIp: primary.ip,
+          limits: u.heldDatabases ?? [],
         },
       ],
     };
-  const primary = facts.instances.find((f) => f.name === facts.cluster.status?.primary);
-  if (!primary?.view?.reachable) return waiting(u, 2000);
   const done: UpgradeStatus = {
     ...u,
     phase: 'RolledBack',

@@ -5,8 +5,9 @@
  *   (spec.version > status.version) waits for spec.upgrade.approvedVersion and a restore
  *   rehearsal that passed on a backup younger than spec.upgrade.maxBackupAge, and for every
  *   instance ready; then
- *   StoppingWrites  the primary turned read-only (default_transaction_read_only), its client
- *                   sessions ended
+ *   StoppingWrites  a hard write hold on the old primary: out of the read-write Service, every
+ *                   database's connection limit 0 (only the superuser connects), read-only by
+ *                   default, every other client session ended
  *   Provisioning    a new StatefulSet <name>-v<major> of one instance runs initdb with the new
  *                   version's image
  *   Restoring       a Job dumps the roles and every database from the old primary into it and
@@ -186,12 +187,20 @@ export class Upgrades {
     const signal = input.signal ? { signal: input.signal } : {};
     for (const action of actions)
       switch (action.type) {
+        case 'readConnectionLimits':
+          answers.limits = await this.deps.pg.connectionLimits(input.endpoint(action.ip));
+          break;
         case 'stopWrites': {
+          // New sessions refused first, then those open ended: none is left that could write.
           const endpoint = input.endpoint(action.ip);
+          await this.deps.pg.holdConnections(endpoint);
           await this.deps.pg.alterSystem(endpoint, { default_transaction_read_only: 'on' });
           answers.sessionsEnded = await this.deps.pg.endClientSessions(endpoint);
           break;
         }
+        case 'releaseConnections':
+          await this.deps.pg.releaseConnections(input.endpoint(action.ip), action.limits);
+          break;
         case 'observe':
           answers.target = await this.deps.pg.observe(input.endpoint(action.ip), signal);
           break;
@@ -237,6 +246,7 @@ export class Upgrades {
             await this.deps.pg.alterSystem(input.endpoint(ip), {
               default_transaction_read_only: null,
             });
+          await this.deps.pg.releaseConnections(input.endpoint(action.primaryIp), action.limits);
           answers.writesResumedAt = this.deps.now().toISOString();
           break;
       }
