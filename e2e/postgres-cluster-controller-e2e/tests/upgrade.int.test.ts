@@ -11,7 +11,12 @@
  * - retried (a new generation) without the view, and its controller killed mid-upgrade, it
  *   resumes and completes: every acknowledged row is present
  *   in PostgreSQL 17, the Services follow the new instances, the old StatefulSet is gone and its
- *   volumes kept, and the writes were refused only between writesStoppedAt and writesResumedAt.
+ *   volumes kept, and the writes were refused only between writesStoppedAt and writesResumedAt;
+ * - the write stop is hard: two bypassing clients — one connected straight to the old primary's
+ *   pod IP with `SET default_transaction_read_only = off`, one through the read-write Service
+ *   with `BEGIN READ WRITE` — write numbered rows throughout, and none they saw acknowledged is
+ *   missing from PostgreSQL 17; while writes are held the read-write Service has no endpoints
+ *   and the application role is refused on the old primary.
  */
 import { findCondition } from '@steward/conditions';
 import { type PostgresCluster, type PostgresClusterSpec } from '@steward/postgres-cluster-api';
@@ -23,6 +28,8 @@ import {
   type KubeObject,
   type ResourceType,
 } from '@steward/kube';
+import pg from 'pg';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { eventually, installCRDs, repoRoot } from '@steward/testing';
 import { startChartedController, type ChartedController } from '@steward/testing-charts';
 import { acquireNodeTier, localImages, type NodeTier } from '@steward/testing-node-tier';
@@ -36,6 +43,7 @@ import {
   postgresHelpers,
   query,
   workloadBackupsProfile,
+  type Login,
   type SuiteContext,
 } from './postgres.js';
 
@@ -50,8 +58,99 @@ let system = '';
 let store: Awaited<ReturnType<typeof backupBucket>>;
 let harness: ChartedController | undefined;
 const ctx = {} as SuiteContext;
-const { create, read, ready, appLogin, patchSpec, eventNamed, remove, startWriter, lostRows } =
-  postgresHelpers(ctx);
+const {
+  create,
+  read,
+  ready,
+  appLogin,
+  patchSpec,
+  eventNamed,
+  remove,
+  startWriter,
+  lostRows,
+  podIp,
+} = postgresHelpers(ctx);
+
+const EndpointSlices: ResourceType = {
+  group: 'discovery.k8s.io',
+  version: 'v1',
+  kind: 'EndpointSlice',
+  plural: 'endpointslices',
+  namespaced: true,
+};
+interface EndpointSlice extends KubeObject {
+  endpoints?: { addresses: string[]; conditions?: { ready?: boolean } }[];
+}
+/** The ready addresses behind a Service, from its EndpointSlices. */
+const endpointsOf = async (service: string) =>
+  (
+    await admin.list<EndpointSlice>(EndpointSlices, {
+      namespace: ctx.ns,
+      labelSelector: `kubernetes.io/service-name=${service}`,
+    })
+  ).items
+    .flatMap((s) => s.endpoints ?? [])
+    .filter((e) => e.conditions?.ready !== false)
+    .flatMap((e) => e.addresses);
+
+/**
+ * A client that tries to write around a write stop: connected where `target()` says (reconnecting
+ * there on any failure), it turns read-only off for its session (`session`) or opens every
+ * transaction READ WRITE (`transaction`), and inserts numbered rows into `bypass` (tagged `via`).
+ * `acked` are the rows whose commit it saw succeed; `refused` counts failed connects and writes.
+ */
+function startBypasser(via: string, how: 'session' | 'transaction', target: () => Promise<Login>) {
+  const acked: number[] = [];
+  let refused = 0;
+  let stopped = false;
+  let n = 0;
+  const errors = new Set<string>();
+  const done = (async () => {
+    while (!stopped) {
+      const login = await target().catch(() => undefined);
+      if (!login) {
+        await sleep(200);
+        continue;
+      }
+      const client = new pg.Client({
+        ...login,
+        port: 5432,
+        connectionTimeoutMillis: 2000,
+        query_timeout: 3000,
+      });
+      client.on('error', () => undefined);
+      try {
+        await client.connect();
+        if (how === 'session') await client.query('SET default_transaction_read_only = off');
+        while (!stopped) {
+          const next = ++n;
+          if (how === 'transaction') {
+            await client.query('BEGIN READ WRITE');
+            await client.query('INSERT INTO bypass (n, via) VALUES ($1, $2)', [next, via]);
+            await client.query('COMMIT');
+          } else await client.query('INSERT INTO bypass (n, via) VALUES ($1, $2)', [next, via]);
+          acked.push(next);
+          await sleep(20);
+        }
+      } catch (e) {
+        refused++;
+        errors.add((e as Error).message.slice(0, 120));
+        await sleep(200);
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+    }
+  })();
+  return {
+    acked,
+    errors,
+    refused: () => refused,
+    async stop() {
+      stopped = true;
+      await done;
+    },
+  };
+}
 
 beforeAll(async () => {
   tier = await acquireNodeTier();
@@ -200,8 +299,17 @@ describe('PostgresCluster major upgrades, the postgres-cluster-controller proces
     const login = await appLogin(name);
     const oldSystem = (await read(name)).status!.systemIdentifier;
     await query(login, 'drop view checkpoints');
+    await query(login, 'create table bypass (n int, via text, primary key (via, n))');
     const writer = startWriter(name);
-    await eventually(() => writer.acked.length >= 50, { description: 'the writer committing' });
+    // The old primary's pod IP, fixed now: the direct client keeps going there, whatever happens.
+    const oldPrimary = (await read(name)).status!.primary!;
+    const oldIp = await podIp(oldPrimary);
+    const direct = startBypasser('pod', 'session', async () => ({ ...login, host: oldIp }));
+    const viaService = startBypasser('service', 'transaction', () => appLogin(name));
+    await eventually(
+      () => writer.acked.length >= 50 && direct.acked.length >= 20 && viaService.acked.length >= 20,
+      { description: 'the writer and both bypassing clients committing' },
+    );
     // Any change of the spec is a new generation: the upgrade is tried again.
     const retried = await patchSpec(name, {
       upgrade: { approvedVersion: '17', maxBackupAge: '23h' },
@@ -216,6 +324,16 @@ describe('PostgresCluster major upgrades, the postgres-cluster-controller proces
       },
       { description: `${name}: the retried upgrade under way`, intervalMs: 100, ...long },
     );
+    // While writes are held: no endpoint behind the read-write Service, the application role
+    // refused on the old primary (its sessions were ended, so a refusal is the only answer).
+    await eventually(async () => (await endpointsOf(`${name}-rw`)).length === 0, {
+      description: `${name}-rw without endpoints while writes are held`,
+      timeoutMs: 10_000,
+    });
+    await expect(query({ ...login, host: oldIp }, 'select 1')).rejects.toThrow(
+      /too many connections for database/,
+    );
+    const heldAt = Date.now();
     for (const pod of (await admin.list<KubeObject>(Pods, { namespace: system })).items)
       await admin.delete(Pods, pod.metadata.name!, system, { gracePeriodSeconds: 0 });
     const done = await waitsWith('UpgradeCompleted');
@@ -226,6 +344,8 @@ describe('PostgresCluster major upgrades, the postgres-cluster-controller proces
       description: 'the writer committing on PostgreSQL 17',
     });
     await writer.stop();
+    await direct.stop();
+    await viaService.stop();
 
     const u = done.status!.upgrade!;
     expect(u.phase).toBe('Completed');
@@ -253,6 +373,30 @@ describe('PostgresCluster major upgrades, the postgres-cluster-controller proces
 
     // Every row the writer saw committed is there; the refused window is the recorded one.
     expect(await lostRows(name, writer.acked)).toEqual([]);
+    // Neither bypassing client got a write acknowledged that PostgreSQL 17 lacks; both were
+    // refused while writes were held (and the direct one for good once its server went).
+    const present = await query<{ n: number; via: string }>(
+      await appLogin(name),
+      'select n, via from bypass',
+    );
+    for (const [via, c] of [
+      ['pod', direct],
+      ['service', viaService],
+    ] as const) {
+      const have = new Set(present.filter((r) => r.via === via).map((r) => r.n));
+      const missing = c.acked.filter((n) => !have.has(n));
+      console.log(
+        `${name}: bypassing client via ${via}: ${c.acked.length} acknowledged, ${missing.length} missing, ${c.refused()} refusals (${[...c.errors].slice(0, 3).join(' | ')})`,
+      );
+      expect(missing).toEqual([]);
+      expect(c.acked.length).toBeGreaterThanOrEqual(20);
+      expect(c.refused()).toBeGreaterThan(0);
+    }
+    // The one through the Service wrote to PostgreSQL 17 after the switch.
+    expect(present.filter((r) => r.via === 'service').length).toBeGreaterThan(
+      viaService.acked.filter((n) => n <= 20).length,
+    );
+    expect(heldAt).toBeGreaterThan(0);
     const [{ count }] = (await query<{ count: string }>(
       await appLogin(name),
       'select count(*) as count from bulk',
