@@ -336,7 +336,10 @@ describe('CacheCluster on three nodes in three zones, the cache-cluster-controll
     const acks = writer!.acks.slice();
     const lost = await missingAt(await podIp(to), password, acks);
     const bytes = (list: Ack[]) => list.reduce((sum, a) => sum + streamBytes(a.key, a.value), 0);
-    expect(failover.dataLossRisk).toBe('Bounded');
+    // A stopped node's server does not answer and is not known to be stopped; without a fence
+    // (spec.fencing) it may have gone on acknowledging: Unknown, the offsets still given.
+    expect(failover.dataLossRisk).toBe('Unknown');
+    expect(failover.bytesPossiblyLost).toBeDefined();
     const lastSeenAt = Date.parse(failover.primaryLastSeenAt!);
     const bound = failover.bytesPossiblyLost!;
     const lostCovered = bytes(lost.filter((a) => a.at <= lastSeenAt));

@@ -7,6 +7,7 @@ import {
   FailoverCountFields,
   FailoverRecordFields,
   FailoverSpecFields,
+  FencingStatus,
   immutable,
   ObjectName,
   ProviderProfileRef,
@@ -61,6 +62,17 @@ export const MAX_NAME_LENGTH = 52;
 export const MAX_REPLICAS = 9;
 /** The port every CacheCluster serves on (its Services and pods). */
 export const CACHE_PORT = 6379;
+
+/** `spec.fencing.maxLag`'s range, in whole seconds (Redis/Valkey `min-replicas-max-lag`). */
+export const FENCING_MAX_LAG_SECONDS = { min: 1, max: 60 } as const;
+
+/**
+ * The fence's bound over `min-replicas-max-lag` S: a primary counts a replica good while the
+ * replica's last acknowledgement is at most S whole seconds old (the server's clock in whole
+ * seconds: up to 1 s more), and refreshes that count once a second (up to 1 s more): it refuses
+ * writes at most S + 2 seconds after the last acknowledgement it received.
+ */
+export const FENCING_BOUND_MARGIN_SECONDS = 2;
 
 export const CacheClusterSpec = withValidations(
   Type.Object({
@@ -199,6 +211,43 @@ export const CacheClusterSpec = withValidations(
         { additionalProperties: false },
       ),
     ),
+    fencing: Type.Optional(
+      Type.Object(
+        {
+          minReplicas: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: MAX_REPLICAS - 1,
+              default: 1,
+              description:
+                'Redis/Valkey min-replicas-to-write: the primary refuses writes (NOREPLICAS) unless at least this many replicas acknowledged its replication stream within maxLag. At most spec.replicas − 1; with spec.replicas − 1 (every replica) a failover, which loses the old primary, leaves the new one refusing writes until the old pod returns as a replica.',
+            }),
+          ),
+          maxLag: Type.Optional(
+            withValidations(
+              Type.String({
+                maxLength: 8,
+                pattern: '^[0-9]+s$',
+                default: '2s',
+                description:
+                  'Redis/Valkey min-replicas-max-lag, in whole seconds (1s–60s): a replica counts while its last acknowledgement is at most this old. The fence bound (status.fencing.boundSeconds) is this + 2 s: a primary cut off from its replicas refuses writes within it, and a failover promotes only once it has passed since any replica was last linked to the old primary.',
+              }),
+              [
+                {
+                  rule: `duration(self) >= duration('${FENCING_MAX_LAG_SECONDS.min}s') && duration(self) <= duration('${FENCING_MAX_LAG_SECONDS.max}s')`,
+                  message: `spec.fencing.maxLag must be between ${FENCING_MAX_LAG_SECONDS.min}s and ${FENCING_MAX_LAG_SECONDS.max}s`,
+                },
+              ],
+            ),
+          ),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'Durability (Replicated only): a primary cut off from its replicas stops accepting writes by itself (min-replicas-to-write / min-replicas-max-lag in every pod’s redis.conf), so a failover never overlaps a primary still acknowledging writes, and before it is resynchronised a returning old primary’s dataset is saved (status.failover.salvage). Absent: no fence (status.fencing.mode None): a primary cut off from the controller and its replicas may go on acknowledging writes that the next failover loses. The cost: writes are refused while fewer than minReplicas replicas are linked and caught up (a replica restarting, a two-pod cluster after a failover).',
+        },
+      ),
+    ),
     rollout: Type.Optional(
       RolloutSpec(
         'replica',
@@ -233,6 +282,16 @@ export const CacheClusterSpec = withValidations(
     {
       rule: "self.mode == 'Replicated' || !has(self.failover) || !has(self.failover.enabled) || !self.failover.enabled",
       message: 'spec.failover needs mode Replicated: a Standalone cache has no replica to promote',
+    },
+    {
+      rule: "!has(self.fencing) || self.mode == 'Replicated'",
+      message:
+        'spec.fencing needs mode Replicated: a Standalone cache has no replica to acknowledge its writes',
+    },
+    {
+      rule: '!has(self.fencing) || !has(self.fencing.minReplicas) || self.fencing.minReplicas <= (has(self.replicas) ? self.replicas : 2) - 1',
+      message:
+        'spec.fencing.minReplicas must be at most spec.replicas − 1 (the replicas there are; spec.replicas defaults to 2 in mode Replicated)',
     },
     {
       rule: '!has(self.persistence) || self.persistence.enabled || (!has(self.persistence.size) && !has(self.persistence.storageClassName))',
@@ -326,6 +385,7 @@ export const CacheClusterStatus = Type.Object({
       message: Type.String(),
     }),
   ),
+  fencing: Type.Optional(FencingStatus),
   failover: Type.Optional(FailoverRecord),
   ...FailoverCountFields,
   switchover: Type.Optional(SwitchoverRecord),
@@ -369,3 +429,4 @@ export type CacheClusterSpec = CacheCluster['spec'];
 export type CacheClusterStatus = NonNullable<CacheCluster['status']>;
 export type FailoverRecord = NonNullable<CacheClusterStatus['failover']>;
 export type SwitchoverRecord = NonNullable<CacheClusterStatus['switchover']>;
+export type CacheFencing = NonNullable<CacheClusterSpec['fencing']>;

@@ -9,6 +9,7 @@
  * - `engine` (redis | valkey), `mode`, `persistence.enabled`, `persistence.storageClassName` and
  *   `auth` are immutable; `version` (major.minor) never goes down; `persistence.size` only grows.
  * - Standalone has exactly one replica and no failover; Replicated has at least two pods.
+ * - `fencing` (Replicated only): `minReplicas` ≤ `replicas` − 1, `maxLag` whole seconds 1s–60s.
  * - Quantities are quantities; `maxMemory` stays below the memory limit; requests ≤ limits.
  * - `scheduling` (one schema with the other in-cluster kind: `@steward/crd`'s `SchedulingSpec`):
  *   `spread.nodes` / `spread.zones` — `Preferred` (default: a preferred pod anti-affinity on
@@ -28,7 +29,8 @@
  * (@steward/cache-cluster); a pod the spread holds back is `Unschedulable`.
  *
  * Status: `phase`, `primary`, `replicas`/`readyReplicas`, `image`, `endpoints`, `persistence`
- * (durable or not, said in words), `failover` (the newest failover, with the offsets that bound
+ * (durable or not, said in words), `fencing` (MinReplicas with its bound, or None),
+ * `failover` (with `primaryFencedBy` and `salvage`) (the newest failover, with the offsets that bound
  * what it may have lost), `failoverCount`, `lastFailover`, `switchover` (the newest planned
  * switchover — a rolling update's, reason `Rollout`: FAILOVER TO an up-to-date replica, with when
  * writes stopped and resumed and the offsets at both ends), `switchoverCount`, conditions
@@ -45,10 +47,13 @@ export {
   CachePhases,
   EvictionPolicies,
   FailoverRecord,
+  FENCING_BOUND_MARGIN_SECONDS,
+  FENCING_MAX_LAG_SECONDS,
   MAX_NAME_LENGTH,
   MAX_REPLICAS,
   SwitchoverRecord,
   type CacheEngine,
+  type CacheFencing,
   type CacheMode,
   type CachePhase,
   type EvictionPolicy,

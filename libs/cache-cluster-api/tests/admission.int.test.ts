@@ -232,6 +232,83 @@ describe('CacheCluster admission (the real API server, the chart’s CRD)', () =
     });
   });
 
+  describe('spec.fencing (min-replicas-to-write / min-replicas-max-lag)', () => {
+    it('defaults minReplicas 1 and maxLag 2s, and takes up to spec.replicas − 1', async () => {
+      const made = await api.client.create<CacheCluster>(
+        Kind,
+        cache('fenced', { ...base, mode: 'Replicated', replicas: 3, fencing: {} }),
+      );
+      expect(made.spec.fencing).toEqual({ minReplicas: 1, maxLag: '2s' });
+      const two = await api.client.mergePatch<CacheCluster>(Kind, 'fenced', namespace, {
+        spec: { fencing: { minReplicas: 2, maxLag: '10s' } },
+      });
+      expect(two.spec.fencing).toEqual({ minReplicas: 2, maxLag: '10s' });
+      // Off again: the field removed.
+      const off = await api.client.mergePatch<CacheCluster>(Kind, 'fenced', namespace, {
+        spec: { fencing: null },
+      });
+      expect(off.spec.fencing).toBeUndefined();
+    });
+
+    it.each([
+      [
+        'Standalone',
+        { fencing: {} },
+        'spec.fencing needs mode Replicated: a Standalone cache has no replica to acknowledge its writes',
+      ],
+      [
+        'minReplicas of every pod (3 pods)',
+        { mode: 'Replicated', replicas: 3, fencing: { minReplicas: 3 } },
+        'spec.fencing.minReplicas must be at most spec.replicas − 1',
+      ],
+      [
+        'minReplicas 2 with the default 2 pods',
+        { mode: 'Replicated', fencing: { minReplicas: 2 } },
+        'spec.fencing.minReplicas must be at most spec.replicas − 1',
+      ],
+      [
+        'a maxLag of 0s',
+        { mode: 'Replicated', fencing: { maxLag: '0s' } },
+        'spec.fencing.maxLag must be between 1s and 60s',
+      ],
+      [
+        'a maxLag over a minute',
+        { mode: 'Replicated', fencing: { maxLag: '61s' } },
+        'spec.fencing.maxLag must be between 1s and 60s',
+      ],
+      [
+        'a maxLag not in whole seconds',
+        { mode: 'Replicated', fencing: { maxLag: '1500ms' } },
+        'spec.fencing.maxLag',
+      ],
+    ])('refuses %s', async (_case, spec, message) => {
+      const name = `fence-${_case
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .slice(0, 30)}`.replace(/-$/, '');
+      expect(await rejection(api.client.create(Kind, cache(name, { ...base, ...spec })))).toContain(
+        message,
+      );
+    });
+
+    it('refuses scaling below what minReplicas needs', async () => {
+      await api.client.create(
+        Kind,
+        cache('fenced-scale', {
+          ...base,
+          mode: 'Replicated',
+          replicas: 3,
+          fencing: { minReplicas: 2 },
+        }),
+      );
+      expect(
+        await rejection(
+          api.client.mergePatch(Kind, 'fenced-scale', namespace, { spec: { replicas: 2 } }),
+        ),
+      ).toContain('spec.fencing.minReplicas must be at most spec.replicas − 1');
+    });
+  });
+
   it('refuses a name its StatefulSet’s pods could not carry, and one that is no DNS-1035 label', async () => {
     expect(await rejection(api.client.create(Kind, cache('a'.repeat(53), base)))).toContain(
       'metadata.name must be a DNS label of at most 52 characters',

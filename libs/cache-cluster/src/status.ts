@@ -27,6 +27,7 @@ import {
   type WorkloadStatusChange,
   type WorkloadStatusProblems,
 } from '@steward/workload';
+import { fencingStatus } from './fencing.js';
 import { type Health } from './roles/plan.js';
 
 export const CacheReasons = {
@@ -117,6 +118,7 @@ export function cacheStatus(input: StatusInput): CacheStatusChange {
         secretName: input.endpoints.secretName,
         secretKey: input.endpoints.secretKey,
       },
+      fencing: fencingStatus(cluster),
       persistence: input.durable
         ? {
             durable: true,

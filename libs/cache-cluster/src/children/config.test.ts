@@ -62,13 +62,20 @@ describe('renderConfig', () => {
       'replica-serve-stale-data',
       'repl-diskless-sync',
       'replicaof',
+      'min-replicas-to-write',
+      'min-replicas-max-lag',
       'shutdown-on-sigterm',
       'shutdown-timeout',
       'enable-debug-command',
     ]);
     for (const spec of [
       {},
-      { mode: 'Replicated' as const, replicas: 3, persistence: { enabled: true } },
+      {
+        mode: 'Replicated' as const,
+        replicas: 3,
+        persistence: { enabled: true },
+        fencing: { minReplicas: 1, maxLag: '2s' },
+      },
     ]) {
       const names = directives(renderConfig(input(spec, { maxMemoryBytes: 1 }))).map(
         (line) => line.split(' ')[0]!,
@@ -84,6 +91,21 @@ describe('renderConfig', () => {
     expect(config).toMatch(/fenced/);
     expect(config).toMatch(/NOMASTERLINK/);
     expect(config).toMatch(/never comes back as a second\n# primary/);
+  });
+
+  it('with spec.fencing: min-replicas-to-write and min-replicas-max-lag (defaults 1 and 2 s); none without it', () => {
+    expect(
+      directives(
+        renderConfig(
+          input({ mode: 'Replicated', replicas: 3, fencing: { minReplicas: 2, maxLag: '5s' } }),
+        ),
+      ),
+    ).toEqual(expect.arrayContaining(['min-replicas-to-write 2', 'min-replicas-max-lag 5']));
+    expect(
+      directives(renderConfig(input({ mode: 'Replicated', replicas: 3, fencing: {} }))),
+    ).toEqual(expect.arrayContaining(['min-replicas-to-write 1', 'min-replicas-max-lag 2']));
+    for (const spec of [{ mode: 'Replicated' as const, replicas: 3 }, { fencing: {} }])
+      expect(renderConfig(input(spec))).not.toMatch(/^min-replicas/m);
   });
 
   it('does not fence a Standalone server: it is the primary from its first start', () => {
@@ -157,9 +179,10 @@ describe('renderConfig', () => {
         input({ mode: 'Replicated', replicas: 2 }, { maxMemoryBytes: 1000 }),
         input({ mode: 'Replicated', replicas: 2, persistence: { enabled: true } }),
         input({ mode: 'Standalone' }),
+        input({ mode: 'Replicated', replicas: 2, fencing: {} }),
       ].map((i) => configHash(renderConfig(i))),
     );
-    expect(hashes.size).toBe(5);
+    expect(hashes.size).toBe(6);
     expect(configHash(renderConfig(base))).toMatch(/^[0-9a-f]{16}$/);
   });
 });

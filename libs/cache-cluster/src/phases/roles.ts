@@ -10,11 +10,14 @@ import {
   type DecisionMarks,
   protectFromEviction,
 } from '@steward/workload';
-import { Labels } from '../children/index.js';
+import { DataVolumeName, Labels } from '../children/index.js';
+import { fenceOf } from '../fencing.js';
 import { podFacts, type Pod } from '../pods.js';
 import { type RedisAdmin, type RedisEndpoint } from '../redis/index.js';
 import {
+  FENCE_ADDRESS,
   planRoles,
+  SALVAGE_TIMEOUT_MS,
   type PrimaryMemory,
   type RoleAction,
   type RolePlan,
@@ -43,9 +46,13 @@ export function rolesInputOf(
   switchover?: SwitchoverAsk,
 ): RolePlanInput {
   const s = cluster.status;
+  const fence = fenceOf(cluster);
   return {
     mode: cluster.spec.mode ?? 'Standalone',
     replicas: desiredReplicas(cluster),
+    ...(fence
+      ? { fence: { minReplicas: fence.minReplicas, boundSeconds: fence.boundSeconds } }
+      : {}),
     failover: {
       enabled: cluster.spec.mode === 'Replicated' && (cluster.spec.failover?.enabled ?? true),
       afterMs: durationMs(cluster.spec.failover?.after ?? '10s'),
@@ -143,7 +150,15 @@ export async function rolesPhase(
     marks.remember(uid, roleMarksOf(decided));
   }
   for (const event of plan.events) env.emit(cluster, event.type, event.reason, event.message);
-  const failed = await carryOut(env, cluster, plan.actions, facts, endpoint);
+  const done = await carryOut(env, cluster, plan.actions, facts, endpoint);
+  const { failed } = done;
+  // A detached replica is cut off from the lost primary from when its REPLICAOF was answered.
+  if (done.detached.length && plan.memory.links) {
+    const links = { ...plan.memory.links };
+    for (const { pod, at } of done.detached) links[pod] = at.toISOString();
+    memories.set(uid, { ...plan.memory, links });
+  }
+  for (const salvage of done.salvaged) await recordSalvage(ctx, cluster, salvage);
   // The primary — and both ends of a switchover or failover under way — out of a drain's reach.
   failed.push(
     ...(await protectFromEviction(
@@ -173,14 +188,49 @@ export function protectedPods(
   });
 }
 
+/** A salvage carried out (or failed) with a returning old primary's REPLICAOF. */
+interface SalvageDone {
+  pod: string;
+  failoverStartedAt: string;
+  salvage: NonNullable<NonNullable<NonNullable<Cluster['status']>['failover']>['salvage']>;
+}
+
+/**
+ * Where a salvage file is kept: on the pod's volume claim with persistence, else in its emptyDir
+ * (kept while the pod exists: a deleted pod takes it along).
+ */
+export function salvageLocation(cluster: Cluster, pod: string, file: string): string {
+  return cluster.spec.persistence?.enabled
+    ? `persistentvolumeclaim/${DataVolumeName}-${pod}:/data/${file}`
+    : `pod/${pod} emptyDir ${DataVolumeName}:/data/${file} (no persistence: kept until the pod is deleted)`;
+}
+
+/** The salvage written into status.failover, unless a newer failover was recorded meanwhile. */
+async function recordSalvage(
+  ctx: ObjectReconcileContext<Cluster>,
+  cluster: Cluster,
+  done: SalvageDone,
+): Promise<void> {
+  const key = `${cluster.metadata.namespace}/${cluster.metadata.name}`;
+  await recordDecision(ctx.status, {
+    stale: (latest) =>
+      latest.status?.failover?.startedAt === done.failoverStartedAt
+        ? undefined
+        : `${key}: a newer failover was recorded before the salvage of ${done.pod}`,
+    fields: (latest) => ({ failover: { ...latest.status!.failover!, salvage: done.salvage } }),
+  });
+}
+
 async function carryOut(
   env: RolesEnv,
   cluster: Cluster,
   actions: RoleAction[],
   facts: { name: string; ip?: string }[],
   endpoint: (ip: string) => RedisEndpoint,
-): Promise<string[]> {
+): Promise<{ failed: string[]; detached: { pod: string; at: Date }[]; salvaged: SalvageDone[] }> {
   const failed: string[] = [];
+  const detached: { pod: string; at: Date }[] = [];
+  const salvaged: SalvageDone[] = [];
   for (const action of actions) {
     try {
       if (action.type === 'label') {
@@ -192,7 +242,45 @@ async function carryOut(
       const ip = facts.find((f) => f.name === action.pod)?.ip;
       if (!ip) throw new Error(`${action.pod} has no IP`);
       if (action.type === 'promote') await env.redis.promote(endpoint(ip));
-      else if (action.type === 'failover')
+      else if (action.type === 'detach') {
+        await env.redis.replicaOf(endpoint(ip), FENCE_ADDRESS);
+        detached.push({ pod: action.pod, at: env.now() });
+      } else if (action.type === 'replicaOf' && action.salvage) {
+        const { file, from, failoverStartedAt } = action.salvage;
+        const location = salvageLocation(cluster, action.pod, file);
+        try {
+          const saved = await env.redis.salvageThenFollow(
+            endpoint(ip),
+            file,
+            { host: action.host, port: action.port },
+            SALVAGE_TIMEOUT_MS,
+          );
+          salvaged.push({
+            pod: action.pod,
+            failoverStartedAt,
+            salvage: {
+              phase: 'Saved',
+              from: String(from),
+              to: String(saved.offset),
+              bytes: Math.max(0, saved.offset - from),
+              location,
+              savedAt: saved.savedAt.toISOString(),
+              message: `${action.pod} came back at offset ${saved.offset}, ${Math.max(0, saved.offset - from)} bytes of replication stream beyond the ${from} the new primary was promoted at: its whole dataset was saved as an RDB (${location}) with writes stopped, before it was made a replica of ${action.primary} (a full resync)`,
+            },
+          });
+        } catch (error) {
+          salvaged.push({
+            pod: action.pod,
+            failoverStartedAt,
+            salvage: {
+              phase: 'Failed',
+              from: String(from),
+              message: `${(error as Error).message}; ${action.pod} refuses writes and is kept out of the cluster (not made a replica, which would discard its data) until a person decides: copy what it holds, then delete status.failover.salvage`,
+            },
+          });
+          throw error;
+        }
+      } else if (action.type === 'failover')
         await env.redis.failover(
           endpoint(ip),
           { host: action.host, port: action.port },
@@ -204,5 +292,5 @@ async function carryOut(
       failed.push(`${action.type} ${action.pod}: ${(error as Error).message}`);
     }
   }
-  return failed;
+  return { failed, detached, salvaged };
 }

@@ -22,6 +22,7 @@ import {
 } from '@steward/workload';
 import { Redis } from 'ioredis';
 import {
+  fenceOf,
   observationFromInfo,
   parseInfo,
   type RedisEndpoint,
@@ -70,6 +71,21 @@ export interface RedisAdmin {
     target: { host: string; port: number },
     timeoutMs: number,
   ): Promise<'started' | 'inProgress'>;
+  /**
+   * Salvage, then follow: saves what an old primary holds before it is made a replica of the new
+   * primary (a full resync would discard it). Writes stopped first (`min-replicas-to-write` set
+   * beyond any replica count: NOREPLICAS at once), its offset read, then an RDB of its dataset
+   * written as `fileName` in its data directory (`dbfilename` set for one `BGSAVE SCHEDULE` and
+   * set back; waits until the save ended, at most `timeoutMs`), then `REPLICAOF primary`, then
+   * its fence settings set back. Throws {@link RedisAdminError} when a step fails: writes stay
+   * stopped and it is not made a replica (its data is kept where it is).
+   */
+  salvageThenFollow(
+    endpoint: RedisEndpoint,
+    fileName: string,
+    primary: { host: string; port: number },
+    timeoutMs: number,
+  ): Promise<{ offset: number; savedAt: Date }>;
   /** Ends every connection. Later calls fail (`observe`: `reachable: false`). */
   close(): Promise<void>;
 }
@@ -87,6 +103,9 @@ export class RedisAdminError extends Error {
 }
 
 export type RedisFailureKind = 'auth' | 'timeout' | 'unreachable' | 'command' | 'closed';
+
+/** `min-replicas-to-write` while a salvage runs: more replicas than any cluster has, so writes stop. */
+const SALVAGE_WRITE_STOP = 1_000_000;
 
 /** Margin over ioredis' own timers before our hard deadline gives up on a request. */
 const marginMs = 250;
@@ -129,12 +148,12 @@ class PooledRedisAdmin implements RedisAdmin {
     if (signal?.aborted) return { reachable: false, error: 'observation aborted' };
     try {
       const work = this.withConnection(endpoint, 1, (client) =>
-        Promise.all([client.info(), client.role()]),
+        Promise.all([client.info(), client.role(), client.config('GET', 'min-replicas-*')]),
       );
-      const [info, role] = signal
+      const [info, role, fence] = signal
         ? await abortable(work, signal, () => new ObservationAbortedError())
         : await work;
-      return observationFromInfo(parseInfo(info), role);
+      return observationFromInfo(parseInfo(info), role, fence);
     } catch (error) {
       return { reachable: false, error: this.failure(error, endpoint.password).reason };
     }
@@ -189,6 +208,81 @@ class PooledRedisAdmin implements RedisAdmin {
         `FAILOVER ${args.join(' ')} on ${endpoint.host}:${endpoint.port} failed: ${reason}`,
         kind,
       );
+    }
+  }
+
+  async salvageThenFollow(
+    endpoint: RedisEndpoint,
+    fileName: string,
+    primary: { host: string; port: number },
+    timeoutMs: number,
+  ): Promise<{ offset: number; savedAt: Date }> {
+    const where = `${endpoint.host}:${endpoint.port}`;
+    let step = 'CONFIG GET';
+    try {
+      const one = <T>(work: (client: Redis) => Promise<T>) =>
+        this.withConnection(endpoint, 1, work);
+      const settings = await one((c) => c.config('GET', 'min-replicas-*'));
+      const fence = fenceOf(settings) ?? { minReplicas: 0, maxLagSeconds: 10 };
+      step = 'stopping writes (CONFIG SET min-replicas-to-write)';
+      await one((c) =>
+        c.call(
+          'CONFIG',
+          'SET',
+          'min-replicas-to-write',
+          String(SALVAGE_WRITE_STOP),
+          'min-replicas-max-lag',
+          String(fence.maxLagSeconds || 10),
+        ),
+      );
+      step = 'INFO';
+      const before = parseInfo(await one((c) => c.info()));
+      const offset = Number(before['master_repl_offset'] ?? 0);
+      const [, original] = (await one((c) => c.config('GET', 'dbfilename'))) as string[];
+      step = `BGSAVE to ${fileName}`;
+      const deadlineAt = Date.now() + timeoutMs;
+      // BGSAVE refuses while another child (an AOF rewrite, a save) runs: try again until it starts
+      for (;;) {
+        await one((c) => c.config('SET', 'dbfilename', fileName));
+        try {
+          await one((c) => c.call('BGSAVE'));
+          break;
+        } catch (error) {
+          if (!/in progress/i.test((error as Error).message) || Date.now() > deadlineAt)
+            throw error;
+        } finally {
+          // the child writes to the name it was forked with: set back at once
+          await one((c) => c.config('SET', 'dbfilename', original ?? 'dump.rdb'));
+        }
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      for (;;) {
+        const now = parseInfo(await one((c) => c.info('persistence')));
+        if (now['rdb_bgsave_in_progress'] === '0') {
+          if (now['rdb_last_bgsave_status'] !== 'ok') throw new Error('the RDB save failed');
+          break;
+        }
+        if (Date.now() > deadlineAt) throw new Error(`the save did not end within ${timeoutMs} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const savedAt = new Date();
+      step = `REPLICAOF ${primary.host} ${primary.port}`;
+      await one((c) => c.call('REPLICAOF', primary.host, String(primary.port)));
+      step = 'setting the fence back (CONFIG SET min-replicas-to-write)';
+      await one((c) =>
+        c.call(
+          'CONFIG',
+          'SET',
+          'min-replicas-to-write',
+          String(fence.minReplicas),
+          'min-replicas-max-lag',
+          String(fence.maxLagSeconds),
+        ),
+      );
+      return { offset, savedAt };
+    } catch (error) {
+      const { kind, reason } = this.failure(error, endpoint.password);
+      throw new RedisAdminError(`salvage of ${where} failed at ${step}: ${reason}`, kind);
     }
   }
 

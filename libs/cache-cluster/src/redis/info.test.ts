@@ -2081,3 +2081,33 @@ cluster_enabled:0
 db0:keys=200,expires=0,avg_ttl=0
 `),
 };
+
+describe('fenceOf (CONFIG GET min-replicas-*)', () => {
+  it('reads a flat reply and a map; undefined when a setting is missing', async () => {
+    const { fenceOf, observationFromInfo } = await import('./info.js');
+    expect(fenceOf(['min-replicas-to-write', '1', 'min-replicas-max-lag', '2'])).toEqual({
+      minReplicas: 1,
+      maxLagSeconds: 2,
+    });
+    expect(fenceOf({ 'min-replicas-max-lag': '10', 'min-replicas-to-write': '0' })).toEqual({
+      minReplicas: 0,
+      maxLagSeconds: 10,
+    });
+    expect(fenceOf(['min-replicas-to-write', '1'])).toBeUndefined();
+    expect(fenceOf(undefined)).toBeUndefined();
+    const info = {
+      redis_version: '7.0.15',
+      run_id: 'r',
+      master_replid: 'h',
+      master_repl_offset: '5',
+    };
+    expect(
+      observationFromInfo(
+        info,
+        ['master', 5, []],
+        ['min-replicas-to-write', '2', 'min-replicas-max-lag', '3'],
+      ),
+    ).toMatchObject({ reachable: true, fence: { minReplicas: 2, maxLagSeconds: 3 } });
+    expect(observationFromInfo(info, ['master', 5, []])).not.toHaveProperty('fence');
+  });
+});

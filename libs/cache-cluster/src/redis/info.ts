@@ -56,6 +56,12 @@ export type RedisObservation =
       persistence: { aofEnabled: boolean; rdbLastSaveTime?: number };
       /** `used_memory` and `maxmemory` in bytes (`max` 0: no limit). */
       memory: { used: number; max: number };
+      /**
+       * `min-replicas-to-write` / `min-replicas-max-lag` (`CONFIG GET`), when the observation
+       * asked: the fence a primary applies (it refuses writes unless `minReplicas` replicas
+       * acknowledged within `maxLagSeconds`; either 0: no fence).
+       */
+      fence?: { minReplicas: number; maxLagSeconds: number };
     };
 
 /** The reachable shape of a {@link RedisObservation}. */
@@ -128,7 +134,11 @@ const num = (value: string | undefined): number | undefined => {
  * is neither a primary nor a replica (a Sentinel) or whose INFO lacks the fields every data node
  * reports is returned as `reachable: false`, saying why.
  */
-export function observationFromInfo(info: Record<string, string>, role: unknown): RedisObservation {
+export function observationFromInfo(
+  info: Record<string, string>,
+  role: unknown,
+  config?: unknown,
+): RedisObservation {
   const name = roleName(role) ?? info['role'];
   if (name !== 'master' && name !== 'slave') {
     return {
@@ -169,6 +179,8 @@ export function observationFromInfo(info: Record<string, string>, role: unknown)
   const failoverState = info['master_failover_state'];
   if (failoverState === 'waiting-for-sync' || failoverState === 'failover-in-progress')
     observation.failoverState = failoverState;
+  const fence = fenceOf(config);
+  if (fence) observation.fence = fence;
   const rdbLastSaveTime = num(info['rdb_last_save_time']);
   if (rdbLastSaveTime !== undefined) observation.persistence.rdbLastSaveTime = rdbLastSaveTime;
   if (replica) {
@@ -189,4 +201,24 @@ function roleField(role: unknown, index: number): string | undefined {
   if (typeof value === 'number') return String(value);
   if (value instanceof Uint8Array) return Buffer.from(value).toString('utf8');
   return undefined;
+}
+
+/**
+ * A `CONFIG GET min-replicas-*` reply (a flat name/value array, or a map under RESP3) → the fence
+ * settings; undefined when the reply lacks either.
+ */
+export function fenceOf(
+  reply: unknown,
+): { minReplicas: number; maxLagSeconds: number } | undefined {
+  const values: Record<string, string> = {};
+  const text = (v: unknown) =>
+    v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : String(v);
+  if (Array.isArray(reply))
+    for (let i = 0; i + 1 < reply.length; i += 2) values[text(reply[i])] = text(reply[i + 1]);
+  else if (reply && typeof reply === 'object')
+    for (const [k, v] of Object.entries(reply)) values[k] = text(v);
+  const minReplicas = num(values['min-replicas-to-write'] ?? values['min-slaves-to-write']);
+  const maxLagSeconds = num(values['min-replicas-max-lag'] ?? values['min-slaves-max-lag']);
+  if (minReplicas === undefined || maxLagSeconds === undefined) return undefined;
+  return { minReplicas, maxLagSeconds };
 }

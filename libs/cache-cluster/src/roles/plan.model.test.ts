@@ -480,7 +480,7 @@ class World extends FailoverModelWorld<Server, RoleStatus, PrimaryMemory> {
       return;
     }
     s.role = 'replica';
-    s.primaryHost = action.host;
+    s.primaryHost = action.type === 'detach' ? '127.0.0.1' : action.host;
     s.splitBrainExcused = false;
     s.handover = undefined;
     this.sync(s);

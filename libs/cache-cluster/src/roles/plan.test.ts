@@ -66,6 +66,214 @@ const input = (over: Partial<RolePlanInput>): RolePlanInput => ({
   ...over,
 });
 
+describe('planRoles, Replicated, fenced (spec.fencing: min-replicas-to-write)', () => {
+  const status = { primary: 'c-0', primaryRunId: 'p0', failoverCount: 0 };
+  const fence = { minReplicas: 1, boundSeconds: 4 };
+  const lastSeen = {
+    pod: 'c-0',
+    runId: 'p0',
+    replId: H,
+    offset: 100,
+    at: at(-1_000),
+    fence: { minReplicas: 1, boundSeconds: 4 },
+  };
+  const hung = { reachable: false as const, error: 'no reply within 2000 ms' };
+  const detached = (offset: number): NodeView => fenced(offset, `r${offset}`);
+  const run = (over: Partial<RolePlanInput>) =>
+    planRoles(input({ status, fence, failover: { enabled: true, afterMs: 5_000 }, ...over }));
+
+  it('tracks the replicas while the primary is lost, detaches them from failover.after − the bound on, promotes once the fence bound has passed since the last link', () => {
+    const linked = [pod(0, hung), pod(1, replicaOf(0, 90)), pod(2, replicaOf(0, 95))];
+    // 0 s: lost (the observation began then); the replicas still replicate from it.
+    const first = run({ pods: linked, memory: { lastSeen }, observedAt: T0, now: at(500) });
+    expect(first.memory.links).toEqual({ 'c-1': at(500), 'c-2': at(500) });
+    expect(first.actions.filter((a) => a.type === 'detach')).toEqual([]);
+    // 1 s = failover.after (5 s) − bound (4 s): detached (REPLICAOF the fence address).
+    const second = run({
+      pods: linked,
+      memory: first.memory,
+      observedAt: at(1_000),
+      now: at(1_200),
+    });
+    expect(second.actions.filter((a) => a.type === 'detach')).toEqual([
+      { type: 'detach', pod: 'c-1' },
+      { type: 'detach', pod: 'c-2' },
+    ]);
+    expect(second.events.map((e) => e.reason)).toEqual(['ReplicasDetached']);
+    expect(second.memory.links).toEqual({ 'c-1': at(1_200), 'c-2': at(1_200) });
+    // The roles phase records when each detach was answered.
+    const memory = { ...second.memory, links: { 'c-1': at(1_300), 'c-2': at(1_400) } };
+    const cut = [pod(0, hung), pod(1, detached(90)), pod(2, detached(95))];
+    // 5 s: failover.after passed, but the fence (c-2 cut off at 1.4 s + 4 s) has not.
+    const waiting = run({ pods: cut, memory, observedAt: at(5_000), now: at(5_100) });
+    expect(waiting.status).toBeUndefined();
+    expect(waiting.actions.filter((a) => a.type === 'promote' || a.type === 'detach')).toEqual([]);
+    expect(waiting.health.lost?.message).toContain(`by ${at(5_400)}`);
+    expect(waiting.requeueAfterMs).toBe(300);
+    expect(waiting.memory.links).toEqual(memory.links);
+    // 5.4 s: fenced; promoted, the fence in the record, the bound Bounded.
+    const promoted = run({
+      pods: cut,
+      memory: waiting.memory,
+      observedAt: at(5_400),
+      now: at(5_450),
+    });
+    expect(promoted.status?.failover).toMatchObject({
+      phase: 'Promoting',
+      to: 'c-2',
+      primaryFencedBy: at(5_400),
+      bytesPossiblyLost: 5,
+      dataLossRisk: 'Bounded',
+      salvage: { phase: 'Pending' },
+    });
+    expect(promoted.status?.failover?.message).toContain('had fenced itself by');
+    expect(promoted.actions[0]).toEqual({ type: 'promote', pod: 'c-2' });
+  });
+
+  it('counts with minReplicas: with 2, the second-latest link decides', () => {
+    const memory = {
+      lastSeen: { ...lastSeen, fence: { minReplicas: 2, boundSeconds: 4 } },
+      lostSince: T0,
+      lostReason: 'PrimaryUnreachable' as const,
+      links: { 'c-1': at(1_000), 'c-2': at(3_000) },
+    };
+    const plan = run({
+      pods: [pod(0, hung), pod(1, detached(90)), pod(2, detached(95))],
+      memory,
+      now: at(5_000),
+    });
+    expect(plan.status?.failover?.primaryFencedBy).toBe(at(5_000));
+  });
+
+  it('never promotes while a replica that may be linked to it does not answer (it may keep it writable)', () => {
+    const memory = {
+      lastSeen,
+      lostSince: T0,
+      lostReason: 'PrimaryUnreachable' as const,
+      links: { 'c-2': at(1_000) },
+    };
+    const plan = run({
+      pods: [pod(0, hung), pod(1, hung), pod(2, detached(95))],
+      memory,
+      now: at(60_000),
+    });
+    expect(plan.status).toBeUndefined();
+    expect(plan.health.lost?.message).toContain('c-1 cannot be shown cut off from it');
+    // Once c-1 answers detached (or is detached), the bound runs from then.
+    const later = run({
+      pods: [pod(0, hung), pod(1, detached(90)), pod(2, detached(95))],
+      memory: plan.memory,
+      now: at(61_000),
+    });
+    expect(later.status).toBeUndefined();
+    expect(later.memory.links?.['c-1']).toBe(at(61_000));
+  });
+
+  it('a controller that never saw the old primary waits a full bound from its first sight of the replicas', () => {
+    const plan = run({
+      pods: [pod(0, hung), pod(1, detached(90)), pod(2, detached(95))],
+      memory: { lostSince: T0, lostReason: 'PrimaryUnreachable' },
+      now: at(10_000),
+    });
+    expect(plan.status).toBeUndefined();
+    expect(plan.memory.links).toEqual({ 'c-1': at(10_000), 'c-2': at(10_000) });
+  });
+
+  it('does not wait when the old primary ran without a fence (seen so), and says the loss is Unknown', () => {
+    const plan = run({
+      pods: [pod(0, hung), pod(1, replicaOf(0, 90)), pod(2, replicaOf(0, 95))],
+      memory: {
+        lastSeen: { ...lastSeen, fence: 'none' },
+        lostSince: T0,
+        lostReason: 'PrimaryUnreachable',
+      },
+      now: at(5_000),
+    });
+    expect(plan.status?.failover).toMatchObject({ to: 'c-2', dataLossRisk: 'Unknown' });
+    expect(plan.actions.filter((a) => a.type === 'detach')).toEqual([]);
+  });
+
+  it('does not wait for the fence when the old server is known stopped (restarted: a new run id)', () => {
+    const plan = run({
+      pods: [pod(0, fenced(0, 'p0-again')), pod(1, replicaOf(0, 90)), pod(2, replicaOf(0, 95))],
+      memory: { lastSeen, lostSince: T0, lostReason: 'PrimaryRestarted' },
+      now: at(5_000),
+    });
+    expect(plan.status?.failover).toMatchObject({
+      reason: 'PrimaryRestarted',
+      dataLossRisk: 'Bounded',
+    });
+    expect(plan.status?.failover?.primaryFencedBy).toBeUndefined();
+  });
+
+  describe('salvage: the old primary back', () => {
+    const failover = {
+      phase: 'Completed' as const,
+      from: 'c-0',
+      to: 'c-2',
+      reason: 'PrimaryUnreachable',
+      startedAt: '2026-12-02T10:00:05.123Z',
+      promotedOffset: 95,
+      dataLossRisk: 'Bounded' as const,
+      salvage: { phase: 'Pending' as const, message: 'not back' },
+      message: 'm',
+    };
+    const after = { primary: 'c-2', primaryRunId: 'p2', failoverCount: 1, failover };
+    const others = [pod(1, replicaOf(2, 120)), pod(2, primaryNode('p2', 120))];
+
+    it('saves its dataset with its REPLICAOF when it holds more than the promoted offset', () => {
+      const plan = run({ status: after, pods: [pod(0, primaryNode('p0', 130)), ...others] });
+      expect(plan.actions[0]).toEqual({
+        type: 'replicaOf',
+        pod: 'c-0',
+        primary: 'c-2',
+        host: ip(2),
+        port: 6379,
+        fence: true,
+        salvage: {
+          file: 'salvage-20261202T100005Z.rdb',
+          from: 95,
+          failoverStartedAt: failover.startedAt,
+        },
+      });
+    });
+
+    it('records NotNeeded when it holds nothing beyond the promoted offset, and makes it a replica', () => {
+      const plan = run({ status: after, pods: [pod(0, primaryNode('p0', 95)), ...others] });
+      expect(plan.status?.failover?.salvage).toMatchObject({
+        phase: 'NotNeeded',
+        from: '95',
+        to: '95',
+        bytes: 0,
+      });
+      expect(plan.actions[0]).toMatchObject({ type: 'replicaOf', pod: 'c-0', fence: true });
+      expect(plan.actions[0]).not.toHaveProperty('salvage');
+    });
+
+    it('keeps it out (no REPLICAOF) after a failed salvage', () => {
+      const failed = { ...failover, salvage: { phase: 'Failed' as const, message: 'disk full' } };
+      const plan = run({
+        status: { ...after, failover: failed },
+        pods: [pod(0, primaryNode('p0', 130)), ...others],
+      });
+      expect(plan.actions.filter((a) => a.type === 'replicaOf')).toEqual([]);
+      expect(plan.health.lagging.join()).toContain(
+        'kept out of the cluster, its salvage failed (disk full)',
+      );
+    });
+
+    it('does nothing more once saved', () => {
+      const saved = { ...failover, salvage: { phase: 'Saved' as const, message: 'saved' } };
+      const plan = run({
+        status: { ...after, failover: saved },
+        pods: [pod(0, primaryNode('p0', 130)), ...others],
+      });
+      expect(plan.actions[0]).toMatchObject({ type: 'replicaOf', pod: 'c-0' });
+      expect(plan.actions[0]).not.toHaveProperty('salvage');
+    });
+  });
+});
+
 describe('planRoles, Replicated', () => {
   it('elects the first primary among fenced pods (ties: lowest ordinal), records it before promoting', () => {
     const plan = planRoles(input({ pods: [pod(0, fenced()), pod(1, fenced()), pod(2, fenced())] }));
@@ -260,10 +468,14 @@ describe('planRoles, Replicated', () => {
         promotedOffset: 95,
         primaryLastOffset: 100,
         bytesPossiblyLost: 5,
-        dataLossRisk: 'Bounded',
+        // Unanswered, not known to be stopped, and no fence: it may have gone on acknowledging.
+        dataLossRisk: 'Unknown',
         primaryLostAt: T0,
+        salvage: { phase: 'Pending' },
       },
     });
+    expect(plan.status?.failover?.primaryFencedBy).toBeUndefined();
+    expect(plan.status?.failover?.message).toContain('has no fence (spec.fencing)');
     expect(plan.status?.primaryRunId).toBeUndefined();
     expect(plan.actions[0]).toEqual({ type: 'promote', pod: 'c-2' });
     expect(plan.actions).toContainEqual(

@@ -73,6 +73,8 @@ export type NodeView =
       failoverState?: 'waiting-for-sync' | 'failover-in-progress';
       /** The replicas a primary lists (`INFO replication` `slaveN:`), when observed. */
       replicas?: readonly { host: string; port: number; state: string }[];
+      /** `min-replicas-to-write` / `min-replicas-max-lag`, when observed (either 0: no fence). */
+      fence?: { minReplicas: number; maxLagSeconds: number };
     };
 
 /** One pod of the StatefulSet, as the cache and one observation see it. */
@@ -88,7 +90,26 @@ export interface PrimaryMemory {
    * read (`RolePlanInput.observedAt`), so every write acknowledged by `at` is within `offset`
    * of the replication history `replId`.
    */
-  lastSeen?: { pod: string; runId: string; replId: string; offset: number; at: string };
+  lastSeen?: {
+    pod: string;
+    runId: string;
+    replId: string;
+    offset: number;
+    at: string;
+    /**
+     * The fence its server applied when last seen (`min-replicas-to-write` ≥ 1 with a lag):
+     * `none` when it applied none, absent when not observed.
+     */
+    fence?: PlanFence | 'none';
+  };
+  /**
+   * While the primary is lost and may still serve (fenced mode): per other pod, the latest time
+   * it may have been linked to the old primary (its acknowledgements keeping it writable) — when
+   * it was last seen replicating from anything but the fence address, or detached.
+   */
+  links?: Record<string, string>;
+  /** When its replicas were first detached from the lost primary (one Event). */
+  detachedAt?: string;
   /** When the current primary was first seen lost. */
   lostSince?: string;
   lostReason?: LossReason;
@@ -103,11 +124,22 @@ export type LossReason =
   | 'PrimaryRestarted'
   | 'PrimaryDemoted';
 
+/** A fence (`min-replicas-to-write` and the bound it implies, fencing.ts). */
+export interface PlanFence {
+  minReplicas: number;
+  boundSeconds: number;
+}
+
+/** Where every pod boots replicating from (redis.conf `replicaof 127.0.0.1 1`), and detached replicas point. */
+export const FENCE_ADDRESS = { host: '127.0.0.1', port: 1 } as const;
+
 export interface RolePlanInput {
   mode: 'Standalone' | 'Replicated';
   /** Pods desired. */
   replicas: number;
   failover: { enabled: boolean; afterMs: number };
+  /** The fence spec.fencing asks for (every pod's redis.conf), undefined without it. */
+  fence?: PlanFence;
   port: number;
   status: RoleStatus;
   /**
@@ -140,7 +172,21 @@ export interface SwitchoverAsk {
 
 export type RoleAction =
   | { type: 'promote'; pod: string }
-  | { type: 'replicaOf'; pod: string; primary: string; host: string; port: number; fence: boolean }
+  | {
+      type: 'replicaOf';
+      pod: string;
+      primary: string;
+      host: string;
+      port: number;
+      fence: boolean;
+      /**
+       * The old primary of the newest failover returning: its dataset saved as `file` before it
+       * follows (`salvageThenFollow`), the salvage recorded from `from` (the promoted offset).
+       */
+      salvage?: { file: string; from: number; failoverStartedAt: string };
+    }
+  /** A replica cut off from a lost primary (`REPLICAOF` the fence address), so it fences itself. */
+  | { type: 'detach'; pod: string }
   | { type: 'label'; pod: string; role: 'primary' | 'replica' }
   /** `FAILOVER TO host port TIMEOUT timeoutMs` on `pod` (the primary), handing over to `to`. */
   | {
@@ -202,6 +248,12 @@ export interface RolePlan {
 
 const RoleLabels = { primary: 'primary', replica: 'replica' } as const;
 
+/** The fence's bound over min-replicas-max-lag (FENCING_BOUND_MARGIN_SECONDS of the API). */
+export const FENCE_BOUND_MARGIN_SECONDS = 2;
+
+/** How long a salvage's save may take before it is given up (Failed). */
+export const SALVAGE_TIMEOUT_MS = 60_000;
+
 /** A replica further behind the primary than this is not switched to: it catches up first. */
 export const SWITCHOVER_MAX_LAG_BYTES = 1024 * 1024;
 /**
@@ -229,12 +281,13 @@ export function byPromotionOrder(a: PodFacts, b: PodFacts): number {
 function lossOf(
   pod: PodFacts | undefined,
   status: RolePlanInput['status'],
-): { reason: LossReason; detail: string } | 'pending' | undefined {
+): { reason: LossReason; detail: string; mayServe?: true } | 'pending' | undefined {
   if (!pod) return { reason: 'PrimaryPodMissing', detail: 'its pod does not exist' };
   if (pod.deleting) return { reason: 'PrimaryPodDeleted', detail: 'its pod is being deleted' };
   const node = pod.node;
   if (!node) return { reason: 'PrimaryUnreachable', detail: 'its pod is not running' };
-  if (!node.reachable) return { reason: 'PrimaryUnreachable', detail: node.error };
+  // Unanswered, not known to be stopped: it may be alive behind a partition, or hung, and serve again.
+  if (!node.reachable) return { reason: 'PrimaryUnreachable', detail: node.error, mayServe: true };
   if (node.role === 'primary') return undefined;
   if (!status.primaryRunId) {
     // A server that never served as primary under this record: the promotion is pending — if it
@@ -494,6 +547,13 @@ function primaryLost(ctx: RoleContext, loss: Loss): PodFacts | undefined {
     .filter((p) => p.name !== next.primary && !p.deleting && serving(p)?.role === 'replica')
     .filter((p) => !serving(p)!.loading)
     .sort(byPromotionOrder);
+  // A primary that may still serve, with a fence: its replicas are tracked (and detached from it
+  // from failover.after − the bound on), and the promotion waits until it has fenced itself.
+  const fence = loss.mayServe ? fenceInForce(ctx) : undefined;
+  if (fence && input.failover.enabled) {
+    trackLinks(ctx);
+    if (waited >= input.failover.afterMs - fence.boundSeconds * 1000) detachReplicas(ctx);
+  }
   if (!input.failover.enabled) {
     ctx.stuck = {
       reason: 'FailoverDisabled',
@@ -523,8 +583,107 @@ function primaryLost(ctx: RoleContext, loss: Loss): PodFacts | undefined {
     ctx.requeueAfterMs = 1000;
     return undefined;
   }
-  decideFailover(ctx, loss, since, to);
+  let fencedBy: string | undefined;
+  if (fence) {
+    fencedBy = fencedByOf(ctx, fence, since);
+    if (fencedBy === undefined || Date.parse(fencedBy) > Date.parse(now)) {
+      const unknown = input.pods.filter(
+        (p) => p.name !== next.primary && ctx.memory.links?.[p.name] === undefined,
+      );
+      ctx.lost = {
+        reason: loss.reason,
+        since,
+        message: `${message}; ${to.name} is promoted once the old primary has fenced itself (min-replicas-to-write ${fence.minReplicas}, bound ${fence.boundSeconds}s): ${
+          fencedBy
+            ? `by ${fencedBy}`
+            : `${unknown.map((p) => p.name).join(', ')} cannot be shown cut off from it (not reachable)`
+        }`,
+      };
+      ctx.requeueAfterMs = fencedBy
+        ? Math.max(100, Math.min(Date.parse(fencedBy) - Date.parse(now), 1000))
+        : 1000;
+      return undefined;
+    }
+  }
+  decideFailover(ctx, loss, since, to, fence ? { ...fence, fencedBy: fencedBy! } : undefined);
   return to;
+}
+
+/**
+ * The fence the lost primary applied: as its server was last seen (`min-replicas-to-write` ≥ 1),
+ * else — not seen by this process (a restart) — the one spec.fencing asks for every pod to boot
+ * with (`assumed`). Undefined: no fence.
+ */
+function fenceInForce(ctx: RoleContext): (PlanFence & { assumed: boolean }) | undefined {
+  const { memory, next, input } = ctx;
+  const seen =
+    memory.lastSeen?.pod === next.primary && memory.lastSeen?.runId === next.primaryRunId
+      ? memory.lastSeen
+      : undefined;
+  if (seen?.fence === 'none') return undefined;
+  if (seen?.fence) return { ...seen.fence, assumed: false };
+  return input.fence ? { ...input.fence, assumed: true } : undefined;
+}
+
+const detachedFrom = (v: Serving) =>
+  v.role !== 'replica' ||
+  (v.primary?.host === FENCE_ADDRESS.host && v.primary.port === FENCE_ADDRESS.port);
+
+/**
+ * Per other pod, the latest time it may have been linked to the lost primary
+ * (`memory.links`): now, when it replicates from anything but the fence address — or when this
+ * process sees it for the first time (it may have been linked until just now). A pod not
+ * answering keeps what was known (nothing: it may be linked).
+ */
+function trackLinks(ctx: RoleContext) {
+  const { pods, now } = ctx.input;
+  const links = { ...ctx.memory.links };
+  for (const pod of pods) {
+    if (pod.name === ctx.next.primary) continue;
+    const v = serving(pod);
+    if (!v) continue;
+    if (!detachedFrom(v) || links[pod.name] === undefined) links[pod.name] = now;
+  }
+  ctx.memory = { ...ctx.memory, links };
+}
+
+/**
+ * Every answering replica still replicating from the lost primary is pointed at the fence address
+ * (it closes its link: no more acknowledgements reach the old primary, which then refuses writes
+ * within the bound). The roles phase records when each detach was answered (`memory.links`).
+ */
+function detachReplicas(ctx: RoleContext) {
+  const detach = ctx.input.pods.filter((p) => {
+    const v = serving(p);
+    return p.name !== ctx.next.primary && v !== undefined && !detachedFrom(v);
+  });
+  for (const pod of detach) ctx.actions.push({ type: 'detach', pod: pod.name });
+  if (detach.length && !ctx.memory.detachedAt) {
+    ctx.memory = { ...ctx.memory, detachedAt: ctx.input.now };
+    ctx.events.push({
+      type: 'Warning',
+      reason: 'ReplicasDetached',
+      message: `primary ${ctx.next.primary} is lost and may still serve: ${detach.map((p) => p.name).join(', ')} detached from it, so that it refuses writes by itself before a replica is promoted`,
+    });
+  }
+}
+
+/**
+ * When the lost primary had fenced itself for sure (pure): it accepts writes only while
+ * `minReplicas` replicas acknowledged within the bound, so once fewer than that can have been
+ * linked to it since, it refuses them — from the `minReplicas`-th latest link + the bound.
+ * Undefined while too many pods cannot be shown cut off (never seen detached: not answering).
+ */
+function fencedByOf(ctx: RoleContext, fence: PlanFence, since: string): string | undefined {
+  const others = ctx.input.pods.filter((p) => p.name !== ctx.next.primary);
+  const times = others
+    .map((p) => ctx.memory.links?.[p.name])
+    .map((t) => (t === undefined ? Number.POSITIVE_INFINITY : Date.parse(t)))
+    .sort((a, b) => b - a);
+  const boundMs = fence.boundSeconds * 1000;
+  // Fewer pods than it needs: it could not have accepted writes since it was lost.
+  const nth = times.length < fence.minReplicas ? Date.parse(since) : times[fence.minReplicas - 1]!;
+  return Number.isFinite(nth) ? new Date(nth + boundMs).toISOString() : undefined;
 }
 
 /**
@@ -537,7 +696,13 @@ function primaryLost(ctx: RoleContext, loss: Loss): PodFacts | undefined {
  * failover): its offset is not a position in the old primary's stream, and everything the old
  * primary acknowledged may be lost.
  */
-function decideFailover(ctx: RoleContext, loss: Loss, since: string, to: PodFacts) {
+function decideFailover(
+  ctx: RoleContext,
+  loss: Loss,
+  since: string,
+  to: PodFacts,
+  fence?: PlanFence & { fencedBy: string; assumed: boolean },
+) {
   const { next, memory } = ctx;
   const { now } = ctx.input;
   const { offset: promotedOffset, replId } = serving(to)!;
@@ -550,6 +715,13 @@ function decideFailover(ctx: RoleContext, loss: Loss, since: string, to: PodFact
   const sameHistory = seen?.replId === replId;
   const bytesPossiblyLost =
     seen && sameHistory ? Math.max(0, seen.offset - promotedOffset) : undefined;
+  // Unanswered and not fenced: it may have gone on acknowledging writes, lost with it.
+  const unfenced = loss.mayServe === true && !fence;
+  const fenceSaid = fence
+    ? `; the old primary had fenced itself by ${fence.fencedBy} (min-replicas-to-write ${fence.minReplicas}, bound ${fence.boundSeconds}s${fence.assumed ? ', as spec.fencing sets it: this controller did not see its settings' : ''}): writes it acknowledged after ${seen?.at ?? 'it was last seen'} and before then may be lost unless salvaged, none after`
+    : unfenced
+      ? '; it did not answer and has no fence (spec.fencing): it may have gone on acknowledging writes that are lost, so what was lost is unknown'
+      : '';
   const record: FailoverRecord = {
     phase: 'Promoting',
     from: next.primary!,
@@ -560,12 +732,19 @@ function decideFailover(ctx: RoleContext, loss: Loss, since: string, to: PodFact
     promotedOffset,
     ...(seen ? { primaryLastOffset: seen.offset, primaryLastSeenAt: seen.at } : {}),
     ...(bytesPossiblyLost !== undefined ? { bytesPossiblyLost } : {}),
-    dataLossRisk: bytesPossiblyLost !== undefined ? 'Bounded' : 'Unknown',
-    message: !seen
-      ? `${to.name} (offset ${promotedOffset}) replaces ${next.primary} (${loss.detail}); this controller never saw the old primary serve, so what was lost is unknown`
-      : !sameHistory
-        ? `${to.name} (offset ${promotedOffset}) replaces ${next.primary} (${loss.detail}; last seen at offset ${seen.offset} at ${seen.at}): ${to.name} holds another replication history than the old primary (replication id ${replId}, not ${seen.replId}), so what was lost is unknown — up to everything the old primary acknowledged`
-        : `${to.name} (offset ${promotedOffset}) replaces ${next.primary} (${loss.detail}; last seen at offset ${seen.offset} at ${seen.at}): at most ${bytesPossiblyLost} bytes of the replication stream seen on the old primary were not on the new one; writes after ${seen.at} are not covered by this bound`,
+    ...(fence ? { primaryFencedBy: fence.fencedBy } : {}),
+    dataLossRisk: bytesPossiblyLost !== undefined && !unfenced ? 'Bounded' : 'Unknown',
+    salvage: {
+      phase: 'Pending',
+      message: `${next.primary} has not returned: when it does, its dataset is saved before it is resynchronised from ${to.name}`,
+    },
+    message:
+      (!seen
+        ? `${to.name} (offset ${promotedOffset}) replaces ${next.primary} (${loss.detail}); this controller never saw the old primary serve, so what was lost is unknown`
+        : !sameHistory
+          ? `${to.name} (offset ${promotedOffset}) replaces ${next.primary} (${loss.detail}; last seen at offset ${seen.offset} at ${seen.at}): ${to.name} holds another replication history than the old primary (replication id ${replId}, not ${seen.replId}), so what was lost is unknown — up to everything the old primary acknowledged`
+          : `${to.name} (offset ${promotedOffset}) replaces ${next.primary} (${loss.detail}; last seen at offset ${seen.offset} at ${seen.at}): at most ${bytesPossiblyLost} bytes of the replication stream seen on the old primary were not on the new one; writes after ${seen.at} are not covered by this bound`) +
+      fenceSaid,
   };
   ctx.next = {
     ...next,
@@ -594,6 +773,7 @@ function recordServing(ctx: RoleContext, primaryPod: PodFacts | undefined): bool
     ctx.next = { ...ctx.next, primaryRunId: primaryNode.runId };
     ctx.durable = true;
   }
+  const f = primaryNode.fence;
   ctx.memory = {
     lastSeen: {
       pod: primaryPod.name,
@@ -601,6 +781,17 @@ function recordServing(ctx: RoleContext, primaryPod: PodFacts | undefined): bool
       replId: primaryNode.replId,
       offset: primaryNode.offset,
       at: ctx.input.observedAt ?? ctx.input.now,
+      ...(f
+        ? {
+            fence:
+              f.minReplicas > 0 && f.maxLagSeconds > 0
+                ? {
+                    minReplicas: f.minReplicas,
+                    boundSeconds: f.maxLagSeconds + FENCE_BOUND_MARGIN_SECONDS,
+                  }
+                : ('none' as const),
+          }
+        : {}),
     },
   };
   return true;
@@ -632,6 +823,13 @@ function followPrimary(
       node.role === 'replica' && node.primary?.host === primaryIp && node.primary.port === port;
     if (!follows) {
       const fence = node.role === 'primary';
+      const salvage = salvageOf(ctx, pod, node, primaryPod);
+      if (salvage === 'keptOut') {
+        lagging.push(
+          `${pod.name}: kept out of the cluster, its salvage failed (${ctx.next.failover!.salvage!.message})`,
+        );
+        continue;
+      }
       ctx.actions.push({
         type: 'replicaOf',
         pod: pod.name,
@@ -639,6 +837,7 @@ function followPrimary(
         host: primaryIp,
         port,
         fence,
+        ...(salvage ? { salvage } : {}),
       });
       if (fence)
         ctx.events.push({
@@ -654,6 +853,44 @@ function followPrimary(
     }
   }
   return { lagging, readyReplicas };
+}
+
+/**
+ * The old primary of the newest failover, back (answering, not yet following the new primary):
+ * before it follows — a full resync would discard its dataset — what it holds is saved, unless
+ * it holds nothing the new primary lacks (its offset at most the promoted one: salvage NotNeeded,
+ * recorded now). Answers the salvage to carry out with its REPLICAOF, `keptOut` when an earlier
+ * salvage failed (it stays out until a person decides), or undefined (nothing to save).
+ */
+function salvageOf(
+  ctx: RoleContext,
+  pod: PodFacts,
+  node: Serving,
+  primaryPod: PodFacts,
+): Extract<RoleAction, { type: 'replicaOf' }>['salvage'] | 'keptOut' | undefined {
+  const f = ctx.next.failover;
+  if (!f || f.from !== pod.name || f.to !== primaryPod.name || !f.salvage) return undefined;
+  if (f.salvage.phase === 'Failed') return 'keptOut';
+  if (f.salvage.phase !== 'Pending') return undefined;
+  if (node.offset <= f.promotedOffset) {
+    ctx.next = {
+      ...ctx.next,
+      failover: {
+        ...f,
+        salvage: {
+          phase: 'NotNeeded',
+          from: String(f.promotedOffset),
+          to: String(node.offset),
+          bytes: 0,
+          message: `${pod.name} came back at offset ${node.offset}, not beyond the ${f.promotedOffset} ${f.to} was promoted at: it holds nothing the new primary lacks`,
+        },
+      },
+    };
+    ctx.durable = true;
+    return undefined;
+  }
+  const stamp = f.startedAt.replace(/[-:]/g, '').replace(/\.\d+/, '');
+  return { file: `salvage-${stamp}.rdb`, from: f.promotedOffset, failoverStartedAt: f.startedAt };
 }
 
 /**
