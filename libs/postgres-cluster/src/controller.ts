@@ -12,7 +12,7 @@ import {
   type Predicate,
 } from '@steward/controller';
 
-import { Jobs } from '@steward/kube';
+import { Jobs, Leases, RoleBindings, Roles, ServiceAccounts } from '@steward/kube';
 import {
   wireProfiledWorkload,
   workloadProfileUsers,
@@ -23,6 +23,7 @@ import {
 import {
   DecisionMarks,
   VolumeGrowth,
+  WorkloadChildKinds,
   refusalOf,
   type WorkloadControllerOptions,
   workloadChanges,
@@ -35,6 +36,7 @@ import { indexByCluster, ByCluster, isOpenRequest, requestedDue } from './backup
 import { Backups, type BackupRequest, type JobObject } from './backup/reconcile.js';
 import { s3BackupStore, type BackupStore, type Credentials } from './backup/store.js';
 import { pgAdmin, type PgAdmin } from './pg/index.js';
+import { type LeaseObject } from './fence/lease.js';
 import { type Pod } from './pods.js';
 import { type PlanMemory } from './plan/plan.js';
 import { resolvePostgres, type Resolution } from './resolve.js';
@@ -86,6 +88,8 @@ export function postgresClusterController(
       selection,
       clusterLabel: Labels.cluster,
       alsoOwns: [Jobs],
+      // The instances' own ServiceAccount, Role and RoleBinding (they renew the fence's Lease).
+      childKinds: [...WorkloadChildKinds, ServiceAccounts, Roles, RoleBindings],
       defaultFieldManager: 'postgres-cluster-controller',
       // A switchover request is an annotation: it changes no generation.
       predicates: [or(workloadChanges, annotationChanged(SwitchoverAnnotation))],
@@ -104,6 +108,9 @@ export function postgresClusterController(
     },
   );
   const jobs = manager.informers.informerFor<JobObject>(Jobs, wired.wiring.childSelection);
+  // The fence's Leases: cached, not watched — a renewal every second must wake nothing; each
+  // reconcile reads its cluster's, and the plan counts how long its version has stood.
+  const leases = manager.informers.informerFor<LeaseObject>(Leases, wired.wiring.childSelection);
   const requests = manager.informers.informerFor<PostgresBackup>(
     PostgresBackup.resourceType,
     selection,
@@ -115,6 +122,7 @@ export function postgresClusterController(
     ...wired.deps,
     pg,
     jobs: () => jobs.store.list(),
+    lease: (namespace, name) => leases.store.get(`${namespace}/${name}`),
     requests: (namespace, name) =>
       requests.store
         .byIndex(ByCluster, `${namespace}/${name}`)
@@ -135,6 +143,8 @@ function annotationChanged(key: string): Predicate {
 interface ReconcilerDeps extends WorkloadReconcilerDeps<Pod, PostgresClusterControllerOptions> {
   pg: PgAdmin;
   jobs: () => JobObject[];
+  /** The fence's Lease of a cluster (`<name>-primary`), from the cache. */
+  lease: (namespace: string, name: string) => LeaseObject | undefined;
   /** The open PostgresBackups of a cluster, oldest first. */
   requests: (namespace: string, cluster: string) => BackupRequest[];
 }
@@ -171,6 +181,7 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
     pods: deps.pods,
     claims: deps.claims,
     nodeCordoned: deps.nodeCordoned,
+    lease: deps.lease,
     now,
     emit,
   };

@@ -122,6 +122,11 @@ export interface WorkloadStatefulSetSpec {
   scheduling?: WorkloadScheduling;
   /** How every container's image is pulled (absent: `DefaultImagePull`). */
   pull?: ImagePull;
+  /**
+   * The pods' own ServiceAccount (absent: the namespace's default). Its token is still not
+   * mounted: a kind that needs one mounts a projected token volume of its own.
+   */
+  serviceAccountName?: string;
 }
 
 /**
@@ -152,6 +157,7 @@ export function renderWorkloadStatefulSet(spec: WorkloadStatefulSetSpec): ChildO
         spec: {
           terminationGracePeriodSeconds: 30,
           enableServiceLinks: false,
+          ...(spec.serviceAccountName ? { serviceAccountName: spec.serviceAccountName } : {}),
           automountServiceAccountToken: false,
           securityContext: { ...spec.securityContext, fsGroupChangePolicy: 'OnRootMismatch' },
           ...(pull.secrets.length

@@ -170,6 +170,15 @@ smoke_postgres() {
   [[ "$got" == steward ]] || fail "rclone copied '$got', expected steward"
   [[ -s "$mnt/etc/ssl/certs/ca-certificates.crt" ]] || fail "no CA bundle for rclone's HTTPS"
   ok "rclone $(as_user rclone version 2>/dev/null | head -n1 | cut -d' ' -f2) copies through a remote configured from the environment; gzip; CA bundle"
+  # The instance agent's fence: curl reads its options (the bearer header) from stdin, writes the
+  # body to a file and prints the status code; a file:// URL stands in for the API server.
+  as_user sh -c 'printf "{\"spec\":{\"leaseDurationSeconds\":10}}" >/tmp/lease-in' || fail "cannot write /tmp"
+  got="$(printf 'header = "Authorization: Bearer x"\n' | as_user curl -sS -K - --max-time 1 -o /tmp/lease-out -w '%{http_code}' file:///tmp/lease-in 2>"$work/curl.err")" ||
+    fail "curl with options from stdin: $got $(cat "$work/curl.err")"
+  as_user grep -q leaseDurationSeconds /tmp/lease-out || fail "curl did not write the body"
+  as_user sh -c 'date +%s%3N | grep -qE "^[0-9]{13}$"' || fail "date +%s%3N is not milliseconds"
+  as_user sh -c 'timeout 1 sleep 0.2' || fail "timeout and fractional sleep"
+  ok "curl $(as_user curl --version 2>/dev/null | head -n1 | cut -d' ' -f2) reads options from stdin and writes the body; date in ms; timeout; sleep 0.2"
 }
 
 smoke_node() {

@@ -66,6 +66,13 @@ export const SecretKeys = {
 export const Superuser = 'postgres';
 
 /**
+ * The role standbys stream as, clone with (pg_basebackup) and rewind from (pg_rewind), and the
+ * base backups take: REPLICATION LOGIN, not a superuser, EXECUTE on the four functions pg_rewind
+ * reads the source's files with, nothing else. The only role pg_hba.conf admits for replication.
+ */
+export const ReplicationUser = 'steward_replication';
+
+/**
  * The StatefulSet whose instances serve: `<name>` until the first major upgrade, then
  * `<name>-v<major>` (status.instanceSet).
  */
@@ -84,7 +91,12 @@ export function childNames(name: string) {
     ...workloadChildNames(name),
     any: `${name}-r`,
     superuserSecret: `${name}-superuser`,
+    replicationSecret: `${name}-replication`,
     appSecret: `${name}-app`,
+    /** The fence's Lease, which the primary renews (docs/design/fencing.md). */
+    lease: `${name}-primary`,
+    /** The instances' ServiceAccount, Role and RoleBinding: renew that Lease, nothing else. */
+    instanceAccount: `${name}-instance`,
   };
 }
 

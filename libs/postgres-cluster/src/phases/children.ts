@@ -1,15 +1,17 @@
 import { type RestoreStatus } from '@steward/postgres-cluster-api';
-import { StatefulSets, type KubeObject } from '@steward/kube';
+import { RoleBindings, Roles, ServiceAccounts, StatefulSets, type KubeObject } from '@steward/kube';
 import {
   childSecretValue,
   desiredWorkload,
   syncOwnChildren,
+  type ApplyObject,
   type DesiredChild,
   type ImagePull,
   type StatefulSetWithClaims,
 } from '@steward/workload';
 import { sourceDestinationOf, sourcePrefix } from '../backup/layout.js';
 import { childNames, renderChildren, SecretKeys, type RenderInput } from '../children/index.js';
+import { renderInstanceAccount } from '../children/instance-account.js';
 import { renderStatefulSet } from '../children/stateful-set.js';
 import { type ResolvedPostgres } from '../resolve.js';
 import { type Cluster, type Context, type PhaseEnv } from './env.js';
@@ -72,10 +74,12 @@ export function desiredChildren(facts: ChildrenFacts): DesiredChild[] {
   const extraStorage = extra ? facts.templateStorage(extra.set) : undefined;
   const extraPull = extra ? facts.pullOf?.(extra.version) : undefined;
   const { restore: _restore, existingTemplateStorage: _storage, ...base } = input;
-  return desiredWorkload({
+  const account = renderInstanceAccount(input);
+  const workload = desiredWorkload({
     generatedSecrets: [
       { name: names.superuserSecret, render: rendered.superuserSecret },
       { name: names.appSecret, render: rendered.appSecret },
+      { name: names.replicationSecret, render: rendered.replicationSecret },
     ],
     configMap: rendered.configMap,
     services: [rendered.headless, rendered.readWrite, rendered.readOnly, rendered.any],
@@ -101,6 +105,16 @@ export function desiredChildren(facts: ChildrenFacts): DesiredChild[] {
         : []),
     ],
   });
+  // The instances' account (the fence's Lease, and nothing else) before the pods that run as it.
+  const first = workload.findIndex((c) => c.resourceType === StatefulSets);
+  workload.splice(
+    first,
+    0,
+    { resourceType: ServiceAccounts, object: account.serviceAccount as ApplyObject },
+    { resourceType: Roles, object: account.role as ApplyObject },
+    { resourceType: RoleBindings, object: account.roleBinding as ApplyObject },
+  );
+  return workload;
 }
 
 /** The children as they are after the sync: the Secrets' values, the StatefulSet's revision. */

@@ -26,6 +26,7 @@ import { parametersPhase, servingPrimary, type ParameterChecks } from './paramet
 import { restorePhase } from './restore.js';
 import { drainSwitchover, failoverHeld, planRoll, rollPhase, rollSwitchover } from './roll.js';
 import { clusterStatus } from './status.js';
+import { fencingStatus, podFences } from '../fence/lease.js';
 import { planTopology } from './topology.js';
 import { upgradePhase } from './upgrade.js';
 
@@ -179,6 +180,13 @@ export async function convergeCluster(
     desired: topology.desired,
     podCount: topology.pods.filter((p) => !p.metadata.deletionTimestamp).length,
     health: plan.health,
+    // The fence as the primary's pod runs it (a pod from before fencing: None until rolled).
+    fencing: fencingStatus(
+      obj,
+      podFences(
+        topology.pods.find((p) => p.metadata.name === (plan.health.primary ?? obj.status?.primary)),
+      ),
+    ),
     outdated: roll.outdated,
     image: resolved.image,
     version: obj.status?.version ?? running,

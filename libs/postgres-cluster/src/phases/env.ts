@@ -3,6 +3,7 @@ import { type ObjectReconcileContext } from '@steward/controller';
 import { type KubeClient } from '@steward/kube';
 import { type ClaimObject, type VolumeGrowth, type WorkloadChildren } from '@steward/workload';
 import { type Backups } from '../backup/reconcile.js';
+import { type LeaseObject } from '../fence/lease.js';
 import { type PgAdmin } from '../pg/index.js';
 import { type Pod } from '../pods.js';
 import { type Upgrades } from '../upgrade/upgrade.js';
@@ -40,6 +41,8 @@ export interface PhaseEnv {
   claims: (namespace: string, name: string) => ClaimObject[];
   /** Whether a node is cordoned (being drained), from the cache. */
   nodeCordoned: (nodeName: string) => boolean;
+  /** The fence's Lease of a cluster (namespace, Lease name), from the cache. */
+  lease: (namespace: string, name: string) => LeaseObject | undefined;
   /** The reconcile's clock: every phase reads time from here. */
   now: () => Date;
   emit: (obj: Cluster, type: 'Normal' | 'Warning', reason: string, message: string) => void;
