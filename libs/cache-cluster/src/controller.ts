@@ -18,6 +18,7 @@ import {
 } from '@steward/provider-profile';
 import {
   DecisionMarks,
+  durationMs,
   nextLook,
   readFailures,
   stateWorkloadStatus,
@@ -214,7 +215,7 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
       change.phase,
       plan.requeueAfterMs,
       change.phase === 'Ready' && failed.length === 0,
-      [],
+      [primaryWatchMs(obj, poll.pollMs)],
       poll,
     );
   }
@@ -236,6 +237,24 @@ export function cacheClusterReconciler(deps: ReconcilerDeps): ObjectReconciler<C
       marks.forget(obj.metadata.uid ?? '');
     },
   });
+}
+
+/** The shortest look between two observations of a primary that failover watches. */
+export const MIN_PRIMARY_WATCH_MS = 500;
+
+/**
+ * How often a Replicated cluster with failover on is looked at, at most (pure): a fifth of
+ * `failover.after` (at least MIN_PRIMARY_WATCH_MS), or the poll when that is sooner. Redis has no
+ * watch, so a hung or cut-off primary is first seen lost at the next look: with the plain poll
+ * (5 s) a primary hung at most `failover.after` + 5 s + an observation's timeout before the
+ * failover — a Redis primary hung for 12 s with `failover.after: 5s` was back before any
+ * failover. Undefined for a cluster that is never failed over.
+ */
+export function primaryWatchMs(cluster: Cluster, pollMs: number): number | undefined {
+  if (cluster.spec.mode !== 'Replicated' || cluster.spec.failover?.enabled === false)
+    return undefined;
+  const afterMs = durationMs(cluster.spec.failover?.after ?? '10s');
+  return Math.min(pollMs, Math.max(MIN_PRIMARY_WATCH_MS, Math.floor(afterMs / 5)));
 }
 
 /**

@@ -148,7 +148,12 @@ class PooledRedisAdmin implements RedisAdmin {
     if (signal?.aborted) return { reachable: false, error: 'observation aborted' };
     try {
       const work = this.withConnection(endpoint, 1, (client) =>
-        Promise.all([client.info(), client.role(), client.config('GET', 'min-replicas-*')]),
+        Promise.all([
+          client.info(),
+          client.role(),
+          // the fence's settings; a server refusing CONFIG is still observed (fence unknown)
+          client.config('GET', 'min-replicas-*').catch(() => undefined),
+        ]),
       );
       const [info, role, fence] = signal
         ? await abortable(work, signal, () => new ObservationAbortedError())
