@@ -12,8 +12,10 @@
  *   run commands, include files, load code from paths or name files; the message names the key
  *   and why); `shared_preload_libraries` names libraries, not paths; keys are setting names,
  *   values single-line.
- * - `replication.mode: sync` needs at least 2 replicas; requests ≤ limits; every cpu, memory and
- *   storage quantity is above 0, and memory and storage are whole numbers of bytes.
+ * - `replication.mode: sync` needs at least 2 replicas; `replication.sync` (`number`, default 1;
+ *   `durability` required | preferred) only with mode sync, `number` ≤ replicas − 1; requests ≤
+ *   limits; every cpu, memory and storage quantity is above 0, and memory and storage are whole
+ *   numbers of bytes.
  * - `bootstrap.database` and `bootstrap.owner` are identifiers of at most 63 characters, not
  *   ReservedDatabases / ReservedRoles and not `pg_…`.
  * - `scheduling` (one schema with the other in-cluster kind: `@steward/crd`'s `SchedulingSpec`):
@@ -47,8 +49,9 @@
  * `lastFailover`, `switchover` (the newest planned switchover, asked for with the
  * `postgres.steward.dev/switchover-to` annotation, by a scale-down that would remove the
  * primary, or by a rolling update that reached the primary; when writes stopped and resumed),
- * `switchoverCount`, `backup` (the newest successful and failed base backups, the
- * earliest recoverable moment, how many are kept), `restore` (the backup a recovered cluster
+ * `switchoverCount`, `primaryLastSeen` (the primary's position as last recorded, what a restarted
+ * controller's lag bound starts from), `synchronous` (the quorum asked for and in effect),
+ * `backup` (the newest successful and failed base backups, the earliest recoverable moment, how many are kept), `restore` (the backup a recovered cluster
  * started from, decided once), conditions `Ready`, `Progressing`, `Degraded` (+ `Stalled` for a spec the
  * controller refuses), `observedGeneration`.
  *
@@ -77,16 +80,20 @@ export {
   PostgresClusterSpec,
   PostgresClusterStatus,
   PostgresPhases,
+  PrimaryLastSeen,
   RefusedParameters,
   ReplicationModes,
   ReservedDatabases,
   ReservedRoles,
   SwitchoverAnnotation,
   SwitchoverRecord,
+  SyncDurabilities,
+  SynchronousStatus,
   type DataLossRisk,
   type InstanceRole,
   type PostgresPhase,
   type ReplicationMode,
+  type SyncDurability,
 } from './postgres-cluster.js';
 export {
   BackupDestination,

@@ -33,6 +33,10 @@ import { UpgradeSpec, UpgradeStatus } from './upgrade.js';
 export const ReplicationModes = ['async', 'sync'] as const;
 export type ReplicationMode = (typeof ReplicationModes)[number];
 
+/** `spec.replication.sync.durability`. */
+export const SyncDurabilities = ['required', 'preferred'] as const;
+export type SyncDurability = (typeof SyncDurabilities)[number];
+
 /** What `status.phase` can say. */
 export const PostgresPhases = workloadPhases('SwitchingOver', 'Upgrading');
 export type PostgresPhase = (typeof PostgresPhases)[number];
@@ -242,8 +246,34 @@ export const PostgresClusterSpec = withValidations(
             StringEnum(ReplicationModes, {
               default: 'async',
               description:
-                'async: commits do not wait for standbys (a failover may lose the newest, bounded by failover.maxLagBytes). sync: each commit waits until at least one standby has it on disk (no committed transaction is lost by a failover; writes stop while no standby is connected). sync needs replicas ≥ 2.',
+                'async: commits do not wait for standbys (a failover may lose the newest, bounded by failover.maxLagBytes). sync: each commit waits until sync.number standbys (default 1) have it on disk (no committed transaction is lost by a failover; with durability required, writes stop while fewer are connected). sync needs replicas ≥ 2.',
             }),
+          ),
+          sync: Type.Optional(
+            Type.Object(
+              {
+                number: Type.Optional(
+                  Type.Integer({
+                    minimum: 1,
+                    maximum: MAX_REPLICAS - 1,
+                    default: 1,
+                    description:
+                      'How many standbys must have each commit on disk before it is acknowledged: synchronous_standby_names = ANY <number> (every other instance). At most spec.replicas − 1. A failover then says dataLossRisk None only when the standby promoted is the most advanced of at least (replicas − 1) − number + 1 standbys that answer — every acknowledged commit is on one of them.',
+                  }),
+                ),
+                durability: Type.Optional(
+                  StringEnum(SyncDurabilities, {
+                    default: 'required',
+                    description:
+                      'required: while fewer than number standbys are connected, commits wait (writes stop; PostgreSQL’s own behaviour) — nothing acknowledged is ever only on the primary. preferred: the controller lowers the number to the standbys streaming (none: asynchronous) so writes go on, publishes it in status.synchronous (and a Warning Event), and raises it again once they stream; a failover meanwhile may lose what only the primary had (dataLossRisk Bounded).',
+                  }),
+                ),
+              },
+              {
+                additionalProperties: false,
+                description: 'Synchronous replication’s quorum and durability (mode sync only).',
+              },
+            ),
           ),
         },
         { additionalProperties: false },
@@ -335,6 +365,15 @@ export const PostgresClusterSpec = withValidations(
       rule: "!has(self.replication) || !has(self.replication.mode) || self.replication.mode != 'sync' || (has(self.replicas) && self.replicas >= 2)",
       message:
         'spec.replication.mode sync needs spec.replicas of at least 2: each commit waits for a standby',
+    },
+    {
+      rule: "!has(self.replication) || !has(self.replication.sync) || (has(self.replication.mode) && self.replication.mode == 'sync')",
+      message: 'spec.replication.sync applies to spec.replication.mode sync only',
+    },
+    {
+      rule: '!has(self.replication) || !has(self.replication.sync) || !has(self.replication.sync.number) || (has(self.replicas) && self.replication.sync.number <= self.replicas - 1)',
+      message:
+        'spec.replication.sync.number may be at most spec.replicas − 1: each commit waits for that many standbys, and there are replicas − 1',
     },
     ...requestsWithinLimits,
   ],
@@ -428,6 +467,63 @@ export const SwitchoverRecord = Type.Object({
   message: Type.String(),
 });
 
+/**
+ * The primary's position as the controller last recorded it (`status.primaryLastSeen`): what a
+ * controller that restarts — or a new leader — starts from, so `failover.maxLagBytes` still holds.
+ * Rewritten when the primary, its timeline or its synchronous standbys change, or its position
+ * has moved more than `slackBytes` past the one recorded — not on every poll.
+ */
+export const PrimaryLastSeen = Type.Object({
+  pod: Type.String({ description: 'The primary it describes.' }),
+  lsn: Type.String({
+    description:
+      'Its WAL position, read no earlier than at: every write it acknowledged by at lies at or before it.',
+  }),
+  at: Type.String({ format: 'date-time' }),
+  timeline: Type.Optional(Type.Integer({ minimum: 1 })),
+  slackBytes: Type.Integer({
+    minimum: 0,
+    format: 'int64',
+    description:
+      'The controller that wrote it may have seen the primary up to this much further on (it rewrites the record only past that): a controller starting from the record refuses a failover that could lose more than maxLagBytes − slackBytes of it.',
+  }),
+  syncStandbys: Type.Optional(
+    Type.Array(Type.String(), {
+      description:
+        'The standbys that may have confirmed a commit since syncFromLsn (synchronous_standby_names, as set and as read).',
+    }),
+  ),
+  syncNumber: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description:
+        'Every commit acknowledged since syncFromLsn was on at least this many of syncStandbys.',
+    }),
+  ),
+  syncFromLsn: Type.Optional(
+    Type.String({
+      description:
+        'The position from which the primary was seen synchronous at every observation (absent: not synchronous).',
+    }),
+  ),
+});
+
+/** `status.synchronous`: synchronous replication as it is now (mode sync). */
+export const SynchronousStatus = Type.Object({
+  number: Type.Integer({ minimum: 1, description: 'spec.replication.sync.number.' }),
+  durability: StringEnum(SyncDurabilities),
+  connected: Type.Integer({
+    minimum: 0,
+    description: 'Standbys streaming from the primary that synchronous_standby_names names.',
+  }),
+  effective: Type.Integer({
+    minimum: 0,
+    description:
+      'The number synchronous_standby_names asks for now: below number only with durability preferred while fewer standbys stream (0: commits are asynchronous).',
+  }),
+  message: Type.String(),
+});
+
 export const PostgresClusterStatus = Type.Object({
   phase: Type.Optional(StringEnum(PostgresPhases)),
   ...ReplicaStatusFields,
@@ -465,6 +561,8 @@ export const PostgresClusterStatus = Type.Object({
   ...FailoverCountFields,
   switchover: Type.Optional(SwitchoverRecord),
   switchoverCount: Type.Optional(Type.Integer({ minimum: 0 })),
+  primaryLastSeen: Type.Optional(PrimaryLastSeen),
+  synchronous: Type.Optional(SynchronousStatus),
   backup: Type.Optional(BackupStatus),
   restore: Type.Optional(RestoreStatus),
   upgrade: Type.Optional(UpgradeStatus),
@@ -520,3 +618,5 @@ export type PostgresClusterStatus = NonNullable<PostgresCluster['status']>;
 export type FailoverRecord = NonNullable<PostgresClusterStatus['failover']>;
 export type SwitchoverRecord = NonNullable<PostgresClusterStatus['switchover']>;
 export type InstanceStatus = NonNullable<PostgresClusterStatus['instances']>[number];
+export type PrimaryLastSeen = NonNullable<PostgresClusterStatus['primaryLastSeen']>;
+export type SynchronousStatus = NonNullable<PostgresClusterStatus['synchronous']>;

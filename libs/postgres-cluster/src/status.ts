@@ -115,6 +115,14 @@ export function postgresStatus(input: StatusInput): PostgresStatusChange {
       version: input.version,
       image: input.image,
       ...(health.timeline !== undefined ? { timeline: health.timeline } : {}),
+      // Written when it changes materially (the plan keeps the record as it is otherwise).
+      ...(health.primaryLastSeen ? { primaryLastSeen: health.primaryLastSeen } : {}),
+      // As the serving primary's setting was decided; gone once the cluster is not in sync mode.
+      ...(health.synchronous
+        ? { synchronous: health.synchronous }
+        : input.cluster.spec.replication?.mode !== 'sync'
+          ? { synchronous: undefined }
+          : {}),
       endpoints: {
         readWrite: { host: input.endpoints.readWrite, port },
         readOnly: { host: input.endpoints.readOnly, port },

@@ -19,7 +19,11 @@
  *    `maxLagBytes`, and when the target is promoted, the writes the old primary acknowledged by
  *    `primaryLastSeenAt` that the target lacks are at most `bytesPossiblyLost` bytes of WAL; `None` loses
  *    no acknowledged write at all; a refusal records nothing. `promotedLsn` is a position the
- *    target really had.
+ *    target really had. Across controller restarts too: a `Bounded` promotion loses at most
+ *    `maxLagBytes` of what was acknowledged by the last observation of the old primary any
+ *    completed reconcile made (a restarted controller starts from `status.primaryLastSeen`,
+ *    written at the end of a reconcile, not on every poll). Commits wait for `ANY n` of the
+ *    standbys `synchronous_standby_names` names (n = 1 or 2; durability `preferred` lowers it).
  * 4. Counted once. `failoverCount` equals the number of distinct failover records ever written
  *    (and `switchoverCount` the number of switchovers started), across crashes, conflicts and
  *    retries. A record is new when its `from`, `to` or `startedAt` differ from the previous
@@ -59,9 +63,11 @@ import {
 } from '@steward/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { type PrimaryLastSeen, type SyncDurability } from '@steward/postgres-cluster-api';
 import { formatLsn, parseLsn } from '../pg/lsn.js';
 import {
   planInstances,
+  synchronousSetting,
   type InstanceFacts,
   type InstanceView,
   type PlanAction,
@@ -98,6 +104,9 @@ interface Config {
   replicas: number;
   replication: 'async' | 'sync';
   maxLagBytes: bigint;
+  /** spec.replication.sync (default 1, required). */
+  syncNumber?: number;
+  durability?: SyncDurability;
 }
 
 type ApiStatus = PlanStatus;
@@ -110,6 +119,10 @@ class World extends FailoverModelWorld<Server, ApiStatus, PlanMemory> {
   initdbRuns = 0;
   switchoverRecords = 0;
   log: string[] = [];
+  /** status.primaryLastSeen, as the end of the last complete reconcile wrote it. */
+  record?: PrimaryLastSeen;
+  /** The primary as the last complete reconcile observed it. */
+  completed?: { pod: string; at: number; lsn: bigint };
 
   constructor(readonly config: Config) {
     super(
@@ -163,8 +176,7 @@ class World extends FailoverModelWorld<Server, ApiStatus, PlanMemory> {
   }
 
   syncListed(p: Server): Set<string> {
-    const m = /^ANY 1 \((.*)\)$/.exec(p.syncNames);
-    return new Set(m ? m[1]!.split(', ').map((n) => n.replace(/"/g, '')) : []);
+    return new Set(synchronousSetting(p.syncNames).names);
   }
 
   /** Clients write `bytes` on every server running as a primary; standbys fall `lags` behind. */
@@ -180,12 +192,16 @@ class World extends FailoverModelWorld<Server, ApiStatus, PlanMemory> {
         this.receive(s, p.data.end - lag);
       }
       let acked = p.data.end;
-      const listed = this.syncListed(p);
-      if (this.config.replication === 'sync' && listed.size > 0) {
-        // ANY 1: a commit returns once one listed standby has it.
+      const { number, names } = synchronousSetting(p.syncNames);
+      if (number > 0 && names.length > 0) {
+        // ANY n: a commit returns once n listed standbys have it.
         acked = p.acked.at(-1)?.lsn ?? 0n;
-        for (const s of followers)
-          if (listed.has(s.name) && s.data!.end > acked) acked = s.data!.end;
+        const ends = followers
+          .filter((s) => names.includes(s.name))
+          .map((s) => s.data!.end)
+          .sort((a, b) => (a > b ? -1 : a < b ? 1 : 0));
+        const nth = ends[number - 1];
+        if (nth !== undefined && nth > acked) acked = nth;
       }
       p.acked.push({ at: this.now, lsn: acked });
     }
@@ -252,6 +268,13 @@ class World extends FailoverModelWorld<Server, ApiStatus, PlanMemory> {
             if (lost > BigInt(f.bytesPossiblyLost ?? 0))
               this.fail(
                 `invariant 3: ${lost} bytes acknowledged by ${f.primaryLastSeenAt} are lost, more than bytesPossiblyLost ${f.bytesPossiblyLost}`,
+              );
+            // The bound holds across restarts: of what any complete reconcile last saw.
+            const last = this.completed?.pod === f.from ? this.completed : undefined;
+            const seenLost = last ? ackedBy(last.at) - common : 0n;
+            if (seenLost > this.config.maxLagBytes)
+              this.fail(
+                `invariant 3: ${seenLost} bytes acknowledged by the last complete observation of ${f.from} (${new Date(last!.at).toISOString()}) are lost, more than maxLagBytes ${this.config.maxLagBytes}`,
               );
           }
         }
@@ -477,6 +500,11 @@ class World extends FailoverModelWorld<Server, ApiStatus, PlanMemory> {
       replicas: this.config.replicas,
       failover: { enabled: true, afterMs: AFTER_MS, maxLagBytes: this.config.maxLagBytes },
       replication: this.config.replication,
+      synchronous: {
+        number: this.config.syncNumber ?? 1,
+        durability: this.config.durability ?? 'required',
+      },
+      ...(this.record ? { lastSeenRecord: this.record } : {}),
       ...(requested === ''
         ? { switchover: { reason: 'Rollout' as const } }
         : requested
@@ -505,7 +533,16 @@ class World extends FailoverModelWorld<Server, ApiStatus, PlanMemory> {
       return 'stale decision: starts over';
     if (plan.switchoverHandled && requested === this.switchoverRequest)
       this.switchoverRequest = undefined;
-    return this.carryOutPlan(plan, opts.crashAfter, (action) => this.carryOut(action, memory));
+    const outcome = this.carryOutPlan(plan, opts.crashAfter, (action) =>
+      this.carryOut(action, memory),
+    );
+    if (this.memory === undefined) return outcome; // crashed: no status write at the end
+    // The reconcile's status write (phases/status.ts): the record as the plan states it.
+    if (plan.health.primaryLastSeen) this.record = plan.health.primaryLastSeen;
+    const seen = memory.lastSeen;
+    if (seen && Date.parse(seen.at) === this.now)
+      this.completed = { pod: seen.pod, at: this.now, lsn: seen.lsn };
+    return outcome;
   }
 
   carryOut(action: PlanAction, memory: PlanMemory) {
@@ -597,11 +634,15 @@ function bootstrapped(config: Config): World {
   return w;
 }
 
-const configs = fc.record({
-  replicas: fc.constantFrom(2, 3),
-  replication: fc.constantFrom('async' as const, 'sync' as const),
-  maxLagBytes: fc.constantFrom(0n, 1000n, 5000n, 1n << 40n),
-});
+const configs = fc
+  .record({
+    replicas: fc.constantFrom(2, 3),
+    replication: fc.constantFrom('async' as const, 'sync' as const),
+    maxLagBytes: fc.constantFrom(0n, 1000n, 5000n, 1n << 40n),
+    syncNumber: fc.constantFrom(1, 2),
+    durability: fc.constantFrom('required' as const, 'preferred' as const),
+  })
+  .map((c) => ({ ...c, syncNumber: Math.min(c.syncNumber, c.replicas - 1) }));
 
 describe('planInstances, proven by a model', () => {
   it('brings a new cluster up: one primary, every standby streaming from it', () => {

@@ -16,7 +16,9 @@
  *   `standby <primary's pod IP>` once the primary serves (it clones, or rewinds if it was a
  *   primary, then streams). Running standbys whose `primary_conninfo` names another host are
  *   repointed with ALTER SYSTEM; `synchronous_standby_names` on the primary names every other
- *   instance (`ANY 1 (…)`) in sync mode, nothing in async mode.
+ *   instance (`ANY n (…)`, n = spec.replication.sync.number) in sync mode, nothing in async mode;
+ *   with durability `preferred`, n is lowered to the standbys streaming while fewer do (none:
+ *   '') and raised again once they stream.
  * - An instance other than the primary found serving as a primary (a returning old primary that
  *   was not fenced in time, or a person's pg_promote) is fenced: out of the read-write Service and
  *   told `standby`, which stops it and rewinds it.
@@ -26,8 +28,13 @@
  *   lowest ordinal) on the newest timeline — never one left on a timeline older than the
  *   primary's — is chosen — and promoted only if that loses at most `failover.maxLagBytes` of
  *   what the old primary was last seen to have (`Bounded`), unless sync replication had confirmed
- *   every commit on the standbys that could be chosen (`None`: nothing committed is lost). A
- *   primary never seen by this process gives `Unknown` (the bound cannot be checked; the
+ *   every commit on enough of the standbys that can be chosen (`None`: with `ANY n` of N named
+ *   standbys a commit is on n of them, so the most advanced of at least N − n + 1 that answer has
+ *   it: nothing committed is lost). What the old primary was last seen to have is this process's
+ *   memory, else `status.primaryLastSeen` — rewritten when it changes materially, not on every
+ *   poll: a position recorded by an earlier controller is a lower bound of what that controller
+ *   saw last, by at most its `slackBytes`, so the bound checked is the lag plus that slack. A
+ *   primary neither seen nor recorded gives `Unknown` (the bound cannot be checked; the
  *   promotion goes ahead and says so). Otherwise the failover is refused
  *   (`FailoverRefusedLagExceedsBound`) and the controller waits for the primary or a person.
  * - The decision is durable before it is carried out (`failover` phase Promoting, the new
@@ -42,8 +49,11 @@ import {
   type FailoverRecord,
   type InstanceStatus,
   type PostgresClusterStatus,
+  type PrimaryLastSeen,
   type ReplicationMode,
   type SwitchoverRecord,
+  type SyncDurability,
+  type SynchronousStatus,
 } from '@steward/postgres-cluster-api';
 import { type PodBasics } from '@steward/workload';
 import { podName, Roles } from '../children/names.js';
@@ -108,6 +118,16 @@ export interface PlanMemory {
      * a setting not yet in effect). A standby holds every acknowledged commit only from there on.
      */
     syncFromLsn?: bigint;
+    /**
+     * Every commit acknowledged since `syncFromLsn` is on at least this many of `syncStandbys`
+     * (the smallest `ANY n` read or set since; default 1).
+     */
+    syncNumber?: number;
+    /**
+     * Set when this is `status.primaryLastSeen`, written by an earlier controller: it may have
+     * seen the primary up to this much further on.
+     */
+    slackBytes?: bigint;
   };
   lostSince?: string;
   lostReason?: LossReason;
@@ -123,6 +143,10 @@ export interface PlanInput {
   replicas: number;
   failover: { enabled: boolean; afterMs: number; maxLagBytes: bigint };
   replication: ReplicationMode;
+  /** spec.replication.sync (mode sync): default `ANY 1`, durability required. */
+  synchronous?: { number: number; durability: SyncDurability };
+  /** `status.primaryLastSeen` as recorded (what a controller that restarted starts from). */
+  lastSeenRecord?: PrimaryLastSeen;
   /**
    * How the first instance starts a new cluster: `initdb`, or `restore` (from a backup,
    * spec.bootstrap.recovery). Default initdb.
@@ -186,6 +210,13 @@ export interface PlanHealth {
   degraded?: { reason: string; message: string };
   /** Why the cluster is not yet where it is going. */
   progressing?: { reason: string; message: string };
+  /**
+   * `status.primaryLastSeen` to state: the recorded one, or a new one when the primary seen
+   * since differs materially from it ({@link primaryRecord}).
+   */
+  primaryLastSeen?: PrimaryLastSeen;
+  /** `status.synchronous` (mode sync, the primary serving). */
+  synchronous?: SynchronousStatus;
 }
 
 export interface Plan {
@@ -216,6 +247,8 @@ export const PlanReasons = {
   SwitchoverWaiting: 'SwitchoverWaiting',
   SwitchoverCompleted: 'SwitchoverCompleted',
   SwitchoverFailed: 'SwitchoverFailed',
+  SynchronousStandbysLowered: 'SynchronousStandbysLowered',
+  SynchronousStandbysRestored: 'SynchronousStandbysRestored',
 } as const;
 
 /** A standby further behind than this is not switched to: it catches up first. */
@@ -229,15 +262,31 @@ type ReachableView = Extract<InstanceView, { reachable: true }>;
 const reachable = (f: InstanceFacts): ReachableView | undefined =>
   f.view?.reachable === true && !f.deleting ? f.view : undefined;
 
-/** `ANY 1 ("a", "b")` for sync replication over these standbys; '' for none. */
-export function synchronousStandbyNames(mode: ReplicationMode, standbys: string[]): string {
-  if (mode !== 'sync' || standbys.length === 0) return '';
-  return `ANY 1 (${standbys.map((s) => `"${s}"`).join(', ')})`;
+/** `ANY n ("a", "b")` for sync replication over these standbys; '' for none (or n 0). */
+export function synchronousStandbyNames(
+  mode: ReplicationMode,
+  standbys: string[],
+  number = 1,
+): string {
+  if (mode !== 'sync' || standbys.length === 0 || number < 1) return '';
+  return `ANY ${Math.min(number, standbys.length)} (${standbys.map((s) => `"${s}"`).join(', ')})`;
 }
 
-/** The standbys a `synchronous_standby_names` value names (`ANY 1 ("a", "b")` → a, b). */
-function namedIn(value: string): string[] {
-  return [...value.matchAll(/"([^"]+)"/g)].map((m) => m[1]!);
+/**
+ * What a `synchronous_standby_names` value asks for (`ANY 2 ("a", "b")` → 2 of a, b; `FIRST 1
+ * (a, b)`, `1 (a)` and the bare list `a, b` → 1 of them; '' → 0 of none): a commit waits for
+ * `number` of `names`.
+ */
+export function synchronousSetting(value: string): { number: number; names: string[] } {
+  const text = value.trim();
+  if (text === '') return { number: 0, names: [] };
+  const m = /^(?:(ANY|FIRST)\s+)?(\d+)\s*\((.*)\)$/is.exec(text);
+  const list = m ? m[3]! : text;
+  const names = list
+    .split(',')
+    .map((n) => n.trim().replace(/^"(.*)"$/, '$1'))
+    .filter((n) => n !== '');
+  return { number: m ? Number(m[2]) : 1, names };
 }
 
 const ms = (iso: string) => Date.parse(iso);
@@ -267,6 +316,8 @@ interface PlanContext {
   degraded: PlanHealth['degraded'];
   progressing: PlanHealth['progressing'];
   switchoverHandled: boolean | undefined;
+  /** `status.synchronous` as the primary's setting is decided ({@link synchronousNames}). */
+  synchronous?: SynchronousStatus;
 }
 
 /**
@@ -456,33 +507,8 @@ function primaryServes(
   memory.lostReason = undefined;
   memory.refusalReported = undefined;
   const standbys = desiredNames(input).filter((n) => n !== p.name);
-  const names = synchronousStandbyNames(input.replication, standbys);
-  const lsn = view.currentLsn ?? memory.lastSeen?.lsn ?? 0n;
-  const syncStandbys = [
-    ...new Set([
-      ...view.replication
-        .filter((r) => r.syncState === 'sync' || r.syncState === 'quorum')
-        .map((r) => r.applicationName),
-      ...namedIn(view.synchronousStandbyNames),
-      ...namedIn(names),
-    ]),
-  ].sort();
-  const before = memory.lastSeen;
-  // Sync since an earlier observation of this primary, or since now (none: not in sync now).
-  const inSync = namedIn(view.synchronousStandbyNames).length > 0;
-  const syncFromLsn = !inSync
-    ? undefined
-    : before?.pod === p.name && before.syncFromLsn !== undefined
-      ? before.syncFromLsn
-      : lsn;
-  memory.lastSeen = {
-    pod: p.name,
-    lsn,
-    at: ctx.observedAt,
-    timeline: view.timeline,
-    syncStandbys,
-    ...(syncFromLsn !== undefined ? { syncFromLsn } : {}),
-  };
+  const names = synchronousNames(ctx, view, standbys);
+  memory.lastSeen = seenServing(ctx, p, view, names);
   instruct(ctx, p.facts, 'primary');
   label(ctx, p.facts, Roles.primary);
   const key = `${p.name}/${p.systemIdentifier}`;
@@ -503,6 +529,98 @@ function primaryServes(
     };
     decide(ctx, { switchover: ctx.switchover });
   }
+}
+
+/**
+ * The `synchronous_standby_names` the primary is to have: in sync mode `ANY n` over the other
+ * instances the spec wants — with durability `preferred`, n lowered to the named standbys
+ * streaming now while fewer stream (none: ''), a Warning Event when it is lowered and a Normal
+ * one when it is raised back — and `status.synchronous` saying so.
+ */
+function synchronousNames(ctx: PlanContext, view: ReachableView, standbys: string[]): string {
+  const { input } = ctx;
+  if (input.replication !== 'sync' || standbys.length === 0) return '';
+  const number = Math.min(input.synchronous?.number ?? 1, standbys.length);
+  const durability = input.synchronous?.durability ?? 'required';
+  const connected = view.replication.filter(
+    (r) => r.state === 'streaming' && standbys.includes(r.applicationName),
+  ).length;
+  const effective = durability === 'required' ? number : Math.min(number, connected);
+  const value = synchronousStandbyNames('sync', standbys, effective);
+  const message =
+    connected >= number
+      ? `each commit waits until ${number} of the ${standbys.length} standbys have it on disk (ANY ${number}); ${connected} stream`
+      : durability === 'required'
+        ? `commits wait: ${connected} of the ${number} standbys each commit needs stream (durability required); writes resume once enough stream`
+        : effective === 0
+          ? `no standby streams: commits are acknowledged by the primary alone (durability preferred), and a failover may lose them, until one streams again`
+          : `only ${connected} standbys stream: each commit waits for ${effective} instead of ${number} (durability preferred), and a failover may lose what fewer standbys hold, until ${number} stream again`;
+  ctx.synchronous = { number, durability, connected, effective, message };
+  const current = synchronousSetting(view.synchronousStandbyNames).number;
+  if (value !== view.synchronousStandbyNames && durability === 'preferred') {
+    if (effective < number && effective < current)
+      ctx.events.push({
+        type: 'Warning',
+        reason: PlanReasons.SynchronousStandbysLowered,
+        message,
+      });
+    else if (effective === number && current < number)
+      ctx.events.push({
+        type: 'Normal',
+        reason: PlanReasons.SynchronousStandbysRestored,
+        message: `${connected} standbys stream again: ${message}`,
+      });
+  }
+  return value;
+}
+
+/**
+ * The serving primary as this observation saw it (the memory's `lastSeen`), with the standbys
+ * that may hold every commit acknowledged since `syncFromLsn`. The setting read and the one this
+ * reconcile sets both count (the new one takes effect after this observation): their names
+ * together, the smaller number, and synchronous only while both are. The span of positions it
+ * covers goes on from an earlier observation of this primary when the standbys named are the same
+ * or more (their union, the smaller number: a commit is on at least that many of them); when
+ * standbys left the setting it starts again here (a commit only they confirmed is not counted on).
+ */
+function seenServing(
+  ctx: PlanContext,
+  p: PrimaryObservation,
+  view: ReachableView,
+  names: string,
+): NonNullable<PlanMemory['lastSeen']> {
+  const before = ctx.memory.lastSeen;
+  const lsn = view.currentLsn ?? before?.lsn ?? 0n;
+  const read = synchronousSetting(view.synchronousStandbyNames);
+  const set = synchronousSetting(names);
+  const now = new Set([
+    ...view.replication
+      .filter((r) => r.syncState === 'sync' || r.syncState === 'quorum')
+      .map((r) => r.applicationName),
+    ...read.names,
+    ...set.names,
+  ]);
+  const number = Math.min(read.number, set.number);
+  const inSync = number > 0 && read.names.length > 0 && set.names.length > 0;
+  const earlier =
+    inSync && before?.pod === p.name && before.syncFromLsn !== undefined ? before : undefined;
+  const was = new Set(earlier?.syncStandbys ?? []);
+  const left = earlier !== undefined && [...was].some((n) => !now.has(n));
+  const goesOn = earlier !== undefined && !left;
+  const syncStandbys = [...(goesOn ? new Set([...was, ...now]) : now)].sort();
+  return {
+    pod: p.name,
+    lsn,
+    at: ctx.observedAt,
+    timeline: view.timeline,
+    syncStandbys,
+    ...(inSync
+      ? {
+          syncFromLsn: goesOn ? earlier.syncFromLsn! : lsn,
+          syncNumber: goesOn ? Math.min(earlier.syncNumber ?? 1, number) : number,
+        }
+      : {}),
+  };
 }
 
 /**
@@ -616,9 +734,8 @@ function failoverCandidates(
   p: PrimaryObservation,
   others: InstanceFacts[],
 ): Candidate[] {
-  const { memory } = ctx;
   const timelineFloor = Math.max(
-    (memory.lastSeen?.pod === p.name ? memory.lastSeen?.timeline : undefined) ?? 0,
+    lastSeenOf(ctx, p)?.timeline ?? 0,
     (p.failover?.to === p.name ? p.failover?.newTimeline : undefined) ?? 0,
   );
   return others
@@ -646,12 +763,13 @@ function failoverCandidates(
 /**
  * `failover.after` has passed without the primary: choose the best candidate and bound what
  * promoting it loses (the lag bound). `None` when sync replication had confirmed every commit on
- * standbys that are all candidates; `Bounded` by the primary's last seen WAL position; `Unknown`
- * when this process never saw it. A `Bounded` lag over `failover.maxLagBytes` refuses the
+ * enough standbys that answer ({@link quorumConfirmed}); `Bounded` by the primary's last seen WAL
+ * position ({@link lastSeenOf}); `Unknown` when it was neither seen by this process nor recorded.
+ * A `Bounded` lag (+ a record's slack) over `failover.maxLagBytes` refuses the
  * failover ({@link refuseFailover}); otherwise {@link decideFailover} decides it.
  */
 function failOver(ctx: PlanContext, p: PrimaryObservation, loss: Loss, others: InstanceFacts[]) {
-  const { input, memory } = ctx;
+  const { input } = ctx;
   const candidates = failoverCandidates(ctx, p, others);
   const best = candidates[0];
   if (!best) {
@@ -662,25 +780,111 @@ function failOver(ctx: PlanContext, p: PrimaryObservation, loss: Loss, others: I
     };
     return;
   }
-  const seen = memory.lastSeen?.pod === p.name ? memory.lastSeen : undefined;
+  const seen = lastSeenOf(ctx, p);
   const lag = seen ? (seen.lsn > best.lsn ? seen.lsn - best.lsn : 0n) : undefined;
-  const names = new Set(candidates.map((c) => c.facts.name));
-  // Sync replication confirmed every commit on the best candidate only if the primary was seen
-  // in sync since a position the candidate holds (what was acknowledged before may be only on the
-  // old primary).
-  const confirmed =
-    input.replication === 'sync' &&
-    seen !== undefined &&
-    seen.syncStandbys.length > 0 &&
-    seen.syncStandbys.every((s) => names.has(s)) &&
-    seen.syncFromLsn !== undefined &&
-    best.lsn >= seen.syncFromLsn;
-  const risk: DataLossRisk = confirmed ? 'None' : seen ? 'Bounded' : 'Unknown';
-  if (risk === 'Bounded' && lag! > input.failover.maxLagBytes) {
+  const risk: DataLossRisk = quorumConfirmed(input, seen, candidates, best)
+    ? 'None'
+    : seen
+      ? 'Bounded'
+      : 'Unknown';
+  // A recorded position may be short of what its controller saw last by its slack.
+  if (risk === 'Bounded' && lag! + (seen!.slackBytes ?? 0n) > input.failover.maxLagBytes) {
     refuseFailover(ctx, p, loss, best, seen!, lag!);
     return;
   }
   decideFailover(ctx, p, loss, best, { seen, lag, risk });
+}
+
+/**
+ * The primary as last seen: this process's memory, else `status.primaryLastSeen` when it
+ * describes this primary since it became primary (with its `slackBytes`; with durability
+ * `preferred` without its synchronous span: the controller that wrote it may have lowered the
+ * setting after writing it).
+ */
+function lastSeenOf(ctx: PlanContext, p: PrimaryObservation): PlanMemory['lastSeen'] {
+  const { input, memory } = ctx;
+  const remembered = memory.lastSeen?.pod === p.name ? memory.lastSeen : undefined;
+  const record = input.lastSeenRecord;
+  // The newer of the two (another controller may have led in between).
+  if (!record || record.pod !== p.name || (remembered && ms(remembered.at) >= ms(record.at)))
+    return remembered;
+  // Recorded before this pod last became primary: another stint, another history.
+  const became = [p.failover, ctx.switchover]
+    .filter((r) => r?.to === p.name)
+    .map((r) => ms(r!.startedAt));
+  if (became.some((t) => ms(record.at) < t)) return remembered;
+  const synced = record.syncFromLsn !== undefined && input.synchronous?.durability !== 'preferred';
+  return {
+    pod: record.pod,
+    lsn: parseLsn(record.lsn),
+    at: record.at,
+    ...(record.timeline !== undefined ? { timeline: record.timeline } : {}),
+    syncStandbys: record.syncStandbys ?? [],
+    ...(synced
+      ? { syncFromLsn: parseLsn(record.syncFromLsn!), syncNumber: record.syncNumber ?? 1 }
+      : {}),
+    slackBytes: BigInt(record.slackBytes),
+  };
+}
+
+/**
+ * Sync replication confirmed every commit on the best candidate (`None`): the primary was seen
+ * synchronous since a position the candidate holds (what was acknowledged before may be only on
+ * the old primary), and every commit since is on `syncNumber` of the `syncStandbys` — so on one
+ * of any N − n + 1 of those N, and the best candidate is the most advanced of at least that many
+ * standbys that answer (candidates on the newest timeline).
+ */
+function quorumConfirmed(
+  input: PlanInput,
+  seen: PlanMemory['lastSeen'],
+  candidates: Candidate[],
+  best: Candidate,
+): boolean {
+  if (input.replication !== 'sync' || !seen || seen.syncFromLsn === undefined) return false;
+  const named = seen.syncStandbys;
+  if (named.length === 0 || best.lsn < seen.syncFromLsn) return false;
+  const answering = new Set(
+    candidates.filter((c) => c.timeline === best.timeline).map((c) => c.facts.name),
+  );
+  const among = named.filter((s) => answering.has(s)).length;
+  return among >= named.length - (seen.syncNumber ?? 1) + 1;
+}
+
+/**
+ * What `status.primaryLastSeen` is to say: the primary as this process last saw it serving when
+ * that differs materially from the record — another primary, timeline or synchronous span, or a
+ * position more than the slack (maxLagBytes / 8) past the recorded one — else the record as it
+ * is (no write). So the record is never more than the slack behind this process's last sight.
+ */
+export function primaryRecord(input: PlanInput, memory: PlanMemory): PrimaryLastSeen | undefined {
+  const recorded = input.lastSeenRecord;
+  const seen = memory.lastSeen;
+  if (!seen) return recorded;
+  const slack = input.failover.maxLagBytes / 8n;
+  const fresh: PrimaryLastSeen = {
+    pod: seen.pod,
+    lsn: formatLsn(seen.lsn),
+    at: seen.at,
+    ...(seen.timeline !== undefined ? { timeline: seen.timeline } : {}),
+    slackBytes: Number(slack),
+    ...(seen.syncStandbys.length > 0 ? { syncStandbys: seen.syncStandbys } : {}),
+    ...(seen.syncFromLsn !== undefined
+      ? { syncFromLsn: formatLsn(seen.syncFromLsn), syncNumber: seen.syncNumber ?? 1 }
+      : {}),
+  };
+  if (!recorded) return fresh;
+  // Another controller recorded a later sight (it led in between): not overwritten with an older one.
+  if (ms(recorded.at) > ms(seen.at)) return recorded;
+  const same = (a: PrimaryLastSeen, b: PrimaryLastSeen) =>
+    a.pod === b.pod &&
+    a.timeline === b.timeline &&
+    a.slackBytes === b.slackBytes &&
+    a.syncFromLsn === b.syncFromLsn &&
+    a.syncNumber === b.syncNumber &&
+    (a.syncStandbys ?? []).join(',') === (b.syncStandbys ?? []).join(',');
+  const was = parseLsn(recorded.lsn);
+  const moved = seen.lsn < was || seen.lsn - was > slack;
+  return !same(fresh, recorded) || moved ? fresh : recorded;
 }
 
 /**
@@ -696,7 +900,8 @@ function refuseFailover(
   lag: bigint,
 ) {
   const { input, memory } = ctx;
-  const message = `failover refused: the most advanced standby ${best.facts.name} has received WAL up to ${formatLsn(best.lsn)}, the primary ${p.name} was last seen at ${formatLsn(seen.lsn)} (${seen.at}): promoting it could lose ${lag} bytes of WAL, more than spec.failover.maxLagBytes ${input.failover.maxLagBytes}. Waiting for ${p.name} to return; to accept the loss, raise spec.failover.maxLagBytes`;
+  const recorded = seen.slackBytes !== undefined && seen.slackBytes > 0n;
+  const message = `failover refused: the most advanced standby ${best.facts.name} has received WAL up to ${formatLsn(best.lsn)}, the primary ${p.name} was last seen at ${formatLsn(seen.lsn)} (${seen.at}${seen.slackBytes !== undefined ? ', as status.primaryLastSeen recorded it' : ''}): promoting it could lose ${lag}${recorded ? ` (+ up to ${seen.slackBytes} seen after the record)` : ''} bytes of WAL, more than spec.failover.maxLagBytes ${input.failover.maxLagBytes}. Waiting for ${p.name} to return; to accept the loss, raise spec.failover.maxLagBytes`;
   ctx.degraded = { reason: PlanReasons.FailoverRefusedLagExceedsBound, message };
   letPrimaryReturn(ctx, p);
   const key = `${p.name}/${loss.since}/${best.facts.name}/${best.lsn}`;
@@ -728,7 +933,7 @@ function decideFailover(
   const to = best.facts.name;
   const riskWords =
     risk === 'None'
-      ? `sync replication had confirmed every commit on ${seen!.syncStandbys.join(', ')}: nothing committed is lost`
+      ? `sync replication had confirmed every commit on ${seen!.syncNumber ?? 1} of ${seen!.syncStandbys.join(', ')}, and ${to} is the most advanced of enough of them: nothing committed is lost`
       : risk === 'Bounded'
         ? `at most ${lag} bytes of WAL written by ${seen!.at} may be lost (the bound is ${input.failover.maxLagBytes})`
         : `the old primary's last WAL position was never seen by this controller: what was lost is unknown`;
@@ -1147,6 +1352,9 @@ function giveUpSwitchover(
 function finish(ctx: PlanContext): Plan {
   const { input, memory, actions, events, decided, requeueAfterMs, switchoverHandled } = ctx;
   const health = healthOf(input, decided ?? input.status, memory, ctx.degraded, ctx.progressing);
+  const record = primaryRecord(input, memory);
+  if (record) health.primaryLastSeen = record;
+  if (ctx.synchronous) health.synchronous = ctx.synchronous;
   return {
     ...(decided ? { status: decided } : {}),
     actions,
