@@ -35,6 +35,13 @@ import {
   type PlanMemory,
   type PlanStatus,
 } from '../plan/plan.js';
+import {
+  fenceBoundSeconds,
+  fenceInput,
+  LeaseMovedError,
+  podFences,
+  takeLease,
+} from '../fence/lease.js';
 import { instanceFacts } from '../pods.js';
 import { PostgresReasons } from '../status.js';
 import { type Cluster, type Context, type PhaseEnv, type Problem } from './env.js';
@@ -191,17 +198,49 @@ export async function instancesPhase(
     if (observation.reachable && observation.archiver) archivers.set(ip, observation.archiver);
     return viewOf(observation);
   });
-  const plan = planInstances(
-    planInputOf(
+  const now = env.now().toISOString();
+  const earlier = memories.get(uid) ?? {};
+  // The fence: the Lease as cached, how long its version has stood, and whether the primary's pod
+  // renews it (a pod from before fencing does not: then failover.after decides, as before).
+  const names = childNames(cluster.metadata.name!);
+  const lease = env.lease(cluster.metadata.namespace!, names.lease);
+  const primaryPod = topology.pods.find(
+    (pod) => pod.metadata.name === (cluster.status?.primary ?? facts[0]?.name),
+  );
+  const bound = fenceBoundSeconds(cluster);
+  const fence = fenceInput(lease, earlier.lease, bound, now, podFences(primaryPod));
+  const plan = planInstances({
+    ...planInputOf(
       cluster,
       topology,
       facts,
-      memories.get(uid) ?? {},
+      { ...earlier, lease: fence.sight },
       holdFailover,
-      env.now().toISOString(),
+      now,
       observedAt,
     ),
-  );
+    fence: fence.input,
+  });
+  if (plan.lease) {
+    // The Lease first: a renewal since it was read means the old primary is alive — nothing of
+    // this plan is decided or carried out, and the next reconcile sees the renewal.
+    try {
+      const taken = await takeLease(env.client, cluster, lease, plan.lease, bound, env.now());
+      plan.memory.lease = {
+        resourceVersion: taken.metadata.resourceVersion ?? '',
+        since: env.now().toISOString(),
+      };
+    } catch (error) {
+      if (!(error instanceof LeaseMovedError)) throw error;
+      memories.set(uid, { ...earlier, lease: fence.sight });
+      return {
+        plan: { ...plan, actions: [], events: [], requeueAfterMs: 200 },
+        facts,
+        failed: [],
+        problems: [],
+      };
+    }
+  }
   memories.set(uid, plan.memory);
   const decided = plan.status;
   if (decided) {
@@ -213,11 +252,11 @@ export async function instancesPhase(
     await clearSwitchoverRequest(env, cluster, topology.requested);
   const failed = await carryOut(env, cluster, plan.actions, facts, endpoint, plan.memory, synced);
   // The primary — and both ends of a switchover or failover under way — out of a drain's reach.
-  const now = decided ?? cluster.status;
+  const current = decided ?? cluster.status;
   const guarded = evictionProtected({
     instances: topology.desired,
-    primary: now?.primary,
-    moving: [now?.switchover, now?.failover],
+    primary: current?.primary,
+    moving: [current?.switchover, current?.failover],
   });
   failed.push(
     ...(await protectFromEviction(env.client, cluster.metadata.namespace!, topology.pods, guarded)),
