@@ -193,6 +193,31 @@ describe('planRoles, Replicated, fenced (spec.fencing: min-replicas-to-write)', 
     expect(plan.actions.filter((a) => a.type === 'detach')).toEqual([]);
   });
 
+  it('waits for the fence when the primary’s pod is being deleted and its server does not answer (a cut-off node never gets the instruction); the loss stays Bounded', () => {
+    const pods = [
+      pod(0, hung, { deleting: true }),
+      pod(1, replicaOf(0, 90)),
+      pod(2, replicaOf(0, 95)),
+    ];
+    const waiting = run({
+      pods,
+      memory: { lastSeen, lostSince: T0, lostReason: 'PrimaryPodDeleted' },
+      now: at(5_000),
+    });
+    expect(waiting.status).toBeUndefined();
+    expect(waiting.actions.filter((a) => a.type === 'detach')).toHaveLength(2);
+    const done = run({
+      pods: [pod(0, hung, { deleting: true }), pod(1, detached(90)), pod(2, detached(95))],
+      memory: waiting.memory,
+      now: at(9_000),
+    });
+    expect(done.status?.failover).toMatchObject({
+      reason: 'PrimaryPodDeleted',
+      primaryFencedBy: at(9_000),
+      dataLossRisk: 'Bounded',
+    });
+  });
+
   it('does not wait for the fence when the old server is known stopped (restarted: a new run id)', () => {
     const plan = run({
       pods: [pod(0, fenced(0, 'p0-again')), pod(1, replicaOf(0, 90)), pod(2, replicaOf(0, 95))],

@@ -283,8 +283,16 @@ function lossOf(
   status: RolePlanInput['status'],
 ): { reason: LossReason; detail: string; mayServe?: true } | 'pending' | undefined {
   if (!pod) return { reason: 'PrimaryPodMissing', detail: 'its pod does not exist' };
-  if (pod.deleting) return { reason: 'PrimaryPodDeleted', detail: 'its pod is being deleted' };
   const node = pod.node;
+  // Being deleted, its server may still run (its node cut off from the kubelet's instruction): a
+  // fence is waited for unless it answers as a replica. Without a fence the loss stays Bounded
+  // (a graceful shutdown pauses writes), as documented.
+  if (pod.deleting)
+    return {
+      reason: 'PrimaryPodDeleted',
+      detail: 'its pod is being deleted',
+      ...(node?.reachable && node.role === 'replica' ? {} : { mayServe: true as const }),
+    };
   if (!node) return { reason: 'PrimaryUnreachable', detail: 'its pod is not running' };
   // Unanswered, not known to be stopped: it may be alive behind a partition, or hung, and serve again.
   if (!node.reachable) return { reason: 'PrimaryUnreachable', detail: node.error, mayServe: true };
@@ -716,7 +724,7 @@ function decideFailover(
   const bytesPossiblyLost =
     seen && sameHistory ? Math.max(0, seen.offset - promotedOffset) : undefined;
   // Unanswered and not fenced: it may have gone on acknowledging writes, lost with it.
-  const unfenced = loss.mayServe === true && !fence;
+  const unfenced = loss.reason === 'PrimaryUnreachable' && loss.mayServe === true && !fence;
   const fenceSaid = fence
     ? `; the old primary had fenced itself by ${fence.fencedBy} (min-replicas-to-write ${fence.minReplicas}, bound ${fence.boundSeconds}s${fence.assumed ? ', as spec.fencing sets it: this controller did not see its settings' : ''}): writes it acknowledged after ${seen?.at ?? 'it was last seen'} and before then may be lost unless salvaged, none after`
     : unfenced
