@@ -218,6 +218,20 @@ describe('planRoles, Replicated, fenced (spec.fencing: min-replicas-to-write)', 
     });
   });
 
+  it('does not wait for the fence, and keeps the loss Bounded without one, when the connection is refused (nothing listens)', () => {
+    const refused = { reachable: false as const, error: 'connect ECONNREFUSED 10.88.0.10:6379' };
+    const plan = planRoles(
+      input({
+        status,
+        failover: { enabled: true, afterMs: 5_000 },
+        pods: [pod(0, refused), pod(1, replicaOf(0, 90)), pod(2, replicaOf(0, 95))],
+        memory: { lastSeen, lostSince: T0, lostReason: 'PrimaryUnreachable' },
+        now: at(5_000),
+      }),
+    );
+    expect(plan.status?.failover).toMatchObject({ to: 'c-2', dataLossRisk: 'Bounded' });
+  });
+
   it('does not wait for the fence when the old server is known stopped (restarted: a new run id)', () => {
     const plan = run({
       pods: [pod(0, fenced(0, 'p0-again')), pod(1, replicaOf(0, 90)), pod(2, replicaOf(0, 95))],

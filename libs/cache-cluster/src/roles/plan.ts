@@ -295,7 +295,13 @@ function lossOf(
     };
   if (!node) return { reason: 'PrimaryUnreachable', detail: 'its pod is not running' };
   // Unanswered, not known to be stopped: it may be alive behind a partition, or hung, and serve again.
-  if (!node.reachable) return { reason: 'PrimaryUnreachable', detail: node.error, mayServe: true };
+  // A refused connection says nothing listens there (the server died, or is restarting).
+  if (!node.reachable)
+    return {
+      reason: 'PrimaryUnreachable',
+      detail: node.error,
+      ...(/ECONNREFUSED/.test(node.error) ? {} : { mayServe: true as const }),
+    };
   if (node.role === 'primary') return undefined;
   if (!status.primaryRunId) {
     // A server that never served as primary under this record: the promotion is pending — if it
