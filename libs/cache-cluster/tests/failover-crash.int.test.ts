@@ -116,8 +116,8 @@ async function crashedFailover(prefix: string) {
     observe: (endpoint, options) => real.observe(endpoint, options),
     replicaOf: (endpoint, primary) => real.replicaOf(endpoint, primary),
     failover: (endpoint, target, timeoutMs) => real.failover(endpoint, target, timeoutMs),
-    salvageThenFollow: (endpoint, file, primary, timeoutMs) =>
-      real.salvageThenFollow(endpoint, file, primary, timeoutMs),
+    salvageThenFollow: (endpoint, file, primary, timeoutMs, fence) =>
+      real.salvageThenFollow(endpoint, file, primary, timeoutMs, fence),
     promote: (endpoint) => {
       if (!armed) return real.promote(endpoint);
       stuck.push(endpoint);

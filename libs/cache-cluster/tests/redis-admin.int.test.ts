@@ -5,6 +5,7 @@
  * The pods are bare Pods reached at their pod IPs from this process (the host reaches pod IPs
  * over the tier's bridge); replicas reach their primary at its pod IP too.
  */
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { eventually, freePort, observations } from '@steward/testing';
 import { barePodsOnNodeTier, restrictedPod } from '@steward/testing-node-tier';
@@ -441,6 +442,51 @@ describe.each([
 
   it(`hands the primary role over with FAILOVER TO on ${engine} ${version}`, async () => {
     await failsOver(primary, replica, engine);
+  });
+
+  it(`salvages a diverged old primary on ${engine} ${version}: its dataset saved as an RDB in its data directory, then a replica, its fence set as asked`, async () => {
+    // After the handover `primary` follows `replica`: cut loose, it takes writes of its own.
+    await admin.promote(endpoint(primary));
+    const client = dataClient(primary);
+    await client.connect();
+    try {
+      for (let i = 0; i < 100; i++) await client.set(`diverged:${i}`, `d${i}`);
+    } finally {
+      client.disconnect();
+    }
+    const before = await reachable(primary);
+    expect(before.fence).toEqual({ minReplicas: 0, maxLagSeconds: 10 });
+    const file = `salvage-test-${engine}.rdb`;
+    const saved = await admin.salvageThenFollow(
+      endpoint(primary),
+      file,
+      { host: pods.ip(replica), port },
+      30_000,
+      { minReplicas: 1, maxLagSeconds: 3 },
+    );
+    expect(saved.offset).toBeGreaterThanOrEqual(before.offset);
+    const after = await replicating(primary, replica);
+    expect(after.fence).toEqual({ minReplicas: 1, maxLagSeconds: 3 });
+    // The file, in the pod's emptyDir on this host (the kubelet's root is under the tier's data).
+    const pod = await pods.core.readNamespacedPod({ name: primary, namespace: pods.namespace });
+    const found = execFileSync('find', [
+      pods.tier.layout.dataDir,
+      '-path',
+      `*${pod.metadata!.uid!}*`,
+      '-name',
+      file,
+      '-size',
+      '+0',
+    ]).toString();
+    expect(found.trim(), `${file} in ${primary}'s data directory`).not.toBe('');
+    // Its own writes are gone from it now (a full resync), kept only in the file.
+    const reader = dataClient(primary);
+    await reader.connect();
+    try {
+      expect(await reader.get('diverged:0')).toBeNull();
+    } finally {
+      reader.disconnect();
+    }
   });
 });
 

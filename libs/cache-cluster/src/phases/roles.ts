@@ -254,6 +254,7 @@ async function carryOut(
             file,
             { host: action.host, port: action.port },
             SALVAGE_TIMEOUT_MS,
+            fenceOf(cluster) ?? { minReplicas: 0, maxLagSeconds: 10 },
           );
           salvaged.push({
             pod: action.pod,
@@ -269,6 +270,9 @@ async function carryOut(
             },
           });
         } catch (error) {
+          // Not reached, or no answer in time: asked again at the next look (writes stay stopped).
+          const kind = (error as { kind?: string }).kind;
+          if (kind === 'timeout' || kind === 'unreachable' || kind === 'closed') throw error;
           salvaged.push({
             pod: action.pod,
             failoverStartedAt,

@@ -22,7 +22,6 @@ import {
 } from '@steward/workload';
 import { Redis } from 'ioredis';
 import {
-  fenceOf,
   observationFromInfo,
   parseInfo,
   type RedisEndpoint,
@@ -75,16 +74,18 @@ export interface RedisAdmin {
    * Salvage, then follow: saves what an old primary holds before it is made a replica of the new
    * primary (a full resync would discard it). Writes stopped first (`min-replicas-to-write` set
    * beyond any replica count: NOREPLICAS at once), its offset read, then an RDB of its dataset
-   * written as `fileName` in its data directory (`dbfilename` set for one `BGSAVE SCHEDULE` and
-   * set back; waits until the save ended, at most `timeoutMs`), then `REPLICAOF primary`, then
-   * its fence settings set back. Throws {@link RedisAdminError} when a step fails: writes stay
-   * stopped and it is not made a replica (its data is kept where it is).
+   * written as `fileName` in its data directory (`dbfilename` set for one `BGSAVE` and set
+   * back; waits until the save ended, at most `timeoutMs`), then `REPLICAOF primary`, then its
+   * fence set to `fence` (what its redis.conf says: `minReplicas` 0 for none). Throws
+   * {@link RedisAdminError} when a step fails: writes stay stopped and it is not made a replica
+   * (its data is kept where it is); it may be asked again.
    */
   salvageThenFollow(
     endpoint: RedisEndpoint,
     fileName: string,
     primary: { host: string; port: number },
     timeoutMs: number,
+    fence: { minReplicas: number; maxLagSeconds: number },
   ): Promise<{ offset: number; savedAt: Date }>;
   /** Ends every connection. Later calls fail (`observe`: `reachable: false`). */
   close(): Promise<void>;
@@ -221,15 +222,13 @@ class PooledRedisAdmin implements RedisAdmin {
     fileName: string,
     primary: { host: string; port: number },
     timeoutMs: number,
+    fence: { minReplicas: number; maxLagSeconds: number },
   ): Promise<{ offset: number; savedAt: Date }> {
     const where = `${endpoint.host}:${endpoint.port}`;
-    let step = 'CONFIG GET';
+    let step = 'stopping writes (CONFIG SET min-replicas-to-write)';
     try {
       const one = <T>(work: (client: Redis) => Promise<T>) =>
         this.withConnection(endpoint, 1, work);
-      const settings = await one((c) => c.config('GET', 'min-replicas-*'));
-      const fence = fenceOf(settings) ?? { minReplicas: 0, maxLagSeconds: 10 };
-      step = 'stopping writes (CONFIG SET min-replicas-to-write)';
       await one((c) =>
         c.call(
           'CONFIG',
