@@ -169,6 +169,22 @@ describe('planRoles, Replicated, fenced (spec.fencing: min-replicas-to-write)', 
     expect(later.memory.links?.['c-1']).toBe(at(61_000));
   });
 
+  it('counts a replica pod that is not running as cut off from its first sight on', () => {
+    const memory = { lastSeen, lostSince: T0, lostReason: 'PrimaryUnreachable' as const };
+    const first = run({
+      pods: [pod(0, hung), pod(1, undefined), pod(2, detached(95))],
+      memory,
+      now: at(5_000),
+    });
+    expect(first.memory.links).toEqual({ 'c-1': at(5_000), 'c-2': at(5_000) });
+    const later = run({
+      pods: [pod(0, hung), pod(1, undefined), pod(2, detached(95))],
+      memory: first.memory,
+      now: at(9_000),
+    });
+    expect(later.status?.failover).toMatchObject({ to: 'c-2', primaryFencedBy: at(9_000) });
+  });
+
   it('a controller that never saw the old primary waits a full bound from its first sight of the replicas', () => {
     const plan = run({
       pods: [pod(0, hung), pod(1, detached(90)), pod(2, detached(95))],

@@ -646,7 +646,7 @@ const detachedFrom = (v: Serving) =>
 /**
  * Per other pod, the latest time it may have been linked to the lost primary
  * (`memory.links`): now, when it replicates from anything but the fence address — or when this
- * process sees it for the first time (it may have been linked until just now). A pod not
+ * process sees it for the first time (it may have been linked until just now), or not running. A pod not
  * answering keeps what was known (nothing: it may be linked).
  */
 function trackLinks(ctx: RoleContext) {
@@ -654,6 +654,11 @@ function trackLinks(ctx: RoleContext) {
   const links = { ...ctx.memory.links };
   for (const pod of pods) {
     if (pod.name === ctx.next.primary) continue;
+    // Not running (as its kubelet reports): no link now, perhaps one until just now.
+    if (!pod.node) {
+      if (links[pod.name] === undefined) links[pod.name] = now;
+      continue;
+    }
     const v = serving(pod);
     if (!v) continue;
     if (!detachedFrom(v) || links[pod.name] === undefined) links[pod.name] = now;
