@@ -12,8 +12,11 @@
  * - `ANY 2` of three standbys (replicas 4, durability required): the primary and one standby
  *   SIGKILLed at once → the most advanced of the two left is promoted with `dataLossRisk: None`,
  *   and no acknowledged row is missing.
- * - `ANY 2` of two standbys: the primary frozen (every process of it stopped) until it is failed
- *   over, then thawed → no acknowledged row is missing, the old primary rejoins as a standby.
+ * - `ANY 2` of two standbys: the application role weakens its synchronous_commit defaults (its
+ *   role's, its database's) and the controller resets them (`SynchronousCommitRestored`; a
+ *   session's own `SET` still works: PostgreSQL allows it). Then the primary frozen (every process
+ *   of it stopped) until it is failed over, then thawed → no acknowledged row is missing, the old
+ *   primary rejoins as a standby.
  */
 import { findCondition } from '@steward/conditions';
 import { type PostgresClusterSpec } from '@steward/postgres-cluster-api';
@@ -22,6 +25,7 @@ import { eventually, installCRDs, repoRoot } from '@steward/testing';
 import { startChartedController, type ChartedController } from '@steward/testing-charts';
 import { acquireNodeTier, localImages, type NodeTier } from '@steward/testing-node-tier';
 import { join } from 'node:path';
+import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kind, long, lsnBytes, postgresHelpers, query, type SuiteContext } from './postgres.js';
@@ -241,6 +245,37 @@ describe('bounds that survive restarts, and synchronous quorums', () => {
       spec({ replicas: 3, replication: { mode: 'sync', sync: { number: 2 } } }),
     );
     const old = before.status!.primary!;
+    // The application's owner weakens its defaults; the controller sets them back (a session's own
+    // SET is PostgreSQL's to allow, and it does).
+    const login = await appLogin('frozen');
+    await query(login, "ALTER ROLE CURRENT_USER SET synchronous_commit = 'off'");
+    await query(login, `ALTER DATABASE ${login.database} SET synchronous_commit = 'local'`);
+    await eventNamed('frozen', 'SynchronousCommitRestored', /synchronous_commit=off/);
+    const defaults = await eventually(
+      async () => {
+        const [row] = await query<{ value: string }>(
+          login,
+          "SELECT current_setting('synchronous_commit') AS value",
+        );
+        return row!.value === 'on' ? row : undefined;
+      },
+      {
+        description: 'frozen: a new session of the app role commits synchronously',
+        timeoutMs: 60_000,
+      },
+    );
+    expect(defaults.value).toBe('on');
+    const session = new pg.Client({ ...login, port: 5432, connectionTimeoutMillis: 3000 });
+    await session.connect();
+    try {
+      await session.query("SET synchronous_commit = 'local'");
+      const { rows } = await session.query<{ value: string }>(
+        "SELECT current_setting('synchronous_commit') AS value",
+      );
+      expect(rows).toEqual([{ value: 'local' }]);
+    } finally {
+      await session.end();
+    }
     const container = await containerOf(old);
     await tier.containerTask(container, 'pause');
     let thawed = false;

@@ -355,6 +355,18 @@ async function onServer(
     case 'synchronousStandbyNames':
       await env.pg.alterSystem(target, { synchronous_standby_names: action.value || null });
       return;
+    case 'synchronousCommit': {
+      const held = await env.pg.holdSynchronousCommit(target, bootstrapOf({ cluster }).owner);
+      memory.synchronousCommitHeld = { pod: action.pod, at: action.at };
+      if (held.reset.length)
+        env.emit(
+          cluster,
+          'Warning',
+          'SynchronousCommitRestored',
+          `on ${action.pod}, defaults weaker than the synchronous replication promises were reset (a session may still SET synchronous_commit for itself): ${held.reset.join('; ')}`,
+        );
+      return;
+    }
     case 'bootstrap': {
       const { database, owner } = bootstrapOf({ cluster });
       const names = childNames(cluster.metadata.name!);

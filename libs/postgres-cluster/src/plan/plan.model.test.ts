@@ -570,6 +570,9 @@ class World extends FailoverModelWorld<Server, ApiStatus, PlanMemory> {
       case 'bootstrap':
         memory.bootstrapped = action.key;
         return;
+      case 'synchronousCommit':
+        memory.synchronousCommitHeld = { pod: action.pod, at: action.at };
+        return;
     }
   }
 }

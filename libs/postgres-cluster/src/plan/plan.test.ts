@@ -151,11 +151,21 @@ describe('planInstances: a converged cluster', () => {
     ]);
   });
 
-  it('names every other instance in synchronous_standby_names in sync mode', () => {
+  it('names every other instance in synchronous_standby_names in sync mode, and holds the synchronous_commit defaults every 30 s', () => {
     const plan = planInstances(base({ replication: 'sync' }));
     expect(plan.actions).toEqual([
       { type: 'synchronousStandbyNames', pod: 'pg-0', value: 'ANY 1 ("pg-1", "pg-2")' },
+      { type: 'synchronousCommit', pod: 'pg-0', at: T0 },
     ]);
+    const held = { bootstrapped: `pg-0/${sysid}`, synchronousCommitHeld: { pod: 'pg-0', at: T0 } };
+    const soon = planInstances(base({ replication: 'sync', now: at(29), memory: held }));
+    expect(soon.actions.map((a) => a.type)).toEqual(['synchronousStandbyNames']);
+    const later = planInstances(base({ replication: 'sync', now: at(30), memory: held }));
+    expect(later.actions.map((a) => a.type)).toEqual([
+      'synchronousStandbyNames',
+      'synchronousCommit',
+    ]);
+    expect(planInstances(base()).actions).toEqual([]);
     expect(synchronousStandbyNames('async', ['pg-1'])).toBe('');
   });
 

@@ -135,6 +135,8 @@ export interface PlanMemory {
   refusalReported?: string;
   /** `<pod>/<systemIdentifier>` on which the bootstrap SQL last succeeded. */
   bootstrapped?: string;
+  /** Where and when (`PlanInput.now`) the synchronous_commit defaults were last held (sync mode). */
+  synchronousCommitHeld?: { pod: string; at: string };
 }
 
 export interface PlanInput {
@@ -175,7 +177,9 @@ export type PlanAction =
   | { type: 'promote'; pod: string }
   | { type: 'repoint'; pod: string; host: string }
   | { type: 'synchronousStandbyNames'; pod: string; value: string }
-  | { type: 'bootstrap'; pod: string; key: string };
+  | { type: 'bootstrap'; pod: string; key: string }
+  /** Sync mode: no role or database default weakens synchronous_commit (PgAdmin.holdSynchronousCommit). */
+  | { type: 'synchronousCommit'; pod: string; at: string };
 
 export interface PlanEvent {
   type: 'Normal' | 'Warning';
@@ -250,6 +254,9 @@ export const PlanReasons = {
   SynchronousStandbysLowered: 'SynchronousStandbysLowered',
   SynchronousStandbysRestored: 'SynchronousStandbysRestored',
 } as const;
+
+/** How often the synchronous_commit defaults are checked on a primary in sync mode. */
+export const SYNCHRONOUS_COMMIT_CHECK_MS = 30_000;
 
 /** A standby further behind than this is not switched to: it catches up first. */
 export const SWITCHOVER_MAX_LAG_BYTES = 16n * 1024n * 1024n;
@@ -515,6 +522,7 @@ function primaryServes(
   if (memory.bootstrapped !== key) ctx.actions.push({ type: 'bootstrap', pod: p.name, key });
   if (view.synchronousStandbyNames !== names)
     ctx.actions.push({ type: 'synchronousStandbyNames', pod: p.name, value: names });
+  holdSynchronousCommit(ctx, p);
   const { failover } = p;
   if (promoting && failover?.phase === 'Promoting' && failover.to === p.name) {
     // Promoted: the others follow from here on.
@@ -572,6 +580,19 @@ function synchronousNames(ctx: PlanContext, view: ReachableView, standbys: strin
       });
   }
   return value;
+}
+
+/**
+ * In sync mode, every SYNCHRONOUS_COMMIT_CHECK_MS on the serving primary (and at once on a new
+ * one): a role's or database's default that weakens synchronous_commit is reset, the owner's is
+ * `on`. A session can still SET it for itself; PostgreSQL has no way to forbid that (README).
+ */
+function holdSynchronousCommit(ctx: PlanContext, p: PrimaryObservation) {
+  const { input, memory } = ctx;
+  if (input.replication !== 'sync') return;
+  const held = memory.synchronousCommitHeld;
+  if (held?.pod === p.name && ms(input.now) - ms(held.at) < SYNCHRONOUS_COMMIT_CHECK_MS) return;
+  ctx.actions.push({ type: 'synchronousCommit', pod: p.name, at: input.now });
 }
 
 /**
