@@ -9,8 +9,8 @@
  *   controller process starts — which never saw the primary. It refuses the promotion
  *   (`FailoverRefusedLagExceedsBound`, from the record) instead of promoting with `Unknown`, and
  *   the primary returns with every row.
- * - `ANY 2` of three standbys (replicas 4, durability required): the primary and one standby
- *   SIGKILLed at once → the most advanced of the two left is promoted with `dataLossRisk: None`,
+ * - `ANY 2` of three standbys (replicas 4, durability required), one of them frozen: the primary
+ *   SIGKILLed → the most advanced of the two that answer is promoted with `dataLossRisk: None`,
  *   and no acknowledged row is missing.
  * - `ANY 2` of two standbys: the application role weakens its synchronous_commit defaults (its
  *   role's, its database's) and the controller resets them (`SynchronousCommitRestored`; a
@@ -193,7 +193,7 @@ describe('bounds that survive restarts, and synchronous quorums', () => {
     await remove('restart');
   }, 420_000);
 
-  it('ANY 2 of three standbys: the primary and one standby SIGKILLed at once → dataLossRisk None, no acknowledged row missing', async ({
+  it('ANY 2 of three standbys, one of them frozen: the primary SIGKILLed → the most advanced of the two that answer promoted, dataLossRisk None, no acknowledged row missing', async ({
     annotate,
   }) => {
     const { before, writer } = await readyWithLedger(
@@ -212,28 +212,45 @@ describe('bounds that survive restarts, and synchronous quorums', () => {
       "SELECT current_setting('synchronous_standby_names') AS value",
     );
     expect(primaryRows[0]!.value).toMatch(/^ANY 2 \(/);
-    // The standby the controller would otherwise most likely choose (lowest ordinal) goes too.
+    // One standby frozen (it stays connected, acknowledging nothing): commits go on, confirmed by
+    // the other two. It answers nobody when the primary dies, so the failover has two of three —
+    // N − n + 1 — and says None. (Frozen rather than killed: a standby ahead of the one promoted
+    // would have to be rewound, which is another story.)
     const victim = before
       .status!.instances!.filter((i) => i.name !== old)
       .sort((a, b) => a.name.localeCompare(b.name))[0]!.name;
-    await Promise.all([crash(old), crash(victim)]);
-    const after = await failedOver('quorum', old);
-    const failover = after.status!.failover!;
-    expect(failover.dataLossRisk).toBe('None');
-    expect(failover.to).not.toBe(victim);
-    const acked = writer.acked.length;
-    await eventually(() => writer.acked.length >= acked + 100, {
-      description: 'commits resume through quorum-rw',
-      timeoutMs: 120_000,
-    });
-    await ready('quorum', (o) =>
-      (o.status?.instances ?? []).every((i) => i.ready && i.timeline === 2),
-    );
-    await writer.stop();
-    expect(await lostRows('quorum', writer.acked)).toEqual([]);
-    await annotate(
-      `acked ${writer.acked.length}, uncertain ${writer.uncertain.length}, lost 0; ${failover.message}`,
-    );
+    const victimContainer = await containerOf(victim);
+    await tier.containerTask(victimContainer, 'pause');
+    let thawed = false;
+    try {
+      const frozenAt = writer.acked.length;
+      await eventually(() => writer.acked.length >= frozenAt + 100, {
+        description: 'quorum: commits go on with one standby frozen',
+        timeoutMs: 30_000,
+      });
+      await crash(old);
+      const after = await failedOver('quorum', old);
+      const failover = after.status!.failover!;
+      expect(failover.dataLossRisk).toBe('None');
+      expect(failover.to).not.toBe(victim);
+      await tier.containerTask(victimContainer, 'resume');
+      thawed = true;
+      const acked = writer.acked.length;
+      await eventually(() => writer.acked.length >= acked + 100, {
+        description: 'commits resume through quorum-rw',
+        timeoutMs: 120_000,
+      });
+      await ready('quorum', (o) =>
+        (o.status?.instances ?? []).every((i) => i.ready && i.timeline === 2),
+      );
+      await writer.stop();
+      expect(await lostRows('quorum', writer.acked)).toEqual([]);
+      await annotate(
+        `acked ${writer.acked.length}, uncertain ${writer.uncertain.length}, lost 0; ${failover.message}`,
+      );
+    } finally {
+      if (!thawed) await tier.containerTask(victimContainer, 'resume').catch(() => undefined);
+    }
     await remove('quorum');
   }, 420_000);
 
