@@ -69,7 +69,26 @@ const {
   startWriter,
   lostRows,
   podIp,
+  superuserAt,
 } = postgresHelpers(ctx);
+
+/**
+ * The role each standby streams as, from the primary's pg_stat_replication (issue 27: the
+ * replication role, not the superuser), once every other instance streams.
+ */
+const streamingAs = (primary: string, standbys: number) =>
+  eventually(
+    async () => {
+      const rows = await query<{ application_name: string; usename: string }>(
+        await superuserAt(name, primary),
+        "select application_name, usename from pg_stat_replication where state = 'streaming' order by 1",
+      );
+      return rows.length === standbys
+        ? rows.map((r) => [r.application_name, r.usename])
+        : undefined;
+    },
+    { description: `${primary}: ${standbys} standbys streaming`, ...long },
+  );
 
 const EndpointSlices: ResourceType = {
   group: 'discovery.k8s.io',
@@ -235,6 +254,7 @@ describe('PostgresCluster major upgrades, the postgres-cluster-controller proces
       backup: backup(),
     });
     await ready(name);
+    expect(await streamingAs(`${name}-0`, 1)).toEqual([[`${name}-1`, 'steward_replication']]);
     const login = await appLogin(name);
     await eventually(() => query(login, 'create table ledger (n int primary key, pad text)'), {
       description: `${name} takes writes`,
@@ -370,6 +390,11 @@ describe('PostgresCluster major upgrades, the postgres-cluster-controller proces
     });
     expect(after.status!.systemIdentifier).not.toBe(oldSystem);
     expect(await serverVersion()).toBeGreaterThanOrEqual(170000);
+    // PostgreSQL 17's standby streams as the replication role too (it came with the dump's
+    // globals; the bootstrap set its password and grants).
+    expect(await streamingAs(`${name}-v17-0`, 1)).toEqual([
+      [`${name}-v17-1`, 'steward_replication'],
+    ]);
 
     // Every row the writer saw committed is there; the refused window is the recorded one.
     expect(await lostRows(name, writer.acked)).toEqual([]);

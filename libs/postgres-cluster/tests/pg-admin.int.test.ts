@@ -457,6 +457,69 @@ describe.each(majors)('pgAdmin on real PostgreSQL %i pods', (major) => {
     expect(onStandby).toMatchObject({ kind: 'server', code: '25006' });
   });
 
+  it('bootstraps the replication role: REPLICATION LOGIN, no superuser, EXECUTE on pg_rewind’s functions only; it streams', async () => {
+    const target = endpoint(primary);
+    const ownerPassword = `app-${randomBytes(9).toString('hex')}`;
+    const replicationPassword = `rep-${randomBytes(9).toString('hex')}`;
+    passwords.push(ownerPassword, replicationPassword);
+    const spec = { database: 'app', owner: 'app', ownerPassword, replicationPassword };
+    const changed = await admin.bootstrap(target, spec);
+    expect(changed).toEqual(
+      expect.arrayContaining([
+        'role steward_replication created',
+        'role steward_replication may execute pg_ls_dir(text, boolean, boolean)',
+        'role steward_replication may execute pg_stat_file(text, boolean)',
+        'role steward_replication may execute pg_read_binary_file(text)',
+        'role steward_replication may execute pg_read_binary_file(text, bigint, bigint, boolean)',
+      ]),
+    );
+    expect(await admin.bootstrap(target, spec)).toEqual([]);
+    const role = await withDataClient(target, async (client) => {
+      const r = await client.query<Record<string, boolean>>(
+        `SELECT rolreplication, rolcanlogin, rolsuper, rolcreaterole, rolcreatedb, rolbypassrls,
+           has_function_privilege('steward_replication', 'pg_catalog.pg_read_binary_file(text, bigint, bigint, boolean)', 'EXECUTE') AS rewind,
+           has_function_privilege('steward_replication', 'pg_catalog.pg_read_file(text)', 'EXECUTE') AS read_file,
+           pg_has_role('steward_replication', 'pg_read_server_files', 'MEMBER') AS server_files
+         FROM pg_roles WHERE rolname = 'steward_replication'`,
+      );
+      return r.rows[0];
+    });
+    expect(role).toEqual({
+      rolreplication: true,
+      rolcanlogin: true,
+      rolsuper: false,
+      rolcreaterole: false,
+      rolcreatedb: false,
+      rolbypassrls: false,
+      rewind: true,
+      read_file: false,
+      server_files: false,
+    });
+    // A physical replication connection as it (what a standby's walreceiver opens).
+    const replication = new pg.Client({
+      ...target,
+      user: 'steward_replication',
+      password: replicationPassword,
+      database: 'postgres',
+      replication: 'true',
+      connectionTimeoutMillis: 5000,
+    } as pg.ClientConfig);
+    replication.on('error', () => undefined);
+    await replication.connect();
+    try {
+      const system = await replication.query<{ systemid: string }>('IDENTIFY_SYSTEM');
+      expect(system.rows[0]?.systemid).toMatch(/^\d+$/);
+    } finally {
+      await replication.end();
+    }
+    // A changed password is set again, not a new role.
+    const newPassword = `rep-${randomBytes(9).toString('hex')}`;
+    passwords.push(newPassword);
+    expect(await admin.bootstrap(target, { ...spec, replicationPassword: newPassword })).toEqual([
+      'role steward_replication password set',
+    ]);
+  });
+
   it('holds connections for everyone but the superuser, ends every other session, and gives the limits back', async () => {
     const target = endpoint(primary);
     const appPassword = `hold-${randomBytes(9).toString('hex')}`;

@@ -9,6 +9,7 @@ import {
   ConfigDirectory,
   Labels,
   SecretKeys,
+  ReplicationUser,
   Superuser,
 } from '../children/names.js';
 import { DefaultImagePull, type ImagePull } from '@steward/workload';
@@ -157,8 +158,9 @@ function renderJob(shape: JobShape) {
 }
 
 /**
- * The Job of one base backup: BackupScript, pg_basebackup from the primary with the superuser's
- * password from its Secret. Labelled `backup-of` (and admitted by the cluster's NetworkPolicy).
+ * The Job of one base backup: BackupScript, pg_basebackup from the primary as the replication
+ * role (not the superuser), its password from its Secret. Labelled `backup-of` (and admitted by
+ * the cluster's NetworkPolicy).
  */
 export function renderBackupJob(input: BackupJobInput) {
   const { cluster } = input;
@@ -179,11 +181,11 @@ export function renderBackupJob(input: BackupJobInput) {
       { name: 'STEWARD_BACKUP_ID', value: id },
       { name: 'PGHOST', value: input.primaryHost },
       { name: 'PGPORT', value: String(POSTGRES_PORT) },
-      { name: 'PGUSER', value: Superuser },
+      { name: 'PGUSER', value: ReplicationUser },
       {
         name: 'PGPASSWORD',
         valueFrom: {
-          secretKeyRef: { name: childNames(name).superuserSecret, key: SecretKeys.password },
+          secretKeyRef: { name: childNames(name).replicationSecret, key: SecretKeys.password },
         },
       },
       ...rcloneEnv(destinationOf(cluster), backupPrefix(cluster)),

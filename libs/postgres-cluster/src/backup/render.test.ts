@@ -176,8 +176,10 @@ describe('the backup Job', () => {
     });
     const env = container.env as Env[];
     expect(env.find((e) => e.name === 'PGHOST')?.value).toBe('10.88.77.12');
+    // The replication role, not the superuser: pg_basebackup needs no more.
+    expect(env.find((e) => e.name === 'PGUSER')?.value).toBe('steward_replication');
     expect(env.find((e) => e.name === 'PGPASSWORD')?.valueFrom).toEqual({
-      secretKeyRef: { name: 'orders-superuser', key: 'password' },
+      secretKeyRef: { name: 'orders-replication', key: 'password' },
     });
     expect(env.every((e) => e.name !== 'PGPASSWORD' || e.value === undefined)).toBe(true);
   });

@@ -51,7 +51,7 @@ rm -f "$tmp"
 
 /**
  * A base backup Job's program: pg_basebackup from the primary (PGHOST, its pod IP;
- * the superuser's password from its Secret in PGPASSWORD) into scratch space — tar, gzip, the WAL
+ * as the replication role, PGUSER, its password from its Secret in PGPASSWORD) into scratch space — tar, gzip, the WAL
  * it needs inside (self-contained), a SHA-256 manifest — then base.tar.gz and backup_manifest
  * uploaded, and backup.json last: a backup without it is incomplete and never listed.
  */

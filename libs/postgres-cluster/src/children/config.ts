@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { POSTGRES_PORT } from '@steward/postgres-cluster-api';
 import { ArchiveScript, BackupScript, RestoreWalScript, VerifyScript } from '../backup/scripts.js';
 import { InstanceScript } from './instance-script.js';
-import { clusterName, ConfigDirectory, SocketDirectory, Superuser } from './names.js';
+import { clusterName, ConfigDirectory, ReplicationUser, SocketDirectory } from './names.js';
 import { type RenderInput } from './render-input.js';
 
 /** File names in the ConfigMap (and in ConfigDirectory in the pods). */
@@ -99,8 +99,10 @@ export function renderPostgresqlConf(input: RenderInput): string {
 
 /**
  * pg_hba.conf: the socket (inside the pod) by peer authentication; every host with a SCRAM
- * password — the application role and the superuser — and replication as the superuser. No
- * trust, no md5.
+ * password — the application role, the superuser, the replication role (pg_rewind's normal
+ * connection) — and replication connections only as the replication role (`all` in the database
+ * column does not cover them: the superuser cannot stream, clone or take a base backup over the
+ * network). No trust, no md5.
  */
 export function renderHbaConf(): string {
   return [
@@ -108,7 +110,7 @@ export function renderHbaConf(): string {
     '# TYPE  DATABASE     USER  ADDRESS  METHOD',
     'local   all          all            peer',
     'host    all          all   all      scram-sha-256',
-    `host    replication  ${Superuser}  all  scram-sha-256`,
+    `host    replication  ${ReplicationUser}  all  scram-sha-256`,
     '',
   ].join('\n');
 }

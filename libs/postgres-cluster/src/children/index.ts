@@ -1,7 +1,7 @@
 import { renderConfigMap } from './config-map.js';
 import { renderPolicies } from './policies.js';
 import { type ChildObject, type RenderInput } from './render-input.js';
-import { renderAppSecret, renderSuperuserSecret } from './secrets.js';
+import { renderAppSecret, renderReplicationSecret, renderSuperuserSecret } from './secrets.js';
 import { renderServices } from './services.js';
 import { renderStatefulSet } from './stateful-set.js';
 
@@ -20,6 +20,7 @@ export interface RenderedChildren {
   /** Generated once: the caller applies them only when missing (a password never changes). */
   superuserSecret: (password: string) => ChildObject;
   appSecret: (password: string) => ChildObject;
+  replicationSecret: (password: string) => ChildObject;
 }
 
 /** Every child of a PostgresCluster (pure: the same input renders the same objects). */
@@ -31,6 +32,7 @@ export function renderChildren(input: RenderInput): RenderedChildren {
     ...renderPolicies(input),
     superuserSecret: (password) => renderSuperuserSecret(input, password),
     appSecret: (password) => renderAppSecret(input, password),
+    replicationSecret: (password) => renderReplicationSecret(input, password),
   };
 }
 

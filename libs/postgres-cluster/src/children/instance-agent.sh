@@ -23,8 +23,16 @@ fail() {
 mkdir -p "$run" || fail "cannot create $run"
 umask 077
 [ -n "$POSTGRES_PASSWORD" ] || fail "POSTGRES_PASSWORD is empty: refusing to start without the superuser password"
-printf '*:*:*:postgres:%s\n' "$(printf '%s' "$POSTGRES_PASSWORD" | sed 's/[\\:]/\\&/g')" >"$passfile" ||
-  fail "cannot write $passfile"
+# Standbys stream, clone and rewind as the replication role; a pod whose template predates its
+# Secret (STEWARD_REPLICATION_PASSWORD unset) falls back to the superuser until it is rolled.
+replication_user=steward_replication
+[ -n "$STEWARD_REPLICATION_PASSWORD" ] || replication_user=postgres
+pgpass_line() { printf '*:*:*:%s:%s\n' "$1" "$(printf '%s' "$2" | sed 's/[\\:]/\\&/g')"; }
+{
+  pgpass_line postgres "$POSTGRES_PASSWORD"
+  [ -z "$STEWARD_REPLICATION_PASSWORD" ] || pgpass_line steward_replication "$STEWARD_REPLICATION_PASSWORD"
+} >"$passfile" || fail "cannot write $passfile"
+unset STEWARD_REPLICATION_PASSWORD
 export PGPASSFILE="$passfile"
 pwfile="$run/initdb-password"
 printf '%s\n' "$POSTGRES_PASSWORD" >"$pwfile"
@@ -47,7 +55,7 @@ alive() {
   [ -n "$pg_pid" ] && kill -0 "$pg_pid" 2>/dev/null || return 1
   [ "$(sed 's/.*) //' "/proc/$pg_pid/stat" 2>/dev/null | cut -d' ' -f1)" != Z ]
 }
-conninfo() { printf "host=%s port=5432 user=postgres dbname=postgres passfile=%s application_name=%s connect_timeout=5" "$1" "$passfile" "$POD_NAME"; }
+conninfo() { printf "host=%s port=5432 user=%s dbname=postgres passfile=%s application_name=%s connect_timeout=5" "$1" "$replication_user" "$passfile" "$POD_NAME"; }
 
 # set_conninfo <host>: PGDATA/postgresql.auto.conf names <host> as primary_conninfo (the server is stopped).
 set_conninfo() {

@@ -29,6 +29,8 @@ const Pod = 'orders-1';
 const Primary = '10.88.0.7';
 /** A password the passfile must escape (`:` and `\`) and ALTER ROLE must quote (`'`). */
 const Password = "Qz7:s\\e'cret";
+/** The replication role's password (escaped alike). */
+const ReplicationPassword = 'Rp9:x\\y';
 const Config = '/etc/steward/config';
 
 /** The stub every PostgreSQL program is (its header says what it does). */
@@ -128,6 +130,7 @@ function startAgent(setup: Setup = {}): Agent {
       PGDATA: pgdata,
       POD_NAME: Pod,
       POSTGRES_PASSWORD: Password,
+      STEWARD_REPLICATION_PASSWORD: ReplicationPassword,
       STEWARD_INSTRUCTION_FILE: join(dir, 'pod', 'instruction'),
       STEWARD_RUN_DIR: run,
       STEWARD_TERMINATION_LOG: join(dir, 'termination-log'),
@@ -242,11 +245,13 @@ describe('the instance agent (instance-agent.sh under dash, stub PostgreSQL prog
     expect(serverStarts(agent)).toEqual([serverArgs(agent.pgdata)]);
     expect(readFileSync(join(agent.stubs, 'initdb.pwfile'), 'utf8')).toBe(`${Password}\n`);
     expect(readFileSync(join(agent.run, 'pgpass'), 'utf8')).toBe(
-      "*:*:*:postgres:Qz7\\:s\\\\e'cret\n",
+      "*:*:*:postgres:Qz7\\:s\\\\e'cret\n*:*:*:steward_replication:Rp9\\:x\\\\y\n",
     );
     expect(statSync(join(agent.run, 'pgpass')).mode & 0o777).toBe(0o600);
-    expect(readFileSync(join(agent.stubs, 'calls.log'), 'utf8')).not.toContain('Qz7');
-    expect(agent.stderr()).not.toContain('Qz7');
+    for (const secret of ['Qz7', 'Rp9']) {
+      expect(readFileSync(join(agent.stubs, 'calls.log'), 'utf8')).not.toContain(secret);
+      expect(agent.stderr()).not.toContain(secret);
+    }
     expect(existsSync(join(agent.pgdata, 'standby.signal'))).toBe(false);
 
     expect(await terminate(agent)).toBe(0);
@@ -318,6 +323,25 @@ describe('the instance agent (instance-agent.sh under dash, stub PostgreSQL prog
       `primary_conninfo = '${conninfoFor(agent, Primary)}'\n`,
     );
     expect(serverStarts(agent)).toEqual([serverArgs(agent.pgdata)]);
+  });
+
+  it('without the replication password (a pod of an older template) clones as the superuser', async () => {
+    const agent = startAgent({
+      instruction: `standby ${Primary}`,
+      env: { STEWARD_REPLICATION_PASSWORD: '' },
+    });
+    await serving(agent);
+    const asSuperuser = conninfoFor(agent, Primary).replace(
+      'user=steward_replication',
+      'user=postgres',
+    );
+    expect(callsOf(agent, 'pg_basebackup')[0]?.[1]).toBe(asSuperuser);
+    expect(readFileSync(join(agent.pgdata, 'postgresql.auto.conf'), 'utf8')).toBe(
+      `primary_conninfo = '${asSuperuser}'\n`,
+    );
+    expect(readFileSync(join(agent.run, 'pgpass'), 'utf8')).toBe(
+      "*:*:*:postgres:Qz7\\:s\\\\e'cret\n",
+    );
   });
 
   it.each([

@@ -4,6 +4,7 @@ import {
   clusterName,
   clusterNamespace,
   commonLabels,
+  ReplicationUser,
   SecretKeys,
   Superuser,
 } from './names.js';
@@ -31,10 +32,21 @@ function nonEmpty(password: string): string {
   return password;
 }
 
-/** `<name>-superuser`: the `postgres` superuser's password (initdb sets it; replication uses it). */
+/** `<name>-superuser`: the `postgres` superuser's password (initdb sets it; the controller uses it). */
 export function renderSuperuserSecret(input: RenderInput, password: string): ChildObject {
   return secret(input, childNames(clusterName(input.cluster)).superuserSecret, {
     [SecretKeys.username]: Superuser,
+    [SecretKeys.password]: nonEmpty(password),
+  });
+}
+
+/**
+ * `<name>-replication`: the password of `steward_replication`, the role standbys stream, clone
+ * and rewind as and base backups take (the controller's bootstrap sets it on the primary).
+ */
+export function renderReplicationSecret(input: RenderInput, password: string): ChildObject {
+  return secret(input, childNames(clusterName(input.cluster)).replicationSecret, {
+    [SecretKeys.username]: ReplicationUser,
     [SecretKeys.password]: nonEmpty(password),
   });
 }

@@ -77,6 +77,13 @@ export function renderStatefulSet(input: RenderInput): ChildObject {
           secretKeyRef: { name: names.superuserSecret, key: SecretKeys.password },
         },
       },
+      // The agent's passfile: standbys stream, clone and rewind as the replication role.
+      {
+        name: 'STEWARD_REPLICATION_PASSWORD',
+        valueFrom: {
+          secretKeyRef: { name: names.replicationSecret, key: SecretKeys.password },
+        },
+      },
       // WAL archiving (archive.sh) reaches the bucket through rclone's environment.
       ...(cluster.spec.backup ? rcloneEnv(destinationOf(cluster), backupPrefix(cluster)) : []),
       // A restore (spec.bootstrap.recovery): the source bucket through the remote `source:`;

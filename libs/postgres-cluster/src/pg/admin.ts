@@ -140,26 +140,45 @@ export interface PgAdmin {
    * matching /^[a-z_][a-z0-9_]{0,62}$/ and for an empty or non-ASCII password; PgAdminError
    * otherwise.
    */
-  bootstrap(
-    target: PgEndpoint,
-    spec: { database: string; owner: string; ownerPassword: string },
-  ): Promise<string[]>;
+  bootstrap(target: PgEndpoint, spec: BootstrapSpec): Promise<string[]>;
   /**
-   * On a primary of a cluster in sync mode: no default weakens `synchronous_commit` below `on`.
-   * Every `ALTER ROLE … SET` or `ALTER DATABASE … SET` of it to `off`, `local` or `remote_write`
-   * (or their spellings `false`, `no`, `0`) — for a role that is not a superuser, or for every
-   * role — is reset, and `owner`'s own default is `on`. One transaction. PostgreSQL lets any
-   * session `SET synchronous_commit` (a user setting): this keeps the defaults, it cannot forbid
-   * a session's own choice. Returns the defaults reset, in words, and whether `owner`'s default
-   * was set now (false when it was, or the role does not exist yet).
+   * Reloads the server's configuration (`pg_reload_conf()`) when its pg_hba.conf on disk is newer
+   * than what the session last loaded (`pg_conf_load_time()`; the file's time has whole seconds,
+   * so a change in the same second reloads once more): how a changed ConfigMap's pg_hba.conf —
+   * which the kubelet updates in a running pod — takes effect on a running primary before the
+   * instances restarted with it connect. Returns whether it reloaded.
    */
-  holdSynchronousCommit(
-    target: PgEndpoint,
-    owner: string,
-  ): Promise<{ reset: string[]; ownerDefault: boolean }>;
+  reloadChangedHba(target: PgEndpoint): Promise<boolean>;
   /** Ends every connection this admin holds. Later calls fail (`observe`: `reachable: false`). */
   close(): Promise<void>;
 }
+
+/** What `bootstrap` puts in place. */
+export interface BootstrapSpec {
+  database: string;
+  owner: string;
+  ownerPassword: string;
+  /**
+   * The password of `steward_replication` (ReplicationUser): REPLICATION LOGIN, not a superuser,
+   * and EXECUTE (in the endpoint's database, `postgres`, which pg_rewind connects to) on the
+   * functions pg_rewind reads the source's files with. Absent: that role is left alone.
+   */
+  replicationPassword?: string;
+}
+
+/** The role standbys stream, clone and rewind as (children/names.ts ReplicationUser). */
+export const ReplicationRole = 'steward_replication';
+
+/**
+ * What pg_rewind calls on its source beyond what PUBLIC may (PostgreSQL's pg_rewind notes, 11 and
+ * later, 15 and 17 alike).
+ */
+export const RewindFunctions = [
+  'pg_catalog.pg_ls_dir(text, boolean, boolean)',
+  'pg_catalog.pg_stat_file(text, boolean)',
+  'pg_catalog.pg_read_binary_file(text)',
+  'pg_catalog.pg_read_binary_file(text, bigint, bigint, boolean)',
+] as const;
 
 /** A database and its `CONNECTION LIMIT` (-1: none). */
 export interface DatabaseLimit {
@@ -334,13 +353,18 @@ class PooledPgAdmin implements PgAdmin {
 
   async bootstrap(
     target: PgEndpoint,
-    { database, owner, ownerPassword }: { database: string; owner: string; ownerPassword: string },
+    { database, owner, ownerPassword, replicationPassword }: BootstrapSpec,
   ): Promise<string[]> {
     const db = quoteIdentifier(database, 'database name');
     const role = quoteIdentifier(owner, 'role name');
     if (!ownerPassword) throw new TypeError('the owner password must not be empty');
+    if (owner === ReplicationRole)
+      throw new TypeError(`the owner must not be ${ReplicationRole}, the replication role`);
+    if (replicationPassword !== undefined && !replicationPassword)
+      throw new TypeError('the replication password must not be empty');
     // throws a TypeError for a password PostgreSQL would SASLprep, before anything is sent
     scramVerifier(ownerPassword, { iterations: 1 });
+    if (replicationPassword) scramVerifier(replicationPassword, { iterations: 1 });
     try {
       return await this.withClient(target, async (client) => {
         const changed: string[] = [];
@@ -378,10 +402,34 @@ class PooledPgAdmin implements PgAdmin {
           await rows(client, `ALTER DATABASE ${db} OWNER TO ${role}`);
           changed.push(`database ${database} owner set`);
         }
+        if (replicationPassword)
+          changed.push(...(await ensureReplicationRole(client, replicationPassword)));
         return changed;
       });
     } catch (error) {
-      throw this.adminError(`bootstrap of database ${database}`, target, error, ownerPassword);
+      throw this.adminError(
+        `bootstrap of database ${database}`,
+        target,
+        error,
+        ownerPassword,
+        ...(replicationPassword ? [replicationPassword] : []),
+      );
+    }
+  }
+
+  async reloadChangedHba(target: PgEndpoint): Promise<boolean> {
+    try {
+      return await this.withClient(target, async (client) => {
+        const [row] = await rows(
+          client,
+          `SELECT pg_reload_conf()::text AS reloaded
+             WHERE (pg_stat_file(current_setting('hba_file'))).modification
+                   >= date_trunc('second', pg_conf_load_time())`,
+        );
+        return row?.['reloaded'] === 'true';
+      });
+    } catch (error) {
+      throw this.adminError('reloadChangedHba', target, error);
     }
   }
 
@@ -479,61 +527,6 @@ class PooledPgAdmin implements PgAdmin {
       );
     } catch (error) {
       throw this.adminError('settings', target, error);
-    }
-  }
-
-  async holdSynchronousCommit(
-    target: PgEndpoint,
-    owner: string,
-  ): Promise<{ reset: string[]; ownerDefault: boolean }> {
-    const role = quoteIdentifier(owner, 'role name');
-    try {
-      return await this.withClient(target, (client) =>
-        inTransaction(client, async () => {
-          const weaker = await rows(
-            client,
-            `SELECT CASE
-                 WHEN s.setrole = 0 AND s.setdatabase = 0
-                   THEN 'ALTER ROLE ALL RESET synchronous_commit'
-                 WHEN s.setrole = 0
-                   THEN format('ALTER DATABASE %I RESET synchronous_commit', d.datname)
-                 WHEN s.setdatabase = 0
-                   THEN format('ALTER ROLE %I RESET synchronous_commit', r.rolname)
-                 ELSE format('ALTER ROLE %I IN DATABASE %I RESET synchronous_commit',
-                             r.rolname, d.datname)
-               END AS statement,
-               coalesce('role ' || r.rolname, 'every role')
-                 || coalesce(' in database ' || d.datname, '')
-                 || ': synchronous_commit=' || split_part(c, '=', 2) AS what
-             FROM pg_db_role_setting s
-             LEFT JOIN pg_roles r ON r.oid = s.setrole
-             LEFT JOIN pg_database d ON d.oid = s.setdatabase
-             CROSS JOIN LATERAL unnest(s.setconfig) AS c
-             WHERE c LIKE 'synchronous\\_commit=%'
-               AND lower(split_part(c, '=', 2)) NOT IN ('on', 'true', 'yes', '1', 'remote_apply')
-               AND NOT coalesce(r.rolsuper, false)
-             ORDER BY what`,
-          );
-          for (const row of weaker) await rows(client, row['statement']!);
-          const [own] = await rows(
-            client,
-            `SELECT EXISTS (
-                 SELECT 1 FROM pg_db_role_setting s
-                   CROSS JOIN LATERAL unnest(s.setconfig) AS c
-                   WHERE s.setrole = r.oid AND s.setdatabase = 0
-                     AND c LIKE 'synchronous\\_commit=%'
-                     AND lower(split_part(c, '=', 2)) IN ('on', 'true', 'yes', '1', 'remote_apply')
-               )::text AS held
-             FROM pg_roles r WHERE r.rolname = $1`,
-            [owner],
-          );
-          const ownerDefault = own !== undefined && own['held'] !== 'true';
-          if (ownerDefault) await rows(client, `ALTER ROLE ${role} SET synchronous_commit = 'on'`);
-          return { reset: weaker.map((row) => row['what']!), ownerDefault };
-        }),
-      );
-    } catch (error) {
-      throw this.adminError('holdSynchronousCommit', target, error);
     }
   }
 
@@ -684,6 +677,51 @@ async function rows(
   const config = { text, values, ...(timeoutMs === undefined ? {} : { query_timeout: timeoutMs }) };
   const result = await client.query<TextRow>(config as pg.QueryConfig);
   return result.rows;
+}
+
+/**
+ * `steward_replication` as `bootstrap` wants it (see BootstrapSpec): what it changed, in words.
+ * The password is sent as a SCRAM verifier computed here, only when the stored one does not match.
+ */
+async function ensureReplicationRole(client: pg.Client, password: string): Promise<string[]> {
+  const changed: string[] = [];
+  const role = quoteIdentifier(ReplicationRole, 'role name');
+  const verifier = () => quoteLiteral(scramVerifier(password));
+  const [existing] = await rows(
+    client,
+    `SELECT rolpassword, (rolcanlogin AND rolreplication AND NOT rolsuper AND NOT rolcreaterole
+         AND NOT rolcreatedb AND NOT rolbypassrls)::text AS as_wanted
+       FROM pg_authid WHERE rolname = $1`,
+    [ReplicationRole],
+  );
+  if (!existing) {
+    await rows(client, `CREATE ROLE ${role} LOGIN REPLICATION PASSWORD ${verifier()}`);
+    changed.push(`role ${ReplicationRole} created`);
+  } else {
+    if (existing['as_wanted'] !== 'true') {
+      await rows(
+        client,
+        `ALTER ROLE ${role} LOGIN REPLICATION NOSUPERUSER NOCREATEROLE NOCREATEDB NOBYPASSRLS`,
+      );
+      changed.push(`role ${ReplicationRole} attributes set`);
+    }
+    if (!verifierMatches(existing['rolpassword'], password)) {
+      await rows(client, `ALTER ROLE ${role} PASSWORD ${verifier()}`);
+      changed.push(`role ${ReplicationRole} password set`);
+    }
+  }
+  const missing = await rows(
+    client,
+    `SELECT f AS fn FROM unnest($1::text[]) AS f
+       WHERE NOT has_function_privilege($2, f::regprocedure, 'EXECUTE')`,
+    [[...RewindFunctions], ReplicationRole],
+  );
+  for (const row of missing) {
+    const fn = RewindFunctions.find((f) => f === row['fn'])!;
+    await rows(client, `GRANT EXECUTE ON FUNCTION ${fn} TO ${role}`);
+    changed.push(`role ${ReplicationRole} may execute ${fn.replace('pg_catalog.', '')}`);
+  }
+  return changed;
 }
 
 /**

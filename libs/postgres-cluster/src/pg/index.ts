@@ -14,6 +14,9 @@
 export {
   pgAdmin,
   PgAdminError,
+  ReplicationRole,
+  RewindFunctions,
+  type BootstrapSpec,
   type DatabaseLimit,
   type PgAdmin,
   type PgAdminOptions,

@@ -460,6 +460,7 @@ describe('desiredChildren', () => {
     expect(kinds(want)).toEqual([
       'Secret',
       'Secret',
+      'Secret',
       'ConfigMap',
       'Service',
       'Service',
@@ -474,6 +475,7 @@ describe('desiredChildren', () => {
     expect(want.filter((c) => c.mode === 'create-once').map((c) => c.name)).toEqual([
       'db-superuser',
       'db-app',
+      'db-replication',
     ]);
   });
   it("keeps a live template's storage (templates cannot change)", () => {
