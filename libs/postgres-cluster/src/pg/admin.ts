@@ -149,6 +149,19 @@ export interface PgAdmin {
    * instances restarted with it connect. Returns whether it reloaded.
    */
   reloadChangedHba(target: PgEndpoint): Promise<boolean>;
+  /**
+   * On a primary of a cluster in sync mode: no default weakens `synchronous_commit` below `on`.
+   * Every `ALTER ROLE … SET` or `ALTER DATABASE … SET` of it to `off`, `local` or `remote_write`
+   * (or their spellings `false`, `no`, `0`) — for a role that is not a superuser, or for every
+   * role — is reset, and `owner`'s own default is `on`. One transaction. PostgreSQL lets any
+   * session `SET synchronous_commit` (a user setting): this keeps the defaults, it cannot forbid
+   * a session's own choice. Returns the defaults reset, in words, and whether `owner`'s default
+   * was set now (false when it was, or the role does not exist yet).
+   */
+  holdSynchronousCommit(
+    target: PgEndpoint,
+    owner: string,
+  ): Promise<{ reset: string[]; ownerDefault: boolean }>;
   /** Ends every connection this admin holds. Later calls fail (`observe`: `reachable: false`). */
   close(): Promise<void>;
 }
@@ -527,6 +540,61 @@ class PooledPgAdmin implements PgAdmin {
       );
     } catch (error) {
       throw this.adminError('settings', target, error);
+    }
+  }
+
+  async holdSynchronousCommit(
+    target: PgEndpoint,
+    owner: string,
+  ): Promise<{ reset: string[]; ownerDefault: boolean }> {
+    const role = quoteIdentifier(owner, 'role name');
+    try {
+      return await this.withClient(target, (client) =>
+        inTransaction(client, async () => {
+          const weaker = await rows(
+            client,
+            `SELECT CASE
+                 WHEN s.setrole = 0 AND s.setdatabase = 0
+                   THEN 'ALTER ROLE ALL RESET synchronous_commit'
+                 WHEN s.setrole = 0
+                   THEN format('ALTER DATABASE %I RESET synchronous_commit', d.datname)
+                 WHEN s.setdatabase = 0
+                   THEN format('ALTER ROLE %I RESET synchronous_commit', r.rolname)
+                 ELSE format('ALTER ROLE %I IN DATABASE %I RESET synchronous_commit',
+                             r.rolname, d.datname)
+               END AS statement,
+               coalesce('role ' || r.rolname, 'every role')
+                 || coalesce(' in database ' || d.datname, '')
+                 || ': synchronous_commit=' || split_part(c, '=', 2) AS what
+             FROM pg_db_role_setting s
+             LEFT JOIN pg_roles r ON r.oid = s.setrole
+             LEFT JOIN pg_database d ON d.oid = s.setdatabase
+             CROSS JOIN LATERAL unnest(s.setconfig) AS c
+             WHERE c LIKE 'synchronous\\_commit=%'
+               AND lower(split_part(c, '=', 2)) NOT IN ('on', 'true', 'yes', '1', 'remote_apply')
+               AND NOT coalesce(r.rolsuper, false)
+             ORDER BY what`,
+          );
+          for (const row of weaker) await rows(client, row['statement']!);
+          const [own] = await rows(
+            client,
+            `SELECT EXISTS (
+                 SELECT 1 FROM pg_db_role_setting s
+                   CROSS JOIN LATERAL unnest(s.setconfig) AS c
+                   WHERE s.setrole = r.oid AND s.setdatabase = 0
+                     AND c LIKE 'synchronous\\_commit=%'
+                     AND lower(split_part(c, '=', 2)) IN ('on', 'true', 'yes', '1', 'remote_apply')
+               )::text AS held
+             FROM pg_roles r WHERE r.rolname = $1`,
+            [owner],
+          );
+          const ownerDefault = own !== undefined && own['held'] !== 'true';
+          if (ownerDefault) await rows(client, `ALTER ROLE ${role} SET synchronous_commit = 'on'`);
+          return { reset: weaker.map((row) => row['what']!), ownerDefault };
+        }),
+      );
+    } catch (error) {
+      throw this.adminError('holdSynchronousCommit', target, error);
     }
   }
 

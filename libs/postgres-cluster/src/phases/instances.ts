@@ -262,6 +262,15 @@ export async function instancesPhase(
     ...(await protectFromEviction(env.client, cluster.metadata.namespace!, topology.pods, guarded)),
   );
   const primaryIp = facts.find((f) => f.name === plan.health.primary)?.ip;
+  // A changed pg_hba.conf (the kubelet updates the mounted ConfigMap) is loaded by the serving
+  // primary at once, not at its next restart: an instance restarted with the new configuration
+  // connects as it allows (the replication role, issue 27).
+  if (plan.health.primaryServing && primaryIp)
+    await env.pg
+      .reloadChangedHba(endpoint(primaryIp))
+      .catch((error: unknown) =>
+        failed.push(`reload ${plan.health.primary}: ${(error as Error).message}`),
+      );
   const archiver = primaryIp ? archivers.get(primaryIp) : undefined;
   return {
     plan,
@@ -374,6 +383,7 @@ async function onServer(
         database,
         owner,
         ownerPassword: synced.secret(names.appSecret, SecretKeys.password),
+        replicationPassword: synced.secret(names.replicationSecret, SecretKeys.password),
       });
       memory.bootstrapped = action.key;
       if (changed.length)
