@@ -7,7 +7,9 @@
  * every command:
  *
  * 1. One writer. At no moment do two servers serve as primary (accepting writes) — except one
- *    that was partitioned from the controller when another was promoted (out of scope: fencing).
+ *    that was partitioned from the controller when another was promoted, without a fence. With
+ *    spec.fencing (`Config.fence`: a primary acknowledges only while enough replicas were linked
+ *    to it within the bound) no excuse: never two primaries acknowledging at one moment.
  *    What the plan promises, and is checked: a complete reconcile leaves every reachable server
  *    other than `status.primary` a replica of it or told to become one (fenced), and no observed
  *    pod other than the primary labelled primary.
@@ -102,6 +104,12 @@ interface Server extends ModelServer {
 interface Config {
   replicas: number;
   persistence: boolean;
+  /**
+   * spec.fencing: a primary acknowledges writes only while `minReplicas` replicas were linked to
+   * it within `boundSeconds` (min-replicas-to-write with its bound); invariant 1 then holds with
+   * no excuse for a partitioned primary.
+   */
+  fence?: { minReplicas: number; boundSeconds: number };
 }
 
 class World extends FailoverModelWorld<Server, RoleStatus, PrimaryMemory> {
@@ -111,6 +119,8 @@ class World extends FailoverModelWorld<Server, RoleStatus, PrimaryMemory> {
   rolloutPending = false;
   /** Distinct switchover records decided so far (invariant 8). */
   switchoverRecords = 0;
+  /** `replica>primary` → the last model time the replica was linked to that primary (the fence). */
+  linkedAt = new Map<string, number>();
 
   constructor(readonly config: Config) {
     super(
@@ -176,11 +186,40 @@ class World extends FailoverModelWorld<Server, RoleStatus, PrimaryMemory> {
     s.data = received(s.data, u.data, upTo); // not a prefix: a full resync replaces the dataset
   }
 
+  /** Every replica linked now is remembered linked now (called whenever model time moves). */
+  touchLinks() {
+    for (const r of this.servers) {
+      const u = this.upstream(r);
+      if (u) this.linkedAt.set(`${r.name}>${u.name}`, this.now);
+    }
+  }
+
+  /** Whether a primary's fence lets it acknowledge a write now (always, without a fence). */
+  accepting(p: Server): boolean {
+    const fence = this.config.fence;
+    if (!fence) return true;
+    const since = this.now - fence.boundSeconds * 1000;
+    const good = this.servers.filter(
+      (r) => r !== p && (this.linkedAt.get(`${r.name}>${p.name}`) ?? -Infinity) >= since,
+    );
+    return good.length >= fence.minReplicas;
+  }
+
   write(bytes: number, lags: number[]) {
     this.now += 1;
+    this.touchLinks();
+    const acking = this.servers.filter(
+      (p) => p.container && p.role === 'primary' && !p.handover && this.accepting(p),
+    );
+    // 1, with a fence: never two primaries acknowledging, partitioned or not.
+    if (this.config.fence && acking.length > 1)
+      this.fail(
+        `invariant 1 (fenced): two primaries acknowledge writes: ${acking.map((p) => p.name).join(', ')}`,
+      );
     for (const p of this.servers) {
-      // A primary handing over pauses writes: nothing is acknowledged until it is done.
-      if (!p.container || p.role !== 'primary' || p.handover) continue;
+      // A primary handing over pauses writes: nothing is acknowledged until it is done; a fenced
+      // one refuses them (NOREPLICAS).
+      if (!p.container || p.role !== 'primary' || p.handover || !this.accepting(p)) continue;
       p.data.end += bytes;
       p.acked.push({ at: this.now, offset: p.data.end });
       p.writes.push({ epoch: p.data.epoch, offset: p.data.end });
@@ -194,7 +233,9 @@ class World extends FailoverModelWorld<Server, RoleStatus, PrimaryMemory> {
   }
 
   passTime(seconds: number, catchUp: boolean) {
+    this.touchLinks();
     this.now += seconds * 1000;
+    this.touchLinks();
     if (catchUp) this.catchUp();
     this.handOver();
   }
@@ -436,6 +477,7 @@ class World extends FailoverModelWorld<Server, RoleStatus, PrimaryMemory> {
       mode: 'Replicated',
       replicas: this.config.replicas,
       failover: { enabled: true, afterMs: AFTER_MS },
+      ...(this.config.fence ? { fence: this.config.fence } : {}),
       port: PORT,
       status: basis.status,
       pods: this.facts(),
@@ -553,6 +595,16 @@ const configs = fc.record({
   persistence: fc.boolean(),
 });
 
+/**
+ * spec.fencing (minReplicas 1), three pods (a fence needs a replica left after a loss); the bound
+ * (15 s) above failover.after (10 s), so that a promotion not waiting for it would overlap.
+ */
+const fencedConfigs = fc.record({
+  replicas: fc.constant(3),
+  persistence: fc.boolean(),
+  fence: fc.constant({ minReplicas: 1, boundSeconds: 15 }),
+});
+
 describe('planRoles, proven by a model', () => {
   it('brings a new cluster up: one primary, every replica linked to it', () => {
     const w = bootstrapped({ replicas: 3, persistence: false });
@@ -615,5 +667,9 @@ describe('planRoles, proven by a model', () => {
     // A random seed: every run explores new sequences (MODEL_RUNS, MODEL_SEED, MODEL_PATH: see
     // @steward/testing's model-runs.ts).
     assertModelRuns({ configs, commands, world: bootstrapped, runs: 50_000 });
+  });
+
+  it('with spec.fencing, never lets two primaries acknowledge writes — a partitioned one included', () => {
+    assertModelRuns({ configs: fencedConfigs, commands, world: bootstrapped, runs: 20_000 });
   });
 });
