@@ -55,7 +55,7 @@ export async function retainCluster(env: PhaseEnv, cluster: Cluster): Promise<vo
     env.children,
     cluster,
     clusterVolumes(env, cluster),
-    [names.superuserSecret, names.appSecret],
+    [names.superuserSecret, names.appSecret, names.replicationSecret],
     backupsKept(cluster),
   );
   env.emit(cluster, 'Normal', 'Retained', message);
