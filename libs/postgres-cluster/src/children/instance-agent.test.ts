@@ -3,6 +3,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
@@ -46,6 +47,8 @@ const Stubs = [
   'psql',
   'rclone',
   'pg_verifybackup',
+  'pg_waldump',
+  'pg_controldata',
 ];
 
 interface Agent {
@@ -360,6 +363,13 @@ describe('the instance agent (instance-agent.sh under dash, stub PostgreSQL prog
     expect(callsOf(agent, 'pg_rewind')).toEqual(
       rewound
         ? [
+            // First a dry run: what it wrote beyond the primary's history is saved (salvage).
+            [
+              '--dry-run',
+              `--target-pgdata=${agent.pgdata}`,
+              `--source-server=${conninfoFor(agent, Primary)}`,
+              `--config-file=${Config}/postgresql.conf`,
+            ],
             [
               `--target-pgdata=${agent.pgdata}`,
               `--source-server=${conninfoFor(agent, Primary)}`,
@@ -376,6 +386,56 @@ describe('the instance agent (instance-agent.sh under dash, stub PostgreSQL prog
     );
     const names = calls(agent).map(([name]) => name);
     expect(names[names.length - 1]).toBe('postgres');
+  });
+
+  it('a former primary keeps the WAL it wrote beyond the new primary’s history before it is rewound (salvage), with a manifest the controller reports', async () => {
+    const wal = '000000010000000000000003';
+    const agent = startAgent({
+      instruction: `standby ${Primary}`,
+      arrange: (paths) => {
+        withPgData({})(paths);
+        mkdirSync(join(paths.pgdata, 'pg_wal'));
+        // Timeline 1's segments 2 and 3, and the new timeline's 3 (a history it does not keep).
+        for (const f of ['000000010000000000000002', wal, '000000020000000000000003'])
+          writeFileSync(join(paths.pgdata, 'pg_wal', f), f);
+        writeFileSync(
+          join(paths.stubs, 'rewind.dry'),
+          'pg_rewind: servers diverged at WAL location 0/3000060 on timeline 1\n',
+        );
+        writeFileSync(
+          join(paths.stubs, 'waldump.err'),
+          'pg_waldump: error: error in WAL record at 0/3000F80: invalid record length at 0/3001000: expected at least 24, got 0\n',
+        );
+        writeFileSync(
+          join(paths.stubs, 'controldata'),
+          'Database cluster state:               shut down\n',
+        );
+      },
+    });
+    await serving(agent);
+    const root = join(agent.dir, 'data', 'salvage');
+    const latest = JSON.parse(readFileSync(join(root, 'latest.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    expect(latest).toMatchObject({
+      phase: 'Saved',
+      from: '0/3000060',
+      to: '0/3001000',
+      timeline: 1,
+      bytes: 0x3001000 - 0x3000060,
+    });
+    const dir = latest['location'] as string;
+    expect(dir.startsWith(`${root}/`)).toBe(true);
+    // The segments of timeline 1 from the divergence on, and the manifest; nothing else.
+    expect(readdirSync(dir).sort()).toEqual([wal, 'manifest.json']);
+    expect(readFileSync(join(dir, wal), 'utf8')).toBe(wal);
+    // Saved before the rewind, which ran after the dry run.
+    expect(callsOf(agent, 'pg_rewind').map((a) => a[0])).toEqual([
+      '--dry-run',
+      `--target-pgdata=${agent.pgdata}`,
+    ]);
+    expect(agent.stderr()).toContain(`kept ${0x3001000 - 0x3000060} bytes of WAL`);
   });
 
   it('when pg_rewind fails, exits 1 with the reason in the termination log and leaves PGDATA as it was (the controller re-clones)', async () => {
@@ -427,8 +487,8 @@ describe('the instance agent (instance-agent.sh under dash, stub PostgreSQL prog
     instruct(agent, 'rewind 10.88.0.8');
     await serving(agent, 2);
     expect(events(agent)).toEqual(['ready', 'stopped by SIGINT', 'ready']);
-    expect(callsOf(agent, 'pg_rewind')).toHaveLength(1);
-    expect(callsOf(agent, 'pg_rewind')[0]).toContain(
+    expect(callsOf(agent, 'pg_rewind')).toHaveLength(2);
+    expect(callsOf(agent, 'pg_rewind')[1]).toContain(
       `--source-server=${conninfoFor(agent, '10.88.0.8')}`,
     );
   });

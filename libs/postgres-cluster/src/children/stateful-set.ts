@@ -10,6 +10,7 @@ import {
 } from '@steward/workload';
 import { backupPrefix, destinationOf, rcloneEnv, SourceRemote } from '../backup/layout.js';
 import { ConfigFiles, configHash, renderConfigFiles } from './config.js';
+import { FenceTokenDirectory, FenceTokenSeconds, LeaseEnv } from './instance-account.js';
 import {
   childNames,
   clusterName,
@@ -71,6 +72,9 @@ export function renderStatefulSet(input: RenderInput): ChildObject {
     env: [
       { name: 'PGDATA', value: PgData },
       { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+      // Self-fencing: the agent renews this Lease with the pod's projected token.
+      { name: LeaseEnv, value: names.lease },
+      { name: 'STEWARD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
       {
         name: 'POSTGRES_PASSWORD',
         valueFrom: {
@@ -122,6 +126,7 @@ export function renderStatefulSet(input: RenderInput): ChildObject {
       { name: 'pod', mountPath: PodInfoDirectory, readOnly: true },
       { name: 'tmp', mountPath: '/tmp' },
       { name: 'socket', mountPath: SocketDirectory },
+      { name: 'fence', mountPath: FenceTokenDirectory, readOnly: true },
       { name: DataVolumeName, mountPath: DataDirectory },
     ],
   };
@@ -138,6 +143,7 @@ export function renderStatefulSet(input: RenderInput): ChildObject {
     containers: [container],
     scheduling: cluster.spec.scheduling,
     ...(input.pull ? { pull: input.pull } : {}),
+    serviceAccountName: names.instanceAccount,
     volumes: [
       { name: 'config', configMap: { name: names.configMap, defaultMode: 0o444 } },
       {
@@ -153,6 +159,17 @@ export function renderStatefulSet(input: RenderInput): ChildObject {
       },
       TmpVolume,
       { name: 'socket', emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } },
+      {
+        // The instance account's token (audience: the API server; rotated by the kubelet) and
+        // the API server's CA: all the agent needs to renew the Lease.
+        name: 'fence',
+        projected: {
+          sources: [
+            { serviceAccountToken: { path: 'token', expirationSeconds: FenceTokenSeconds } },
+            { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+          ],
+        },
+      },
     ],
     claim: {
       name: DataVolumeName,

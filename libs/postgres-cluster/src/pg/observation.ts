@@ -118,6 +118,22 @@ export interface ReachablePgObservation {
   pendingRestart: string[];
   /** Primary only: its WAL archiver. */
   archiver?: WalArchiver;
+  /**
+   * Standby only: the newest salvage manifest the instance agent wrote before a rewind
+   * (`<data>/salvage/latest.json`, beside PGDATA): what this instance kept of a history it left.
+   */
+  salvage?: SalvageManifest;
+}
+
+/** What the instance agent kept before a rewind (its manifest; instance-agent.sh `salvage`). */
+export interface SalvageManifest {
+  phase: 'Saved' | 'NotNeeded' | 'Failed';
+  from?: string;
+  to?: string;
+  bytes?: number;
+  location?: string;
+  savedAt: string;
+  message: string;
 }
 
 export interface UnreachablePgObservation {
@@ -158,7 +174,9 @@ SELECT (pg_control_system()).system_identifier::text AS system_identifier,
     'lastArchivedAt', a.last_archived_time, 'lastFailedAt', a.last_failed_time,
     'lastFailedWal', a.last_failed_wal,
     'ready', (SELECT count(*) FROM pg_ls_archive_statusdir() WHERE name LIKE '%.ready'))::text
-    FROM pg_stat_archiver a) END AS archiver
+    FROM pg_stat_archiver a) END AS archiver,
+  CASE WHEN r.in_recovery THEN pg_read_file(current_setting('data_directory') ||
+    '/../salvage/latest.json', 0, 8192, true) END AS salvage
 FROM r`;
 
 export const replicationQuery = `SELECT application_name, host(client_addr) AS client_addr, state,
@@ -220,7 +238,35 @@ export function observationFromRows(
     synchronousStandbyNames: facts['synchronous_standby_names'] ?? '',
     pendingRestart: pendingRestart as string[],
     ...optional('archiver', facts['archiver'] ? archiverFrom(facts['archiver']) : undefined),
+    ...optional('salvage', salvageFrom(facts['salvage'])),
   };
+}
+
+/** The salvage manifest (JSON the agent wrote), or undefined when absent or not one. */
+function salvageFrom(text: string | null | undefined): SalvageManifest | undefined {
+  if (!text) return undefined;
+  try {
+    const m = JSON.parse(text) as Partial<SalvageManifest>;
+    if (
+      (m.phase !== 'Saved' && m.phase !== 'NotNeeded' && m.phase !== 'Failed') ||
+      typeof m.savedAt !== 'string' ||
+      typeof m.message !== 'string'
+    )
+      return undefined;
+    const text_ = (v: unknown) => (typeof v === 'string' ? v : undefined);
+    const bytes = typeof m.bytes === 'number' && m.bytes >= 0 ? m.bytes : undefined;
+    return {
+      phase: m.phase,
+      savedAt: m.savedAt,
+      message: m.message,
+      ...optional('from', text_(m.from)),
+      ...optional('to', text_(m.to)),
+      ...optional('bytes', bytes),
+      ...optional('location', text_(m.location)),
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 /** The archiver column (a JSON object; timestamps as PostgreSQL's JSON prints them). */

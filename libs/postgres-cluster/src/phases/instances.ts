@@ -68,6 +68,7 @@ export function viewOf(o: PgObservation): InstanceView {
       syncState: r.syncState,
     })),
     synchronousStandbyNames: o.synchronousStandbyNames,
+    ...(o.salvage ? { salvage: o.salvage } : {}),
   };
 }
 

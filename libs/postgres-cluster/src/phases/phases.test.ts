@@ -470,6 +470,10 @@ describe('desiredChildren', () => {
       // Three instances: the primary's budget too.
       'PodDisruptionBudget',
       'NetworkPolicy',
+      // The instances' account: they renew the fence's Lease.
+      'ServiceAccount',
+      'Role',
+      'RoleBinding',
       'StatefulSet',
     ]);
     expect(want.filter((c) => c.mode === 'create-once').map((c) => c.name)).toEqual([

@@ -31,6 +31,8 @@ export interface StatusFacts {
   restore?: RestoreStatus;
   /** The reconcile's time. */
   now: string;
+  /** status.fencing: how the primary fences itself (`fencingStatus`). */
+  fencing?: NonNullable<Cluster['status']>['fencing'];
 }
 
 /**
@@ -84,6 +86,7 @@ export function clusterStatus(cluster: Cluster, facts: StatusFacts): PostgresSta
     fields: {
       ...base.fields,
       phase,
+      ...(facts.fencing ? { fencing: facts.fencing } : {}),
       ...(facts.backup ? { backup: facts.backup } : {}),
       // A restored cluster's first primary serving: the restore is complete.
       ...(restore && !restore.completedAt && facts.health.primaryServing

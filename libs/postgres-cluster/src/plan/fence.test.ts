@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { planInstances, type FenceInput, type InstanceFacts, type PlanInput } from './plan.js';
+import {
+  planInstances,
+  type FenceInput,
+  type InstanceFacts,
+  type InstanceView,
+  type PlanInput,
+} from './plan.js';
 
 /**
  * The plan with a fence (docs/design/fencing.md): the Lease, not failover.after, says when a lost
@@ -9,18 +15,18 @@ const sysid = '7300000000000000002';
 const T0 = '2026-12-07T10:00:00.000Z';
 const at = (seconds: number) => new Date(Date.parse(T0) + seconds * 1000).toISOString();
 
-const view = (inRecovery: boolean, lsn: bigint) =>
-  ({
-    reachable: true,
-    systemIdentifier: sysid,
-    inRecovery,
-    timeline: 1,
-    ...(inRecovery ? { receiveLsn: lsn, replayLsn: lsn } : { currentLsn: lsn }),
-    streaming: inRecovery,
-    ...(inRecovery ? { conninfoHost: '10.0.0.1' } : {}),
-    replication: [],
-    synchronousStandbyNames: '',
-  }) as const;
+type Reachable = Extract<InstanceView, { reachable: true }>;
+const view = (inRecovery: boolean, lsn: bigint): Reachable => ({
+  reachable: true,
+  systemIdentifier: sysid,
+  inRecovery,
+  timeline: 1,
+  ...(inRecovery ? { receiveLsn: lsn, replayLsn: lsn } : { currentLsn: lsn }),
+  streaming: inRecovery,
+  ...(inRecovery ? { conninfoHost: '10.0.0.1' } : {}),
+  replication: [],
+  synchronousStandbyNames: '',
+});
 
 const instance = (ordinal: number, facts: Partial<InstanceFacts>): InstanceFacts => ({
   name: `pg-${ordinal}`,
@@ -197,6 +203,71 @@ describe('planInstances with a fence', () => {
     expect(plan.lease).toEqual({ holder: 'pg-2', resourceVersion: '41' });
     expect(plan.status?.switchover?.phase).toBe('Promoting');
     expect(plan.actions).toContainEqual({ type: 'promote', pod: 'pg-2' });
+  });
+
+  it('records what the old primary kept before its rewind (salvage): Pending at the failover, Saved once it is back as a standby', () => {
+    const decided = planInstances(input({ now: at(10) }));
+    expect(decided.status?.failover?.salvage).toEqual({
+      phase: 'Pending',
+      message: "kept when pg-0 returns, before it is rewound onto pg-2's timeline",
+    });
+    const failover = { ...decided.status!.failover!, phase: 'Completed' as const, newTimeline: 2 };
+    const kept = {
+      phase: 'Saved' as const,
+      from: '0/3000060',
+      to: '0/3001000',
+      bytes: 4000,
+      location: 's3://backups/pg/7300000000000000002/salvage/20261207T100030Z-tl1/',
+      savedAt: at(30),
+      message:
+        'WAL 0/3000060 to 0/3001000 of timeline 1, which the new primary lacks, kept before the rewind',
+    };
+    const back = planInstances(
+      input({
+        now: at(40),
+        status: { primary: 'pg-2', systemIdentifier: sysid, failover, failoverCount: 1 },
+        memory: { bootstrapped: `pg-2/${sysid}` },
+        instances: [
+          instance(0, {
+            instruction: 'standby 10.0.0.3',
+            roleLabel: 'standby',
+            view: { ...view(true, 6000n), timeline: 2, conninfoHost: '10.0.0.3', salvage: kept },
+          }),
+          standby(1, 6000n),
+          instance(2, {
+            instruction: 'primary',
+            roleLabel: 'primary',
+            view: { ...view(false, 6000n), timeline: 2 },
+          }),
+        ],
+        fence: fence({ holder: 'pg-2' }),
+      }),
+    );
+    expect(back.status?.failover?.salvage).toEqual({ ...kept, message: `pg-0: ${kept.message}` });
+    expect(back.events).toContainEqual(expect.objectContaining({ reason: 'Salvaged' }));
+    // Recorded once: a later reconcile with it recorded changes nothing.
+    const again = planInstances(
+      input({
+        now: at(50),
+        status: { ...back.status!, failover: back.status!.failover! },
+        memory: back.memory,
+        instances: [
+          instance(0, {
+            instruction: 'standby 10.0.0.3',
+            roleLabel: 'standby',
+            view: { ...view(true, 6000n), timeline: 2, conninfoHost: '10.0.0.3', salvage: kept },
+          }),
+          standby(1, 6000n),
+          instance(2, {
+            instruction: 'primary',
+            roleLabel: 'primary',
+            view: { ...view(false, 6000n), timeline: 2 },
+          }),
+        ],
+        fence: fence({ holder: 'pg-2' }),
+      }),
+    );
+    expect(again.status?.failover?.salvage).toBeUndefined();
   });
 
   it('a returning primary is told to run only while the Lease still names it', () => {

@@ -4,7 +4,8 @@
  * observation each), the PostgresCluster's status (the durable record: `primary`,
  * `systemIdentifier`, the newest `failover`) and the controller's memory of the primary (the last
  * WAL position it read — kept in memory, never written on every poll, so a converged cluster
- * costs no API writes).
+ * costs no API writes; `status.primaryLastSeen` records it when it changes materially, for a
+ * controller that restarts).
  *
  * Rules:
  * - `status.primary` is the authority, written before anything acts on it. A cluster
@@ -43,6 +44,14 @@
  *   and never chooses again: promoting an instance that already left recovery is a no-op. An old
  *   primary that serves again before its fence was carried out is fenced, and the promotion waits
  *   until it has stopped.
+ * - With a fence (`PlanInput.fence`: the pods renew a Lease and stop themselves when they cannot,
+ *   docs/design/fencing.md), the Lease decides when, not `failover.after`: a lost primary is
+ *   failed over once the Lease's current version has stood unchanged for the fence bound by this
+ *   process's clock — by then the old primary has stopped accepting writes — and the Lease is
+ *   taken for the chosen standby (`Plan.lease`, a write preconditioned on that version, made
+ *   before the decision is recorded: a renewal meanwhile makes it fail, and nothing is decided).
+ *   A switchover takes it once the old primary has stopped cleanly; an instance is only told to
+ *   start as primary while the Lease names it.
  */
 import {
   type DataLossRisk,
@@ -58,6 +67,7 @@ import {
 import { type PodBasics } from '@steward/workload';
 import { podName, Roles } from '../children/names.js';
 import { formatLsn, maxLsn, parseLsn } from '../pg/lsn.js';
+import { type SalvageManifest } from '../pg/observation.js';
 
 /** An instance as one observation saw it (structurally a subset of the pg layer's observation). */
 export type InstanceView =
@@ -76,6 +86,8 @@ export type InstanceView =
       conninfoHost?: string;
       replication: { applicationName: string; state: string; syncState: string }[];
       synchronousStandbyNames: string;
+      /** A standby's newest salvage manifest (what it kept before a rewind). */
+      salvage?: SalvageManifest;
     };
 
 /** One pod of the StatefulSet, as the cache and one observation see it. */
@@ -137,6 +149,8 @@ export interface PlanMemory {
   bootstrapped?: string;
   /** Where and when (`PlanInput.now`) the synchronous_commit defaults were last held (sync mode). */
   synchronousCommitHeld?: { pod: string; at: string };
+  /** The fence's Lease: its version and when this process first saw it (`FenceInput.quietSince`). */
+  lease?: { resourceVersion: string; since: string };
 }
 
 export interface PlanInput {
@@ -169,6 +183,34 @@ export interface PlanInput {
   now: string;
   /** ISO time taken before any instance was observed (default `now`). */
   observedAt?: string;
+  /**
+   * The fence (status.fencing mode Lease), when the primary's pod renews the Lease; absent: no
+   * fence, `failover.after` alone decides (pods from before fencing).
+   */
+  fence?: FenceInput;
+}
+
+/** The Lease the primary renews, as this process has seen it. */
+export interface FenceInput {
+  /** The Lease's duration: the fence bound. */
+  boundMs: number;
+  /** The Lease's holder (undefined: none, or no Lease). */
+  holder?: string;
+  /** Its resourceVersion ('' when there is no Lease). */
+  resourceVersion: string;
+  /** ISO time this process first saw that version (or first saw it missing). */
+  quietSince: string;
+  /**
+   * The primary's pod renews the Lease (its template has the fence): only then does the Lease
+   * decide when a lost primary is failed over. Otherwise the Lease is only kept naming the primary.
+   */
+  enforced: boolean;
+}
+
+/** The Lease written before the decision is recorded: taken for `holder` from `resourceVersion` ('' creates it). */
+export interface LeaseTake {
+  holder: string;
+  resourceVersion: string;
 }
 
 export type PlanAction =
@@ -234,6 +276,11 @@ export interface Plan {
   requeueAfterMs?: number;
   /** The switchover request was dealt with (done, failed, or nothing to do): remove it. */
   switchoverHandled?: boolean;
+  /**
+   * The Lease to take first — before `status` is written and any action runs; if the write
+   * conflicts (renewed meanwhile) nothing of this plan is carried out.
+   */
+  lease?: LeaseTake;
 }
 
 export const PlanReasons = {
@@ -251,9 +298,13 @@ export const PlanReasons = {
   SwitchoverWaiting: 'SwitchoverWaiting',
   SwitchoverCompleted: 'SwitchoverCompleted',
   SwitchoverFailed: 'SwitchoverFailed',
+  WaitingForFence: 'WaitingForFence',
   SynchronousStandbysLowered: 'SynchronousStandbysLowered',
   SynchronousStandbysRestored: 'SynchronousStandbysRestored',
 } as const;
+
+/** status.primaryLastSeen is rewritten at least this often while the primary's position moves. */
+export const PRIMARY_RECORD_REFRESH_MS = 60_000;
 
 /** How often the synchronous_commit defaults are checked on a primary in sync mode. */
 export const SYNCHRONOUS_COMMIT_CHECK_MS = 30_000;
@@ -323,6 +374,8 @@ interface PlanContext {
   degraded: PlanHealth['degraded'];
   progressing: PlanHealth['progressing'];
   switchoverHandled: boolean | undefined;
+  /** The Lease this reconcile takes first. */
+  lease: LeaseTake | undefined;
   /** `status.synchronous` as the primary's setting is decided ({@link synchronousNames}). */
   synchronous?: SynchronousStatus;
 }
@@ -382,6 +435,7 @@ export function planInstances(input: PlanInput): Plan {
     degraded: undefined,
     progressing: undefined,
     switchoverHandled: undefined,
+    lease: undefined,
   };
   const p = initialise(ctx);
   if (!p) return finish(ctx);
@@ -429,6 +483,34 @@ function instruct(ctx: PlanContext, f: InstanceFacts | undefined, instruction: s
     ctx.actions.push({ type: 'instruct', pod: f.name, instruction });
 }
 
+/** The fence's Lease, and how long its current version has stood (ms), or undefined without a fence. */
+function fenceOf(ctx: PlanContext): { fence: FenceInput; quietMs: number } | undefined {
+  const fence = ctx.input.fence;
+  return fence ? { fence, quietMs: ms(ctx.input.now) - ms(fence.quietSince) } : undefined;
+}
+
+/**
+ * The Lease made to name `name`, the instance about to be (or being) primary: nothing to do when
+ * it does (or there is no fence). `safe`: whoever held it cannot be writing (it stopped cleanly,
+ * or `name` serves as the primary); otherwise its current version must have stood for the bound —
+ * the holder has fenced itself by then. False when the Lease cannot be taken yet (and says why).
+ */
+function holdLease(ctx: PlanContext, name: string, safe: boolean): boolean {
+  const f = fenceOf(ctx);
+  if (!f || f.fence.holder === name) return true;
+  if (!safe && f.fence.holder !== undefined && f.quietMs < f.fence.boundMs) {
+    const left = f.fence.boundMs - f.quietMs;
+    ctx.requeueAfterMs = Math.min(ctx.requeueAfterMs ?? Infinity, Math.max(100, left));
+    ctx.progressing ??= {
+      reason: PlanReasons.WaitingForFence,
+      message: `${name} is to be primary, but the Lease names ${f.fence.holder}, renewed ${Math.floor(f.quietMs / 1000)}s ago: it is taken once ${f.fence.holder} has fenced itself (in ${Math.ceil(left / 1000)}s, unless it renews)`,
+    };
+    return false;
+  }
+  ctx.lease = { holder: name, resourceVersion: f.fence.resourceVersion };
+  return true;
+}
+
 /** Gives an instance its role label (null: none), unless it is being deleted or has it. */
 function label(ctx: PlanContext, f: InstanceFacts | undefined, role: 'primary' | 'standby' | null) {
   if (!f || f.deleting) return;
@@ -465,7 +547,7 @@ function initialise(ctx: PlanContext): PrimaryObservation | undefined {
   const pView = primary ? reachable(primary) : undefined;
   if (!status.systemIdentifier) {
     const how = input.bootstrap ?? 'initdb';
-    instruct(ctx, primary, how);
+    if (holdLease(ctx, primaryName, false)) instruct(ctx, primary, how);
     if (pView && !pView.inRecovery) {
       decide(ctx, { systemIdentifier: pView.systemIdentifier });
       ctx.events.push({
@@ -516,6 +598,8 @@ function primaryServes(
   const standbys = desiredNames(input).filter((n) => n !== p.name);
   const names = synchronousNames(ctx, view, standbys);
   memory.lastSeen = seenServing(ctx, p, view, names);
+  // It serves: whoever else the Lease names is not writing (a second primary `follow` fences).
+  holdLease(ctx, p.name, true);
   instruct(ctx, p.facts, 'primary');
   label(ctx, p.facts, Roles.primary);
   const key = `${p.name}/${p.systemIdentifier}`;
@@ -669,6 +753,7 @@ function resumePromotion(ctx: PlanContext, p: PrimaryObservation): boolean {
     };
     return false;
   }
+  if (!holdLease(ctx, p.name, switching)) return false;
   ctx.progressing = {
     reason: switching ? PlanReasons.SwitchingOver : PlanReasons.FailingOver,
     message: `promoting ${p.name} (${switching ? 'switchover' : 'failover'} from ${from})`,
@@ -696,7 +781,7 @@ function lossReason(p: PrimaryObservation): LossReason {
 function letPrimaryReturn(ctx: PlanContext, p: PrimaryObservation) {
   const primary = p.facts;
   if (primary && !primary.deleting && primary.instruction !== 'primary')
-    instruct(ctx, primary, 'primary');
+    if (holdLease(ctx, p.name, false)) instruct(ctx, primary, 'primary');
 }
 
 /**
@@ -731,7 +816,20 @@ function primaryLost(ctx: PlanContext, p: PrimaryObservation) {
     };
     return;
   }
-  if (gone < input.failover.afterMs) {
+  const fence = fenceOf(ctx);
+  if (fence?.fence.enforced) {
+    // The Lease decides: the old primary stops itself once it cannot renew for the bound, so a
+    // promotion after that never overlaps it.
+    if (fence.quietMs < fence.fence.boundMs) {
+      const left = fence.fence.boundMs - fence.quietMs;
+      ctx.requeueAfterMs = Math.max(100, left);
+      ctx.progressing = {
+        reason: PlanReasons.PrimaryLost,
+        message: `primary ${p.name} is lost (${reason}) since ${since}; its Lease was last renewed ${Math.floor(fence.quietMs / 1000)}s ago: it fences itself, and a standby is promoted, in ${Math.ceil(left / 1000)}s unless it renews`,
+      };
+      return;
+    }
+  } else if (gone < input.failover.afterMs) {
     const left = input.failover.afterMs - gone;
     ctx.requeueAfterMs = Math.max(100, left);
     ctx.progressing = {
@@ -873,9 +971,10 @@ function quorumConfirmed(
 
 /**
  * What `status.primaryLastSeen` is to say: the primary as this process last saw it serving when
- * that differs materially from the record — another primary, timeline or synchronous span, or a
- * position more than the slack (maxLagBytes / 8) past the recorded one — else the record as it
- * is (no write). So the record is never more than the slack behind this process's last sight.
+ * that differs materially from the record — another primary, timeline or synchronous span, a
+ * position more than the slack (maxLagBytes / 8) past the recorded one, or any other position a
+ * minute after the record — else the record as it is (no write). So the record is never more
+ * than the slack behind this process's last sight.
  */
 export function primaryRecord(input: PlanInput, memory: PlanMemory): PrimaryLastSeen | undefined {
   const recorded = input.lastSeenRecord;
@@ -904,7 +1003,11 @@ export function primaryRecord(input: PlanInput, memory: PlanMemory): PrimaryLast
     a.syncNumber === b.syncNumber &&
     (a.syncStandbys ?? []).join(',') === (b.syncStandbys ?? []).join(',');
   const was = parseLsn(recorded.lsn);
-  const moved = seen.lsn < was || seen.lsn - was > slack;
+  const moved =
+    seen.lsn < was ||
+    seen.lsn - was > slack ||
+    // A write a minute at most while it moves at all: primaryLastSeenAt stays recent.
+    (seen.lsn !== was && ms(seen.at) - ms(recorded.at) >= PRIMARY_RECORD_REFRESH_MS);
   return !same(fresh, recorded) || moved ? fresh : recorded;
 }
 
@@ -952,11 +1055,24 @@ function decideFailover(
   const { input, memory } = ctx;
   const { seen, lag, risk } = assessed;
   const to = best.facts.name;
+  const fence = fenceOf(ctx);
+  // By this time the old primary had stopped accepting writes: its last renewal began before this
+  // process first saw the Lease's version, and it stops itself within the bound of it.
+  const fencedBy = fence?.fence.enforced
+    ? new Date(ms(fence.fence.quietSince) + fence.fence.boundMs).toISOString()
+    : undefined;
+  if (fence) ctx.lease = { holder: to, resourceVersion: fence.fence.resourceVersion };
+  // What it may have acknowledged after it was last seen and before it fenced itself: no
+  // position of it was read, so it is bounded in time, not in bytes (salvage saves it).
+  const unobserved =
+    fencedBy && seen && ms(fencedBy) > ms(seen.at)
+      ? `, plus what ${p.name} acknowledged between ${seen.at} and ${fencedBy}, when it had fenced itself (nothing after)`
+      : '';
   const riskWords =
     risk === 'None'
       ? `sync replication had confirmed every commit on ${seen!.syncNumber ?? 1} of ${seen!.syncStandbys.join(', ')}, and ${to} is the most advanced of enough of them: nothing committed is lost`
       : risk === 'Bounded'
-        ? `at most ${lag} bytes of WAL written by ${seen!.at} may be lost (the bound is ${input.failover.maxLagBytes})`
+        ? `at most ${lag} bytes of WAL written by ${seen!.at} may be lost (the bound is ${input.failover.maxLagBytes})${unobserved}`
         : `the old primary's last WAL position was never seen by this controller: what was lost is unknown`;
   const record: FailoverRecord = {
     phase: 'Promoting',
@@ -965,11 +1081,17 @@ function decideFailover(
     reason: loss.reason,
     startedAt: input.now,
     primaryLostAt: loss.since,
+    ...(fencedBy ? { primaryFencedBy: fencedBy } : {}),
     ...(seen ? { primaryLastLsn: formatLsn(seen.lsn), primaryLastSeenAt: seen.at } : {}),
     promotedLsn: formatLsn(best.lsn),
     ...(lag !== undefined ? { bytesPossiblyLost: Number(lag) } : {}),
     dataLossRisk: risk,
     maxLagBytes: Number(input.failover.maxLagBytes),
+    // What the old primary had that the new timeline lacks is kept when it returns.
+    salvage: {
+      phase: 'Pending',
+      message: `kept when ${p.name} returns, before it is rewound onto ${to}'s timeline`,
+    },
     message: `failover from ${p.name} (${loss.reason}) to ${to} at ${formatLsn(best.lsn)}: ${riskWords}`,
   };
   decide(ctx, {
@@ -1062,11 +1184,49 @@ function follow(
     return;
   }
   instruct(ctx, f, `standby ${primaryIp}`);
+  if (view) recordSalvage(ctx, f, view);
   if (view) {
     label(ctx, f, Roles.standby);
     if (view.conninfoHost !== primaryIp)
       ctx.actions.push({ type: 'repoint', pod: f.name, host: primaryIp });
   }
+}
+
+/**
+ * The old primary of the newest failover, back as a standby: what its agent kept before the
+ * rewind (its manifest, written after the failover began) goes into `status.failover.salvage`,
+ * once.
+ */
+function recordSalvage(ctx: PlanContext, f: InstanceFacts, view: ReachableView) {
+  const failover = ctx.decided?.failover ?? ctx.input.status.failover;
+  const kept = view.salvage;
+  if (!failover || failover.from !== f.name || !kept) return;
+  if (failover.salvage?.phase !== undefined && failover.salvage.phase !== 'Pending') return;
+  if (ms(kept.savedAt) < ms(failover.startedAt) - 1000) return;
+  decide(ctx, {
+    failover: {
+      ...failover,
+      salvage: {
+        phase: kept.phase,
+        ...(kept.from ? { from: kept.from } : {}),
+        ...(kept.to ? { to: kept.to } : {}),
+        ...(kept.bytes !== undefined ? { bytes: kept.bytes } : {}),
+        ...(kept.location ? { location: kept.location } : {}),
+        savedAt: kept.savedAt,
+        message: `${f.name}: ${kept.message}`,
+      },
+    },
+  });
+  ctx.events.push({
+    type: kept.phase === 'Failed' ? 'Warning' : 'Normal',
+    reason:
+      kept.phase === 'Saved'
+        ? 'Salvaged'
+        : kept.phase === 'Failed'
+          ? 'SalvageFailed'
+          : 'NothingToSalvage',
+    message: `${f.name}: ${kept.message}${kept.location ? ` (${kept.location})` : ''}`,
+  });
 }
 
 /**
@@ -1329,7 +1489,9 @@ function demote(ctx: PlanContext, p: PrimaryObservation, record: SwitchoverRecor
     };
     return;
   }
-  // Stopped, and the target has it all: promote.
+  // Stopped, and the target has it all: promote — the Lease first (the old primary stopped
+  // cleanly: nothing to wait for).
+  holdLease(ctx, record.to, true);
   ctx.switchover = {
     ...record,
     phase: 'Promoting',
@@ -1384,6 +1546,7 @@ function finish(ctx: PlanContext): Plan {
     health,
     ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}),
     ...(switchoverHandled ? { switchoverHandled } : {}),
+    ...(ctx.lease ? { lease: ctx.lease } : {}),
   };
 }
 
