@@ -1,0 +1,227 @@
+/**
+ * A PostgreSQL primary cut off by a network partition (the multi-node tier's `partitionNode`: its
+ * node loses the API server, the controller, the other nodes and the host — all but one test
+ * client) while two clients write numbered rows: one through the read-write Service (what
+ * applications use), one straight to the old primary's pod IP from the test client the partition
+ * lets through (a client on the primary's side). The controller runs under its chart's RBAC.
+ *
+ * Asserted (docs/design/fencing.md): the old primary stops acknowledging by itself before
+ * `status.failover.primaryFencedBy`; the new primary acknowledges its first write only after the
+ * old one's last — the split-brain window is 0; every acknowledged row that is missing was
+ * acknowledged by `primaryFencedBy`, and those acknowledged by `primaryLastSeenAt` lie within the
+ * published byte bound; healed, the old primary rejoins as a standby. BENCHMARKS.md has the
+ * distribution over repeated runs (libs/postgres-cluster/bench/partition.ts).
+ */
+import { type PostgresClusterSpec } from '@steward/postgres-cluster-api';
+import { KubeClient, Pods } from '@steward/kube';
+import { eventually, installCRDs, repoRoot } from '@steward/testing';
+import { startChartedController, type ChartedController } from '@steward/testing-charts';
+import {
+  acquireNodeTier,
+  localImages,
+  type MultiNodeTier,
+  type TestClient,
+} from '@steward/testing-node-tier';
+import { Socket } from 'node:net';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  Kind,
+  long,
+  lsnBytes,
+  postgresHelpers,
+  type FullPod,
+  type SuiteContext,
+} from './postgres.js';
+
+const app = 'postgres-cluster-controller';
+const chartDir = join(repoRoot(), 'charts', app);
+const name = 'cutoff';
+
+let tier: MultiNodeTier;
+let admin: KubeClient;
+let harness: ChartedController | undefined;
+let observer: TestClient;
+const ctx = {} as SuiteContext;
+const { read, readyWithLedger, settledOn, lostRows, secretOf } = postgresHelpers(ctx);
+
+beforeAll(async () => {
+  tier = await acquireNodeTier({ nodes: 3 });
+  for (const image of Object.values(await localImages('postgres-17')))
+    await tier.importImage(image);
+  await installCRDs(tier.kubeConfig, join(chartDir, 'crds'));
+  admin = new KubeClient(tier.kubeConfig, { fieldManager: 'e2e-admin' });
+  Object.assign(ctx, { admin, ns: await tier.createNamespace('pgc-partition') });
+  harness = await startChartedController(tier, {
+    app,
+    kind: Kind,
+    releaseName: 'pgc-partition-e2e',
+    releaseNamespace: await tier.createNamespace('pgc-partition-sys'),
+    watchNamespace: ctx.ns,
+  });
+  observer = await tier.testClient('pg-partition-observer');
+}, 600_000);
+
+afterAll(async () => {
+  if (admin) {
+    await admin.delete(Kind, name, ctx.ns).catch(() => undefined);
+    await harness?.cleanUp(admin);
+    await admin.close();
+  }
+  await tier?.release();
+}, 180_000);
+
+const spec: PostgresClusterSpec = {
+  version: '17',
+  replicas: 3,
+  resources: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '256Mi' } },
+  storage: { size: '1Gi' },
+  failover: { after: '5s' },
+  deletionPolicy: 'Delete',
+};
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A client on the old primary's side: commits numbered rows (from `first` up) straight to `host`
+ * from the test client's own address, reconnecting after each failure. `acked`: the rows whose
+ * COMMIT it saw succeed, and when.
+ */
+function directWriter(
+  login: { host: string; user: string; password: string; database: string },
+  first: number,
+) {
+  const acked: { n: number; at: number }[] = [];
+  let stopped = false;
+  const done = (async () => {
+    let n = first;
+    while (!stopped) {
+      const client = new pg.Client({
+        ...login,
+        port: 5432,
+        connectionTimeoutMillis: 1000,
+        query_timeout: 2000,
+        // Bound to the test client's address: the partition lets exactly that through.
+        stream: () => {
+          const socket = new Socket();
+          const connect = socket.connect.bind(socket) as (o: object) => Socket;
+          (socket as unknown as { connect: (port: number, host: string) => Socket }).connect = (
+            port: number,
+            host: string,
+          ) => connect({ port, host, localAddress: observer.address });
+          return socket;
+        },
+      });
+      client.on('error', () => undefined);
+      try {
+        await client.connect();
+        while (!stopped) {
+          const next = ++n;
+          await client.query('INSERT INTO ledger (n) VALUES ($1)', [next]);
+          acked.push({ n: next, at: Date.now() });
+        }
+      } catch {
+        await sleep(100);
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+    }
+  })();
+  return {
+    acked,
+    async stop() {
+      stopped = true;
+      await done;
+    },
+  };
+}
+
+describe('PostgresCluster: a primary cut off by a partition fences itself', () => {
+  it('stops acknowledging before primaryFencedBy, no overlap with the new primary, losses within the published bound; healed, it rejoins as a standby', async ({
+    annotate,
+  }) => {
+    const { writer } = await readyWithLedger(name, spec);
+    const before = await read(name);
+    const from = before.status!.primary!;
+    expect(before.status?.fencing).toMatchObject({ mode: 'Lease', boundSeconds: 5 });
+    const oldPod = await admin.get<FullPod & { spec?: { nodeName?: string } }>(Pods, from, ctx.ns);
+    const node = oldPod.spec!.nodeName!;
+    const app = await secretOf(`${name}-app`);
+    const direct = directWriter(
+      {
+        host: oldPod.status!.podIP!,
+        user: app['username']!,
+        password: app['password']!,
+        database: app['database']!,
+      },
+      1_000_000_000,
+    );
+    await eventually(() => direct.acked.length >= 50, {
+      description: 'the direct writer committing on the old primary',
+      timeoutMs: 30_000,
+    });
+    const count = before.status?.failoverCount ?? 0;
+    const serviceBefore = writer.acked.length;
+    const cutAt = Date.now();
+    await tier.partitionNode(node, { allow: [observer] });
+    try {
+      const after = await eventually(
+        async () => {
+          const obj = await read(name);
+          return (obj.status?.failoverCount ?? 0) > count &&
+            obj.status?.failover?.phase === 'Completed'
+            ? obj
+            : undefined;
+        },
+        { description: `${name}: failed over off the partitioned ${node}`, ...long },
+      );
+      const failover = after.status!.failover!;
+      expect(failover.from).toBe(from);
+      const to = after.status!.primary!;
+      expect(to).not.toBe(from);
+      const resumed = writer.acked.length;
+      await eventually(() => writer.acked.length >= resumed + 100, {
+        description: 'commits resume on the new primary through the Service',
+        timeoutMs: 60_000,
+      });
+      // The old primary's side: its last acknowledgement, before the fence.
+      await sleep(2_000);
+      const oldLast = direct.acked.at(-1)!.at;
+      const fencedBy = Date.parse(failover.primaryFencedBy!);
+      expect(oldLast).toBeLessThanOrEqual(fencedBy);
+      // The new primary's first acknowledgement through the Service after the cut.
+      const firstNew = writer.acked.slice(serviceBefore).find((r) => r.at > cutAt + 1_000)?.at;
+      const overlapMs = firstNew === undefined ? 0 : Math.max(0, oldLast - firstNew);
+      expect(overlapMs).toBe(0);
+      await direct.stop();
+
+      await tier.healNode(node);
+      await settledOn(name, to, failover.newTimeline!);
+      const back = await read(name);
+      expect(back.status!.instances!.find((i) => i.name === from)?.role).toBe('standby');
+      await writer.stop();
+
+      const lost = await lostRows(name, [...writer.acked, ...direct.acked]);
+      // Nothing acknowledged after the fence can be lost: nothing was acknowledged after it.
+      for (const row of lost) expect(row.at).toBeLessThanOrEqual(fencedBy);
+      // What was acknowledged by the time the controller last saw the old primary is within the
+      // byte bound (the Service writer's rows carry their WAL position).
+      const seenAt = Date.parse(failover.primaryLastSeenAt!);
+      const promotedAt = lsnBytes(failover.promotedLsn!);
+      const early = writer.acked.filter((r) => r.at <= seenAt && lost.some((l) => l.n === r.n));
+      for (const row of early)
+        expect(lsnBytes(row.lsn) - promotedAt).toBeLessThanOrEqual(
+          BigInt(failover.bytesPossiblyLost ?? 0) + 8192n,
+        );
+      expect(failover.dataLossRisk).toBe('Bounded');
+      const oldAfterCut = direct.acked.filter((r) => r.at > cutAt);
+      await annotate(
+        `partition of ${node}: old primary's last ack ${oldLast - cutAt} ms after the cut (fenced by ${fencedBy - cutAt} ms), new primary's first ${firstNew === undefined ? '?' : firstNew - cutAt} ms: overlap ${overlapMs} ms; ${oldAfterCut.length} rows acked on the old side after the cut, ${lost.length} lost in all (published ${failover.dataLossRisk}, ${failover.bytesPossiblyLost ?? 0} B + the window to primaryFencedBy)`,
+      );
+    } finally {
+      await tier.healNode(node).catch(() => undefined);
+      await direct.stop();
+    }
+  }, 900_000);
+});
