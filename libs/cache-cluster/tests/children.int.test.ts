@@ -346,11 +346,18 @@ describe('rendered children running on the node tier, for every engine image', (
     ((await client.call('CONFIG', 'GET', key)) as string[])[1];
 
   it.each(engines)(
-    '%s: a Replicated, persistent cluster starts from the rendered config, answers only to the password, and boots fenced',
+    '%s: a Replicated, persistent, fenced cluster starts from the rendered config, answers only to the password, and boots fenced',
     async (image, engine, version, serverVersion) => {
       const cluster = cacheCluster(
         `rep-${engine}-${version.replace('.', '')}`,
-        { engine, version, mode: 'Replicated', replicas: 2, persistence: { enabled: true } },
+        {
+          engine,
+          version,
+          mode: 'Replicated',
+          replicas: 2,
+          persistence: { enabled: true },
+          fencing: { minReplicas: 1, maxLag: '3s' },
+        },
         ns,
       );
       await applyAll({
@@ -385,6 +392,9 @@ describe('rendered children running on the node tier, for every engine image', (
         expect(await configGet(client, 'dir')).toBe('/data');
         expect(await configGet(client, 'enable-debug-command')).toBe('no');
         expect(await configGet(client, 'shutdown-on-sigterm')).toBe('default');
+        // spec.fencing
+        expect(await configGet(client, 'min-replicas-to-write')).toBe('1');
+        expect(await configGet(client, 'min-replicas-max-lag')).toBe('3');
       }
     },
     300_000,
