@@ -125,6 +125,21 @@ describe('status.primaryLastSeen: written when it changes materially', () => {
     expect(moved(6001n)).toEqual({ ...recorded, lsn: '0/1771', at: at(5) });
   });
 
+  it('rewrites it a minute after the record while the primary moves at all, not while it stands still', () => {
+    const recorded = planInstances(base()).health.primaryLastSeen!;
+    const later = (lsn: bigint, seconds: number) =>
+      planInstances(
+        base({
+          now: at(seconds),
+          lastSeenRecord: recorded,
+          instances: [primary(primaryView(lsn)), standby(1, lsn), standby(2, lsn)],
+        }),
+      ).health.primaryLastSeen;
+    expect(later(5010n, 59)).toBe(recorded);
+    expect(later(5010n, 60)).toMatchObject({ lsn: '0/1392', at: at(60) });
+    expect(later(5000n, 600)).toBe(recorded);
+  });
+
   it('rewrites it at once when the primary, its timeline or its synchronous span changes', () => {
     const recorded = planInstances(base()).health.primaryLastSeen!;
     const next = (view: InstanceView, over: Partial<PlanInput> = {}) =>

@@ -601,6 +601,11 @@ const commands = [
   ...standard,
   onServer('its agent acts', (w, s) => w.agent(s)),
   onServer('its container dies', (w, s) => w.kill(s)),
+  // The failover a restarted controller decides from status.primaryLastSeen alone.
+  onServer('the controller restarts (memory lost) and its container dies', (w, s) => {
+    w.memory = undefined;
+    w.kill(s);
+  }),
   onServer('its container restarts', (_, s) => void (s.container = true)),
   onServer('its pod is replaced (annotations and labels lost)', (w, s) => {
     w.kill(s);
