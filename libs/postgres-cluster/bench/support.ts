@@ -35,15 +35,15 @@ export async function appLogin(
 export type Login = Awaited<ReturnType<typeof appLogin>>;
 
 /**
- * A client committing a numbered row into `ledger` every 20 ms, reconnecting on errors; `acked`
- * holds (n, when) of each acknowledged one.
+ * A client committing a numbered row (from `first` + 1 up) into `ledger` every 20 ms, reconnecting
+ * on errors; `acked` holds (n, when) of each acknowledged one.
  */
-export function startWriter(login: Login) {
+export function startWriter(login: Login & { stream?: pg.ClientConfig['stream'] }, first = 0) {
   const acked: { n: number; at: number }[] = [];
   let stopped = false;
   const done = (async () => {
     let client: pg.Client | undefined;
-    let n = 0;
+    let n = first;
     while (!stopped) {
       try {
         if (!client) {
