@@ -512,6 +512,27 @@ describe.each(majors)('pgAdmin on real PostgreSQL %i pods', (major) => {
     } finally {
       await replication.end();
     }
+    // A pg_hba.conf rewritten after the server loaded it (as the kubelet rewrites a ConfigMap's):
+    // reloaded once, then not again.
+    await eventually(async () => !(await admin.reloadChangedHba(target)), {
+      description: `${primary}: its pg_hba.conf loaded`,
+      timeoutMs: 10_000,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    // (COPY opens its file before its query runs: the lines are read into a table first.)
+    await withDataClient(target, async (client) => {
+      await client.query(
+        `CREATE TEMP TABLE hba AS SELECT line, n
+           FROM unnest(string_to_array(rtrim(pg_read_file('/tmp/pg_hba.conf'), E'\\n'), E'\\n'))
+             WITH ORDINALITY AS l(line, n)`,
+      );
+      await client.query(`COPY (SELECT line FROM hba ORDER BY n) TO '/tmp/pg_hba.conf'`);
+    });
+    expect(await admin.reloadChangedHba(target)).toBe(true);
+    await eventually(async () => !(await admin.reloadChangedHba(target)), {
+      description: `${primary}: reloaded once`,
+      timeoutMs: 10_000,
+    });
     // A changed password is set again, not a new role.
     const newPassword = `rep-${randomBytes(9).toString('hex')}`;
     passwords.push(newPassword);
