@@ -12,6 +12,9 @@
  * - `ANY 2` of three standbys (replicas 4, durability required), one of them frozen: the primary
  *   SIGKILLed → the most advanced of the two that answer is promoted with `dataLossRisk: None`,
  *   and no acknowledged row is missing.
+ * - Durability `preferred`: the one standby killed, the controller lowers the setting so commits
+ *   go on (Warning Event, `status.synchronous.effective` 0), and raises it once the standby
+ *   streams again.
  * - `ANY 2` of two standbys: the application role weakens its synchronous_commit defaults (its
  *   role's, its database's) and the controller resets them (`SynchronousCommitRestored`; a
  *   session's own `SET` still works: PostgreSQL allows it). Then the primary frozen (every process
@@ -252,6 +255,62 @@ describe('bounds that survive restarts, and synchronous quorums', () => {
       if (!thawed) await tier.containerTask(victimContainer, 'resume').catch(() => undefined);
     }
     await remove('quorum');
+  }, 420_000);
+
+  it('durability preferred: its one standby killed, the controller lowers synchronous_standby_names so writes go on, says so (Event, status.synchronous), and raises it again once the standby streams', async ({
+    annotate,
+  }) => {
+    const { before, writer } = await readyWithLedger(
+      'preferred',
+      spec({
+        replicas: 2,
+        replication: { mode: 'sync', sync: { number: 1, durability: 'preferred' } },
+      }),
+    );
+    const old = before.status!.primary!;
+    const standby = before.status!.instances!.find((i) => i.name !== old)!.name;
+    expect(before.status?.synchronous).toMatchObject({ effective: 1, connected: 1 });
+    const killedAt = Date.now();
+    const ackedBefore = writer.acked.length;
+    await tier.containerTask(await containerOf(standby), 'kill');
+    const lowered = await eventually(
+      async () => {
+        const obj = await read('preferred');
+        return obj.status?.synchronous?.effective === 0 ? obj : undefined;
+      },
+      { description: 'preferred: synchronous_standby_names lowered', timeoutMs: 60_000 },
+    );
+    expect(lowered.status?.synchronous?.message).toMatch(/acknowledged by the primary alone/);
+    await eventNamed('preferred', 'SynchronousStandbysLowered', /no standby streams/);
+    await eventually(() => writer.acked.length >= ackedBefore + 100, {
+      description: 'preferred: commits go on without the standby',
+      timeoutMs: 60_000,
+    });
+    // The longest pause between two acknowledgements since the kill: commits waited for the
+    // standby until the controller lowered the setting.
+    const since = writer.acked.filter((a) => a.at >= killedAt);
+    const pauseMs = Math.max(0, ...since.slice(1).map((a, i) => a.at - since[i]!.at));
+    // The standby's container restarts; once it streams, the number goes back up.
+    const raised = await eventually(
+      async () => {
+        const obj = await read('preferred');
+        return obj.status?.synchronous?.effective === 1 ? obj : undefined;
+      },
+      { description: 'preferred: synchronous_standby_names raised again', ...long },
+    );
+    expect(raised.status?.synchronous?.connected).toBe(1);
+    await eventNamed('preferred', 'SynchronousStandbysRestored', /stream again/);
+    const [setting] = await query<{ value: string }>(
+      await superuserAt('preferred', old),
+      "SELECT current_setting('synchronous_standby_names') AS value",
+    );
+    expect(setting!.value).toBe(`ANY 1 ("${standby}")`);
+    await writer.stop();
+    expect(await lostRows('preferred', writer.acked)).toEqual([]);
+    await annotate(
+      `longest pause between acknowledgements after the standby was killed: ${pauseMs} ms (commits waited until the controller lowered the setting)`,
+    );
+    await remove('preferred');
   }, 420_000);
 
   it('ANY 2 of two standbys: the primary frozen until it is failed over, then thawed → no acknowledged row missing, the old primary a standby again', async ({
