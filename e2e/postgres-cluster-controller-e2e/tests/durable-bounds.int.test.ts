@@ -203,10 +203,20 @@ describe('bounds that survive restarts, and synchronous quorums', () => {
       'quorum',
       spec({ replicas: 4, replication: { mode: 'sync', sync: { number: 2 } } }),
     );
-    expect(before.status?.synchronous).toMatchObject({
+    // Ready reads the standbys' own WAL receivers; the primary's walsenders may still say catchup.
+    const synced = await eventually(
+      async () => {
+        const obj = await read('quorum');
+        return obj.status?.synchronous?.connected === 3 ? obj : undefined;
+      },
+      {
+        description: 'quorum: three standbys streaming as the primary sees them',
+        timeoutMs: 60_000,
+      },
+    );
+    expect(synced.status?.synchronous).toMatchObject({
       number: 2,
       durability: 'required',
-      connected: 3,
       effective: 2,
     });
     const old = before.status!.primary!;
