@@ -262,6 +262,10 @@ describe('CacheCluster with spec.fencing, the primary’s node partitioned', () 
       expect(lostCovered).toBeLessThanOrEqual(failover.bytesPossiblyLost!);
       expect(lost.filter((a) => a.at > fencedBy)).toEqual([]);
       const writableMs = firstNew - cutAt;
+      const bound = after.status!.fencing!.boundSeconds!;
+      console.log(
+        `${name}: cut ${node} (${from}); writable again through -rw after ${writableMs} ms (bound ${bound} s + 3 s = ${(bound + 3) * 1000} ms); failover decided ${Date.parse(failover.startedAt) - cutAt} ms, fenced by ${fencedBy - cutAt} ms; old primary's last ack ${lastOld - cutAt} ms; split-brain window ${splitBrainMs} ms; lost ${lost.length} writes (${bytes(lost)} B; ${lostCovered} B ≤ bytesPossiblyLost ${failover.bytesPossiblyLost} B)`,
+      );
 
       // Healed: the old primary's dataset saved before it resyncs, where status says.
       await tier.healNode(node);
@@ -292,7 +296,6 @@ describe('CacheCluster with spec.fencing, the primary’s node partitioned', () 
         ]);
         expect(found.stdout.trim(), `${file} in ${from}'s emptyDir on ${node}`).not.toBe('');
       }
-      const bound = after.status!.fencing!.boundSeconds!;
       const message = `run ${run}: cut ${node} (${from}); writable again through -rw after ${writableMs} ms (bound ${bound} s + 3 s = ${(bound + 3) * 1000} ms); failover decided ${Date.parse(failover.startedAt) - cutAt} ms, fenced by ${fencedBy - cutAt} ms; old primary's last ack ${lastOld - cutAt} ms; split-brain window ${splitBrainMs} ms; ${straight.refusals.length} refusals to the direct client; lost ${lost.length} writes (${bytes(lost)} B; ${lostCovered} B ≤ bytesPossiblyLost ${failover.bytesPossiblyLost} B, the rest acknowledged before primaryFencedBy); salvage ${salvage.phase} ${salvage.bytes ?? 0} B at ${salvage.location ?? '-'}`;
       console.log(`${name}: ${message}`);
       await annotate(message);

@@ -395,6 +395,8 @@ describe('rendered children running on the node tier, for every engine image', (
         // spec.fencing
         expect(await configGet(client, 'min-replicas-to-write')).toBe('1');
         expect(await configGet(client, 'min-replicas-max-lag')).toBe('3');
+        // salvage: the controller may set dbfilename
+        expect(await configGet(client, 'enable-protected-configs')).toBe('yes');
       }
     },
     300_000,

@@ -26,6 +26,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheClusterController, type Pod } from '../src/index.js';
+import { kubeletRoots } from './kubelet-roots.js';
 
 const Kind = CacheCluster.resourceType;
 const execFileAsync = promisify(execFile);
@@ -230,7 +231,7 @@ describe('a hung primary (its container frozen)', () => {
       // No persistence: the emptyDir of the pod, on this host under the kubelet's root.
       const file = /\/data\/(salvage-[0-9TZ]+\.rdb)/.exec(salvage.location!)![1]!;
       const found = await execFileAsync('find', [
-        tier.layout.dataDir,
+        ...kubeletRoots(),
         '-path',
         `*${c.uid}*`,
         '-name',

@@ -6,6 +6,7 @@
  * over the tier's bridge); replicas reach their primary at its pod IP too.
  */
 import { execFileSync } from 'node:child_process';
+import { kubeletRoots } from './kubelet-roots.js';
 import { randomBytes } from 'node:crypto';
 import { eventually, freePort, observations } from '@steward/testing';
 import { barePodsOnNodeTier, restrictedPod } from '@steward/testing-node-tier';
@@ -59,6 +60,8 @@ function serverPod(name: string, { image, binary }: Server) {
         ...['--bind', '0.0.0.0', '--protected-mode', 'no', '--port', String(port)],
         ...['--dir', '/data', '--save', '', '--appendonly', 'no'],
         ...['--requirepass', password, '--masterauth', password],
+        // as the controller renders it for Replicated pods (salvage sets dbfilename)
+        ...['--enable-protected-configs', 'yes'],
       ],
       ports: [{ containerPort: port }],
       readinessProbe: { tcpSocket: { port }, periodSeconds: 1 },
@@ -470,7 +473,7 @@ describe.each([
     // The file, in the pod's emptyDir on this host (the kubelet's root is under the tier's data).
     const pod = await pods.core.readNamespacedPod({ name: primary, namespace: pods.namespace });
     const found = execFileSync('find', [
-      pods.tier.layout.dataDir,
+      ...kubeletRoots(),
       '-path',
       `*${pod.metadata!.uid!}*`,
       '-name',

@@ -63,6 +63,7 @@ describe('renderConfig', () => {
       'repl-diskless-sync',
       'replicaof',
       'min-replicas-to-write',
+      'enable-protected-configs',
       'min-replicas-max-lag',
       'shutdown-on-sigterm',
       'shutdown-timeout',
@@ -106,6 +107,13 @@ describe('renderConfig', () => {
     ).toEqual(expect.arrayContaining(['min-replicas-to-write 1', 'min-replicas-max-lag 2']));
     for (const spec of [{ mode: 'Replicated' as const, replicas: 3 }, { fencing: {} }])
       expect(renderConfig(input(spec))).not.toMatch(/^min-replicas/m);
+  });
+
+  it('lets the controller set dbfilename (salvage) in Replicated mode only: enable-protected-configs yes', () => {
+    expect(directives(renderConfig(input({ mode: 'Replicated', replicas: 2 })))).toContain(
+      'enable-protected-configs yes',
+    );
+    expect(renderConfig(input({ mode: 'Standalone' }))).not.toMatch(/^enable-protected-configs/m);
   });
 
   it('does not fence a Standalone server: it is the primary from its first start', () => {

@@ -91,6 +91,11 @@ export function renderConfig(input: RenderInput): string {
           '# role (REPLICAOF). A primary that restarts therefore never comes back as a second',
           '# primary, and never wipes the replicas with an empty dataset.',
           'replicaof 127.0.0.1 1',
+          "# The controller saves a returning old primary's dataset as an RDB of its own name",
+          '# before it resyncs it (CONFIG SET dbfilename, a protected config): allowed over the',
+          '# network, behind the password; the root filesystem is read-only and the server runs',
+          '# unprivileged, so only /data and /tmp of this pod are writable.',
+          'enable-protected-configs yes',
         ]
       : []),
     ...(fence
