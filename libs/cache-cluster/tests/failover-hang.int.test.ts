@@ -21,6 +21,7 @@ import { eventually, installCRDs, repoRoot } from '@steward/testing';
 import { acquireNodeTier, localImages, type NodeTier } from '@steward/testing-node-tier';
 import { Redis } from 'ioredis';
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
@@ -145,12 +146,38 @@ async function cluster(name: string, spec: Partial<CacheCluster['spec']>) {
   };
 }
 
-/** Freezes the container for `ms`; answers when it was frozen and thawed (this host's clock). */
+/** `ctr` against the tier's containerd, as root. */
+async function ctr(...args: string[]) {
+  const state = JSON.parse(await readFile(join(tier.layout.runDir, 'state.json'), 'utf8')) as {
+    containerdSocket: string;
+  };
+  await execFileAsync(tier.binaries.ctr, [
+    ...['--address', state.containerdSocket, '--namespace', 'k8s.io'],
+    ...args,
+  ]);
+}
+
+/**
+ * Hangs the server for `ms`: its container frozen (every process), or — when runc's cgroup v1
+ * freeze gives up on a loaded machine ("unable to freeze") — its server process stopped with
+ * SIGSTOP (the container's init: the start script execs the server), then continued. Either way
+ * it accepts TCP connections and answers nothing. Answers when it hung and came back.
+ */
 async function freeze(containerId: string, ms: number) {
-  await tier.containerTask(containerId, 'pause');
+  const id = containerId.replace(/^containerd:\/\//, '');
+  let how: 'pause' | 'SIGSTOP' = 'pause';
+  try {
+    await tier.containerTask(containerId, 'pause');
+  } catch (error) {
+    if (!/unable to freeze/.test(String(error))) throw error;
+    how = 'SIGSTOP';
+    await ctr('tasks', 'kill', '--signal', 'SIGSTOP', id);
+  }
   const frozenAt = Date.now();
   await sleep(ms);
-  await tier.containerTask(containerId, 'resume');
+  if (how === 'pause') await tier.containerTask(containerId, 'resume');
+  else await ctr('tasks', 'kill', '--signal', 'SIGCONT', id);
+  console.log(`hung by ${how} for ${ms} ms`);
   return { frozenAt, thawedAt: Date.now() };
 }
 
