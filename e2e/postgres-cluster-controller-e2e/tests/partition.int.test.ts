@@ -31,6 +31,7 @@ import {
   long,
   lsnBytes,
   postgresHelpers,
+  query,
   type FullPod,
   type SuiteContext,
 } from './postgres.js';
@@ -44,7 +45,7 @@ let admin: KubeClient;
 let harness: ChartedController | undefined;
 let observer: TestClient;
 const ctx = {} as SuiteContext;
-const { read, readyWithLedger, settledOn, lostRows, secretOf } = postgresHelpers(ctx);
+const { read, readyWithLedger, settledOn, lostRows, secretOf, superuserAt } = postgresHelpers(ctx);
 
 beforeAll(async () => {
   tier = await acquireNodeTier({ nodes: 3 });
@@ -201,6 +202,23 @@ describe('PostgresCluster: a primary cut off by a partition fences itself', () =
       const back = await read(name);
       expect(back.status!.instances!.find((i) => i.name === from)?.role).toBe('standby');
       await writer.stop();
+      // What it wrote beyond the new primary's history was kept before its rewind, where status says.
+      const salvage = await eventually(
+        async () => {
+          const s = (await read(name)).status?.failover?.salvage;
+          return s && s.phase !== 'Pending' ? s : undefined;
+        },
+        { description: `${name}: the old primary's salvage recorded`, timeoutMs: 60_000 },
+      );
+      expect(salvage).toMatchObject({ phase: 'Saved' });
+      expect(salvage.bytes).toBeGreaterThan(0);
+      const kept = await query<{ name: string }>(
+        await superuserAt(name, from),
+        'SELECT name FROM pg_ls_dir($1) AS name ORDER BY name',
+        [salvage.location],
+      );
+      expect(kept.map((f) => f.name)).toContain('manifest.json');
+      expect(kept.some((f) => /^[0-9A-F]{24}$/.test(f.name))).toBe(true);
 
       const lost = await lostRows(name, [...writer.acked, ...direct.acked]);
       // Nothing acknowledged after the fence can be lost: nothing was acknowledged after it.
@@ -217,7 +235,7 @@ describe('PostgresCluster: a primary cut off by a partition fences itself', () =
       expect(failover.dataLossRisk).toBe('Bounded');
       const oldAfterCut = direct.acked.filter((r) => r.at > cutAt);
       await annotate(
-        `partition of ${node}: old primary's last ack ${oldLast - cutAt} ms after the cut (fenced by ${fencedBy - cutAt} ms), new primary's first ${firstNew === undefined ? '?' : firstNew - cutAt} ms: overlap ${overlapMs} ms; ${oldAfterCut.length} rows acked on the old side after the cut, ${lost.length} lost in all (published ${failover.dataLossRisk}, ${failover.bytesPossiblyLost ?? 0} B + the window to primaryFencedBy)`,
+        `salvage: ${salvage.phase} ${salvage.bytes} B at ${salvage.location}; partition of ${node}: old primary's last ack ${oldLast - cutAt} ms after the cut (fenced by ${fencedBy - cutAt} ms), new primary's first ${firstNew === undefined ? '?' : firstNew - cutAt} ms: overlap ${overlapMs} ms; ${oldAfterCut.length} rows acked on the old side after the cut, ${lost.length} lost in all (published ${failover.dataLossRisk}, ${failover.bytesPossiblyLost ?? 0} B + the window to primaryFencedBy)`,
       );
     } finally {
       await tier.healNode(node).catch(() => undefined);

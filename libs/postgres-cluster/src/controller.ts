@@ -36,7 +36,7 @@ import { indexByCluster, ByCluster, isOpenRequest, requestedDue } from './backup
 import { Backups, type BackupRequest, type JobObject } from './backup/reconcile.js';
 import { s3BackupStore, type BackupStore, type Credentials } from './backup/store.js';
 import { pgAdmin, type PgAdmin } from './pg/index.js';
-import { type LeaseObject } from './fence/lease.js';
+import { type LeaseObject, type LeaseSight } from './fence/lease.js';
 import { type Pod } from './pods.js';
 import { type PlanMemory } from './plan/plan.js';
 import { resolvePostgres, type Resolution } from './resolve.js';
@@ -111,6 +111,24 @@ export function postgresClusterController(
   // The fence's Leases: cached, not watched — a renewal every second must wake nothing; each
   // reconcile reads its cluster's, and the plan counts how long its version has stood.
   const leases = manager.informers.informerFor<LeaseObject>(Leases, wired.wiring.childSelection);
+  // When this process first saw each version of each Lease, as its watch delivered it — not at
+  // the next reconcile, which may come a poll later: the fence's clock starts at the sight.
+  const sightings = new Map<string, LeaseSight>();
+  const clock = options.now ?? (() => new Date());
+  const sight = (lease: LeaseObject) => {
+    const key = `${lease.metadata.namespace}/${lease.metadata.name}`;
+    const resourceVersion = lease.metadata.resourceVersion ?? '';
+    if (sightings.get(key)?.resourceVersion !== resourceVersion)
+      sightings.set(key, { resourceVersion, since: clock().toISOString() });
+  };
+  leases.addEventHandler({
+    onAdd: sight,
+    onUpdate: (_, lease) => sight(lease),
+    onDelete: (lease) => {
+      const obj = 'obj' in lease ? lease.obj : lease;
+      sightings.delete(`${obj.metadata.namespace}/${obj.metadata.name}`);
+    },
+  });
   const requests = manager.informers.informerFor<PostgresBackup>(
     PostgresBackup.resourceType,
     selection,
@@ -123,6 +141,7 @@ export function postgresClusterController(
     pg,
     jobs: () => jobs.store.list(),
     lease: (namespace, name) => leases.store.get(`${namespace}/${name}`),
+    leaseSeen: (namespace, name) => sightings.get(`${namespace}/${name}`),
     requests: (namespace, name) =>
       requests.store
         .byIndex(ByCluster, `${namespace}/${name}`)
@@ -145,6 +164,8 @@ interface ReconcilerDeps extends WorkloadReconcilerDeps<Pod, PostgresClusterCont
   jobs: () => JobObject[];
   /** The fence's Lease of a cluster (`<name>-primary`), from the cache. */
   lease: (namespace: string, name: string) => LeaseObject | undefined;
+  /** When this process's watch first delivered the Lease's current version. */
+  leaseSeen: (namespace: string, name: string) => LeaseSight | undefined;
   /** The open PostgresBackups of a cluster, oldest first. */
   requests: (namespace: string, cluster: string) => BackupRequest[];
 }
@@ -182,6 +203,7 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
     claims: deps.claims,
     nodeCordoned: deps.nodeCordoned,
     lease: deps.lease,
+    leaseSeen: deps.leaseSeen,
     now,
     emit,
   };

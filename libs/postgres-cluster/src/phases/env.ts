@@ -3,7 +3,7 @@ import { type ObjectReconcileContext } from '@steward/controller';
 import { type KubeClient } from '@steward/kube';
 import { type ClaimObject, type VolumeGrowth, type WorkloadChildren } from '@steward/workload';
 import { type Backups } from '../backup/reconcile.js';
-import { type LeaseObject } from '../fence/lease.js';
+import { type LeaseObject, type LeaseSight } from '../fence/lease.js';
 import { type PgAdmin } from '../pg/index.js';
 import { type Pod } from '../pods.js';
 import { type Upgrades } from '../upgrade/upgrade.js';
@@ -43,6 +43,8 @@ export interface PhaseEnv {
   nodeCordoned: (nodeName: string) => boolean;
   /** The fence's Lease of a cluster (namespace, Lease name), from the cache. */
   lease: (namespace: string, name: string) => LeaseObject | undefined;
+  /** When the watch first delivered that Lease's current version (absent: not seen by it). */
+  leaseSeen?: (namespace: string, name: string) => LeaseSight | undefined;
   /** The reconcile's clock: every phase reads time from here. */
   now: () => Date;
   emit: (obj: Cluster, type: 'Normal' | 'Warning', reason: string, message: string) => void;

@@ -209,7 +209,11 @@ export async function instancesPhase(
     (pod) => pod.metadata.name === (cluster.status?.primary ?? facts[0]?.name),
   );
   const bound = fenceBoundSeconds(cluster);
-  const fence = fenceInput(lease, earlier.lease, bound, now, podFences(primaryPod));
+  // The watch's sight of the version, else this process's memory (a reconcile's sight).
+  const seen = env.leaseSeen?.(cluster.metadata.namespace!, names.lease);
+  const sighting =
+    seen && seen.resourceVersion === (lease?.metadata.resourceVersion ?? '') ? seen : earlier.lease;
+  const fence = fenceInput(lease, sighting, bound, now, podFences(primaryPod));
   const plan = planInstances({
     ...planInputOf(
       cluster,

@@ -822,7 +822,10 @@ function primaryLost(ctx: PlanContext, p: PrimaryObservation) {
     // promotion after that never overlaps it.
     if (fence.quietMs < fence.fence.boundMs) {
       const left = fence.fence.boundMs - fence.quietMs;
-      ctx.requeueAfterMs = Math.max(100, left);
+      // The next look decides after its observations, which take as long as this one's (an
+      // unreachable primary's timeout): started that much earlier, it decides on time.
+      const observing = Math.max(0, ms(input.now) - ms(ctx.observedAt));
+      ctx.requeueAfterMs = Math.max(100, left - observing);
       ctx.progressing = {
         reason: PlanReasons.PrimaryLost,
         message: `primary ${p.name} is lost (${reason}) since ${since}; its Lease was last renewed ${Math.floor(fence.quietMs / 1000)}s ago: it fences itself, and a standby is promoted, in ${Math.ceil(left / 1000)}s unless it renews`,
