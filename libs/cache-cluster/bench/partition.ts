@@ -339,6 +339,11 @@ console.log(
   `\nlost acknowledged writes (after primaryLastSeenAt; after primaryFencedBy): ${results.map((x) => `${x.lost} (${x.lostAfterSeen}; ${x.lostBeyond})`).join(', ')}; published: ${results.map((x) => x.risk).join(', ')}; salvage: ${results.map((x) => x.salvage).join(', ')}; refusals to the direct client: ${results.map((x) => x.refusals).join(', ')}`,
 );
 
+// Every CacheCluster gone before the controller stops: a finalizer left behind holds the namespace.
+await eventually(async () => (await admin.list(Kind, { namespace: ns })).items.length === 0, {
+  description: 'every CacheCluster of the bench deleted',
+  timeoutMs: 120_000,
+});
 await manager.stop();
 await admin.close();
 await tier.release();
