@@ -186,7 +186,8 @@ async function run(r: number) {
   // Hang the primary's node.
   const hangBefore = await read(name);
   const hung = await podOf(name, hangBefore.status!.primary!);
-  const writer = startWriter(login);
+  // Numbered above the partition's writers' rows (the ledger keeps them).
+  const writer = startWriter(login, 2_000_000_000);
   await new Promise((res) => setTimeout(res, 2000));
   const stop = performance.now();
   await tier.stopNode(hung.node);

@@ -166,6 +166,18 @@ describe('planInstances with a fence', () => {
       }),
     );
     expect(held.lease).toBeUndefined();
+    // Looked at again when the Lease, renewed 2 s ago, would run out (10 s bound): 8 s on.
+    const renewed = planInstances(
+      input({
+        now: at(2),
+        instances: [
+          instance(0, { instruction: 'primary', roleLabel: 'primary', view: view(false, 5000n) }),
+          standby(1, 5000n),
+          standby(2, 5000n),
+        ],
+      }),
+    );
+    expect(renewed.requeueAfterMs).toBe(8_100);
   });
 
   it('a switchover takes the Lease at once when the old primary has stopped cleanly', () => {

@@ -600,6 +600,14 @@ function primaryServes(
   memory.lastSeen = seenServing(ctx, p, view, names);
   // It serves: whoever else the Lease names is not writing (a second primary `follow` fences).
   holdLease(ctx, p.name, true);
+  // Looked at again when its Lease would run out unrenewed: a primary that hangs now is failed
+  // over at the bound, not a poll later.
+  const fence = fenceOf(ctx);
+  if (fence?.fence.enforced && fence.fence.holder === p.name)
+    ctx.requeueAfterMs = Math.min(
+      ctx.requeueAfterMs ?? Infinity,
+      Math.max(100, fence.fence.boundMs - fence.quietMs + 100),
+    );
   instruct(ctx, p.facts, 'primary');
   label(ctx, p.facts, Roles.primary);
   const key = `${p.name}/${p.systemIdentifier}`;
