@@ -20,6 +20,7 @@ import {
   conninfoHost,
   InstructionAnnotation,
   Labels,
+  Roles,
   SecretKeys,
   standbyConninfo,
   Superuser,
@@ -357,10 +358,17 @@ async function onServer(
   synced: SyncedChildren,
 ): Promise<void> {
   switch (action.type) {
-    case 'promote':
-      if ((await env.pg.promote(target)) === 'promoted')
+    case 'promote': {
+      const promoted = await env.pg.promote(target);
+      if (promoted === 'promoted')
         env.emit(cluster, 'Normal', 'Promoted', `${action.pod} promoted to primary`);
+      // Out of recovery: into the read-write Service now, not at the next look (which waits for
+      // an unreachable old primary's observation to time out first).
+      await env.client.mergePatch(Pods, action.pod, cluster.metadata.namespace!, {
+        metadata: { labels: { [Labels.role]: Roles.primary } },
+      });
       return;
+    }
     case 'repoint':
       await env.pg.alterSystem(target, {
         primary_conninfo: standbyConninfo(action.host, action.pod),
