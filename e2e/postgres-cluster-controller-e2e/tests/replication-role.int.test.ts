@@ -3,7 +3,7 @@
  * postgres-cluster-controller process (under its chart's RBAC) on the node tier.
  *
  * A cluster is brought into the state an earlier controller left it in while it is paused (the
- * controller changes nothing of a paused object), and the controller's pod is replaced (a new
+ * controller changes nothing of a paused object), and the controller process is replaced (a new
  * controller version starts): no `<name>-replication` Secret, no
  * `steward_replication` role, pg_hba.conf admitting replication for `postgres` only (loaded by the
  * primary), a pod template without the role's password, and its standby restarted on that
@@ -46,6 +46,15 @@ let system = '';
 const ctx = {} as SuiteContext;
 const { create, read, ready, appLogin, superuserAt, podIp, remove } = postgresHelpers(ctx);
 
+const start = () =>
+  startChartedController(tier, {
+    app,
+    kind: Kind,
+    releaseName: 'pgc-replication-role-e2e',
+    releaseNamespace: system,
+    watchNamespace: ctx.ns,
+  });
+
 beforeAll(async () => {
   tier = await acquireNodeTier();
   const images = await localImages('postgres-17');
@@ -53,13 +62,8 @@ beforeAll(async () => {
   await installCRDs(tier.kubeConfig, join(chartDir, 'crds'));
   admin = new KubeClient(tier.kubeConfig, { fieldManager: 'e2e-admin' });
   Object.assign(ctx, { admin, ns: await tier.createNamespace('pgc-replication-role') });
-  harness = await startChartedController(tier, {
-    app,
-    kind: Kind,
-    releaseName: 'pgc-replication-role-e2e',
-    releaseNamespace: (system = await tier.createNamespace('pgc-replication-role-sys')),
-    watchNamespace: ctx.ns,
-  });
+  system = await tier.createNamespace('pgc-replication-role-sys');
+  harness = await start();
 }, 600_000);
 
 afterAll(async () => {
@@ -187,11 +191,12 @@ describe('a PostgresCluster made before the replication role', () => {
     expect(await cloneMark(`${name}-1`)).toBe(mark);
 
     // ── a new controller process (as after an upgrade of the controller), resumed: it migrates ──
-    for (const pod of (await admin.list<KubeObject>(Pods, { namespace: system })).items)
-      await admin.delete(Pods, pod.metadata.name!, system, { gracePeriodSeconds: 0 });
+    await harness!.process!.kill();
+    harness!.stopped();
     await admin.jsonPatch(Kind, name, ctx.ns, [
       { op: 'remove', path: `/metadata/annotations/${Paused.replace('/', '~1')}` },
     ]);
+    harness = await start();
     await eventually(
       () =>
         admin.get(Secrets, names.replicationSecret, ctx.ns).then(
@@ -203,7 +208,9 @@ describe('a PostgresCluster made before the replication role', () => {
     // Rolled onto the current template: every pod has the role's password again.
     const migrated = await eventually(
       async () => {
-        const o = await ready(name);
+        const o = await read(name);
+        const cond = findCondition(o.status?.conditions, 'Ready');
+        if (cond?.status !== 'True' || o.status?.readyReplicas !== 2) return undefined;
         const pods = (
           await admin.list<KubeObject & { spec: Sts['spec']['template']['spec'] }>(Pods, {
             namespace: ctx.ns,
@@ -215,7 +222,7 @@ describe('a PostgresCluster made before the replication role', () => {
         );
         return current && pods.length === 2 ? o : undefined;
       },
-      { description: `${name}: both pods rolled onto the current template`, ...long },
+      { description: `${name}: both pods rolled onto the current template`, timeoutMs: 420_000 },
     );
     const primary = migrated.status!.primary!;
     const standby = [`${name}-0`, `${name}-1`].find((p) => p !== primary)!;
