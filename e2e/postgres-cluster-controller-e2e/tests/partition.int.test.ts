@@ -145,7 +145,7 @@ describe('PostgresCluster: a primary cut off by a partition fences itself', () =
     const { writer } = await readyWithLedger(name, spec);
     const before = await read(name);
     const from = before.status!.primary!;
-    expect(before.status?.fencing).toMatchObject({ mode: 'Lease', boundSeconds: 5 });
+    expect(before.status?.fencing).toMatchObject({ mode: 'Lease', boundSeconds: 10 });
     const oldPod = await admin.get<FullPod & { spec?: { nodeName?: string } }>(Pods, from, ctx.ns);
     const node = oldPod.spec!.nodeName!;
     const app = await secretOf(`${name}-app`);

@@ -176,7 +176,7 @@ renew() {
   body="$(printf '[{"op":"test","path":"/spec/holderIdentity","value":"%s"},{"op":"add","path":"/spec/renewTime","value":"%s"}]' \
     "$POD_NAME" "$(date -u +%Y-%m-%dT%H:%M:%S.%6NZ)")"
   code="$(printf 'header = "Authorization: Bearer %s"\n' "$(cat "$token_dir/token" 2>/dev/null)" |
-    curl -sS -K - --max-time 1 --connect-timeout 1 --cacert "$token_dir/ca.crt" -X PATCH \
+    curl -sS -K - --max-time 2 --connect-timeout 2 --cacert "$token_dir/ca.crt" -X PATCH \
       -H 'Content-Type: application/json-patch+json' --data "$body" -o "$run/lease.json" \
       -w '%{http_code}' "$lease_url" 2>"$run/curl.err")"
   case "$code" in
@@ -203,9 +203,9 @@ renew() {
   esac
 }
 
-# in_recovery: t or f from the server over the socket, nothing when it does not answer within 1 s.
+# in_recovery: t or f from the server over the socket, nothing when it does not answer within 2 s.
 in_recovery() {
-  timeout 1 psql -h /run/postgresql -U postgres -d postgres -XAtc 'select pg_is_in_recovery()' 2>/dev/null
+  timeout 2 psql -h /run/postgresql -U postgres -d postgres -XAtc 'select pg_is_in_recovery()' 2>/dev/null
 }
 
 # watchdog: a loop of its own (5 times a second) that stops PostgreSQL — a fast shutdown: backends
@@ -318,7 +318,7 @@ salvage() {
     # pg_rewind cannot compare the histories (e.g. the WAL it needs is gone): the rewind fails the
     # same way and the controller re-clones — which moves this data directory aside, not away.
     printf '{"phase":"Failed","savedAt":"%s","message":"pg_rewind could not compare the histories (%s): the data directory is kept as %s.old when the instance is re-cloned"}\n' \
-      "$now_iso" "$(printf '%s' "$dry" | tail -n 1 | tr -d '"\\')" "$PGDATA" >"$root/latest.json.tmp" &&
+      "$now_iso" "$(printf '%s' "$dry" | tail -n 1 | sed 's/["\\]//g')" "$PGDATA" >"$root/latest.json.tmp" &&
       mv "$root/latest.json.tmp" "$root/latest.json"
     return 0
   fi

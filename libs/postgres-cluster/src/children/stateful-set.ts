@@ -72,9 +72,18 @@ export function renderStatefulSet(input: RenderInput): ChildObject {
     env: [
       { name: 'PGDATA', value: PgData },
       { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-      // Self-fencing: the agent renews this Lease with the pod's projected token.
-      { name: LeaseEnv, value: names.lease },
-      { name: 'STEWARD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+      // Self-fencing: the agent renews this Lease with the pod's projected token — the serving
+      // set's pods; a major upgrade's new set runs beside the held old primary without it until
+      // it serves (its template then gains it, and the controller's roll restarts it).
+      ...(input.fence === false
+        ? []
+        : [
+            { name: LeaseEnv, value: names.lease },
+            {
+              name: 'STEWARD_NAMESPACE',
+              valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } },
+            },
+          ]),
       {
         name: 'POSTGRES_PASSWORD',
         valueFrom: {

@@ -95,6 +95,7 @@ export function desiredChildren(facts: ChildrenFacts): DesiredChild[] {
         ? [
             renderStatefulSet({
               ...base,
+              fence: false,
               instanceSet: extra.set,
               image: extra.image,
               ...(extraPull ? { pull: extraPull } : {}),
