@@ -72,10 +72,11 @@ export function renderStatefulSet(input: RenderInput): ChildObject {
     env: [
       { name: 'PGDATA', value: PgData },
       { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-      // Self-fencing: the agent renews this Lease with the pod's projected token — the serving
-      // set's pods; a major upgrade's new set runs beside the held old primary without it until
-      // it serves (its template then gains it, and the controller's roll restarts it).
-      ...(input.fence === false
+      // Self-fencing: the agent renews this Lease with the pod's projected token — the first
+      // instance set's pods only. A major upgrade's set (`<name>-v<major>`) runs without it,
+      // before the switch (beside the held old primary, which holds the Lease) and after it
+      // (status.fencing None): fencing an upgraded cluster needs a Lease per set — not done.
+      ...(input.fence === false || set !== names.statefulSet
         ? []
         : [
             { name: LeaseEnv, value: names.lease },
