@@ -42,22 +42,6 @@ the controller restarts one at a time (its StatefulSet rolls OnDelete).
 - apiGroups: [networking.k8s.io]
   resources: [networkpolicies]
   verbs: [get, list, watch, create, patch, delete]
-# The instances' own ServiceAccount, Role and RoleBinding (children, like the above): the Role lets
-# the instances get and patch their cluster's fence Lease by name and nothing else. RBAC lets the
-# controller grant only what it holds: the lease rule below.
-- apiGroups: ['']
-  resources: [serviceaccounts]
-  verbs: [get, list, watch, create, patch, delete]
-- apiGroups: [rbac.authorization.k8s.io]
-  resources: [roles, rolebindings]
-  verbs: [get, list, watch, create, patch, delete]
-# The fence's Lease (<name>-primary), which the primary's instance agent renews: cached; created,
-# and taken for a new primary by an update preconditioned on the version read (a failover), owned
-# by the PostgresCluster (garbage-collected with it). get and patch are what the instances' Role
-# grants, which the controller must hold itself.
-- apiGroups: [coordination.k8s.io]
-  resources: [leases]
-  verbs: [get, list, watch, create, update, patch]
 # The PostgreSQL pods (the StatefulSet creates them): observed; their role label patched so that the
 # read-write and read-only Services follow the roles, their instruction annotation patched (the
 # instance agent reads it through the downward API); deleted one at a time to roll a changed
@@ -89,6 +73,22 @@ the controller restarts one at a time (its StatefulSet rolls OnDelete).
 - apiGroups: [postgres.steward.dev]
   resources: [postgresbackups/status]
   verbs: [patch]
+# The instances' own ServiceAccount, Role and RoleBinding (children, like the above): the Role lets
+# the instances get and patch their cluster's fence Lease by name and nothing else. RBAC lets the
+# controller grant only what it holds: the lease rule below.
+- apiGroups: ['']
+  resources: [serviceaccounts]
+  verbs: [get, list, watch, create, patch, delete]
+- apiGroups: [rbac.authorization.k8s.io]
+  resources: [roles, rolebindings]
+  verbs: [get, list, watch, create, patch, delete]
+# The fence's Lease (<name>-primary), which the primary's instance agent renews: cached; created,
+# and taken for a new primary by an update preconditioned on the version read (a failover), owned
+# by the PostgresCluster (garbage-collected with it). get and patch are what the instances' Role
+# grants, which the controller must hold itself.
+- apiGroups: [coordination.k8s.io]
+  resources: [leases]
+  verbs: [get, list, watch, create, update, patch]
 {{- end }}
 
 {{/* The chart's selector labels as `k=v,k=v`, sorted by key: STEWARD_CONTROLLER_POD_LABELS. */}}

@@ -31,5 +31,23 @@ describeWorkloadControllerChart({
       resources: ['postgresbackups/status'],
       verbs: ['patch'],
     },
+    // The instances' own account (they renew the fence's Lease), and that Lease.
+    {
+      apiGroups: [''],
+      resources: ['serviceaccounts'],
+      verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+    },
+    {
+      apiGroups: ['rbac.authorization.k8s.io'],
+      resources: ['roles', 'rolebindings'],
+      verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+    },
+    {
+      apiGroups: ['coordination.k8s.io'],
+      resources: ['leases'],
+      verbs: ['get', 'list', 'watch', 'create', 'update', 'patch'],
+    },
   ],
+  extraDeletes: ['serviceaccounts', 'roles', 'rolebindings'],
+  managesWorkloadLeases: true,
 });

@@ -167,6 +167,11 @@ export interface ControllerChartSpec {
    */
   profileRulesWhenManaged?: boolean;
   /** As the chart passes it to steward-common's RBAC templates: it reads nodes (cluster-scoped). */
+  /**
+   * The controller manages Leases of its workloads in the namespaces it watches (PostgresCluster's
+   * fence): leases everywhere it watches, beside its own leader-election Lease.
+   */
+  managesWorkloadLeases?: boolean;
   readsNodes?: boolean;
   /** The chart's own environment. Default: none, every chart's variables with a poll of 60 s. */
   env?: ChartEnvironment;
@@ -559,19 +564,21 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
       namespace: 'team-a',
       allowed: false,
     },
+    // A controller managing its workloads' Leases (PostgresCluster's fence) also makes its
+    // instances' Role granting them, and may update those Leases where it watches.
     {
       verb: 'create',
       group: 'rbac.authorization.k8s.io',
       resource: 'roles',
       namespace: 'team-a',
-      allowed: false,
+      allowed: spec.managesWorkloadLeases ?? false,
     },
     {
       verb: 'update',
       group: 'coordination.k8s.io',
       resource: 'leases',
       namespace: 'team-a',
-      allowed: false,
+      allowed: spec.managesWorkloadLeases ?? false,
     },
     ...(spec.defaultAccess ?? []),
   ];
@@ -888,7 +895,16 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
         }
       }
       // The Lease: made in the release namespace, then read and renewed by its name only.
-      const leaseRules = rbac.rules.filter((r) => r.resources?.includes('leases'));
+      const leaseRules = rbac.rules.filter(
+        (r) =>
+          r.resources?.includes('leases') &&
+          // The workloads' Leases (managesWorkloadLeases) are the watch rules' concern.
+          !(
+            spec.managesWorkloadLeases &&
+            !r.resourceNames?.includes(leaseName) &&
+            r.verbs.some((v) => v !== 'create')
+          ),
+      );
       for (const rule of leaseRules) {
         expect(rule).toMatchObject({ roleKind: 'Role', namespace: releaseNamespace });
         if (rule.verbs.some((v) => v !== 'create')) expect(rule.resourceNames).toEqual([leaseName]);
@@ -896,7 +912,12 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
     });
 
     it.each(variations)('grants nothing twice with $name', async ({ values }) => {
-      expect(grantedTwice(chartRbac(await render(values)))).toEqual([]);
+      // A controller managing its workloads' Leases holds leases `create` where it watches, which
+      // may include its leader-election Role's namespace.
+      const twice = grantedTwice(chartRbac(await render(values))).filter(
+        (g) => !(spec.managesWorkloadLeases && g.startsWith('coordination.k8s.io/leases ')),
+      );
+      expect(twice).toEqual([]);
     });
 
     it('grants exactly these rules with default values', async () => {
@@ -1260,8 +1281,14 @@ export function describeControllerChart(spec: ControllerChartSpec): void {
             identity.request({ method: 'GET', path: resourcePath(Leases, namespace, name) });
           await expect(createLease(namespace)).resolves.toMatchObject({ kind: 'Lease' });
           await expect(getLease(leaseName)).rejects.toMatchObject({ code: 404 });
-          await expect(getLease('someone-elses')).rejects.toMatchObject({ code: 403 });
-          await expect(createLease('default')).rejects.toMatchObject({ code: 403 });
+          if (spec.managesWorkloadLeases) {
+            // It manages its workloads' Leases wherever it watches (every namespace here).
+            await expect(getLease('someone-elses')).rejects.toMatchObject({ code: 404 });
+            await expect(createLease('default')).resolves.toMatchObject({ kind: 'Lease' });
+          } else {
+            await expect(getLease('someone-elses')).rejects.toMatchObject({ code: 403 });
+            await expect(createLease('default')).rejects.toMatchObject({ code: 403 });
+          }
         });
       });
 

@@ -53,6 +53,10 @@ export interface WorkloadChartSpec {
   notes: string[];
   /** Rules of this controller only, after the common watch rules (e.g. backup Jobs). */
   extraWatchRules?: PolicyRule[];
+  /** Further children it prunes (delete), e.g. its instances' ServiceAccount, Role, RoleBinding. */
+  extraDeletes?: string[];
+  /** It manages Leases of its workloads where it watches (see ControllerChartSpec). */
+  managesWorkloadLeases?: boolean;
   /**
    * Whether it reads Secrets its kubernetes profiles name (PostgresCluster: the backup
    * credentials it copies into workload namespaces), so `rbac.credentialsSecretNamespaces` is
@@ -445,6 +449,7 @@ export function describeWorkloadControllerChart(spec: WorkloadChartSpec): void {
         'networkpolicies',
         'persistentvolumeclaims',
         ...(deletesPods ? ['pods'] : []),
+        ...(spec.extraDeletes ?? []),
       ],
     },
     // The generated Secrets are children: applied, cached, pruned; never updated.
@@ -455,6 +460,7 @@ export function describeWorkloadControllerChart(spec: WorkloadChartSpec): void {
     profileRulesWhenManaged: true,
     watchRulesReadSecrets: true,
     readsNodes: spec.readsNodes ?? false,
+    managesWorkloadLeases: spec.managesWorkloadLeases ?? false,
     env: {
       defaults: {
         STEWARD_POLL_INTERVAL_SECONDS: spec.pollIntervalSeconds,
