@@ -14,58 +14,18 @@
 // - node loss: the primary's node stopped (kubelet killed, every process frozen) — the time from
 //   the stop to the first acknowledged commit on the new primary, what status published, the rows
 //   missing; then the node started again, back to 3 of 3.
-import { findCondition } from '@steward/conditions';
-import { Manager } from '@steward/controller';
-import { PostgresCluster, type PostgresClusterSpec } from '@steward/postgres-cluster-api';
-import { KubeClient, Pods } from '@steward/kube';
-import { eventually, installCRDs, repoRoot } from '@steward/testing';
-import { acquireNodeTier, localImages, type MultiNodeTier } from '@steward/testing-node-tier';
-import { join } from 'node:path';
+import { PostgresCluster } from '@steward/postgres-cluster-api';
+import { Pods } from '@steward/kube';
+import { eventually } from '@steward/testing';
 import pg from 'pg';
-import { Labels, postgresClusterController, type Pod } from '../src/index.js';
+import { Labels, type Pod } from '../src/index.js';
 import { appLogin, seconds, startWriter, type Login } from './support.js';
+import { Kind, threeInstances, threeNodeBench } from './three-nodes.js';
 
 const runs = Number(process.argv.find((a) => a.startsWith('--runs='))?.split('=')[1] ?? 3);
-const Kind = PostgresCluster.resourceType;
 
-const tier: MultiNodeTier = await acquireNodeTier({ nodes: 3 });
-for (const image of Object.values(await localImages('postgres-17'))) await tier.importImage(image);
-await installCRDs(tier.kubeConfig, join(repoRoot(), 'charts/postgres-cluster-controller/crds'));
-const admin = new KubeClient(tier.kubeConfig, { fieldManager: 'bench-admin' });
-const ns = await tier.createNamespace('pgc-nodes-bench');
-const manager = new Manager({ kubeConfig: tier.kubeConfig, name: 'postgres-cluster-controller' });
-postgresClusterController(manager, {
-  selection: { namespace: ns },
-  fieldManager: 'postgres-cluster-controller',
-  pollIntervalMs: 5000,
-  busyPollIntervalMs: 1000,
-});
-manager.start().catch((e: unknown) => console.error(e));
-
-const spec: PostgresClusterSpec = {
-  version: '17',
-  replicas: 3,
-  resources: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '256Mi' } },
-  storage: { size: '1Gi' },
-  failover: { after: '5s' },
-  deletionPolicy: 'Delete',
-};
-
-const read = (name: string) => admin.get<PostgresCluster>(Kind, name, ns);
-const ready = (name: string) =>
-  eventually(
-    async () => {
-      const obj = await read(name);
-      const c = findCondition(obj.status?.conditions, 'Ready');
-      return c?.status === 'True' &&
-        c.observedGeneration === obj.metadata.generation &&
-        obj.status?.readyReplicas === 3 &&
-        (obj.status.instances ?? []).every((i) => i.ready)
-        ? obj
-        : undefined;
-    },
-    { description: `${name} Ready, 3 of 3`, timeoutMs: 300_000, intervalMs: 200 },
-  );
+const { tier, admin, ns, read, ready, finish } = await threeNodeBench('pgc-nodes-bench');
+const spec = threeInstances;
 
 const gapAfter = (acked: { at: number }[], from: number) => {
   const after = acked.filter((a) => a.at >= from);
@@ -207,12 +167,5 @@ console.log(
   `\nevictions refused while the primary was protected: ${results.map((x) => x.refusals).join(', ')}; published loss bounds: ${results.map((x) => x.published).join(', ')}; acknowledged rows missing: ${results.map((x) => `${x.lost} of ${x.acked}`).join(', ')}`,
 );
 
-// Every cluster gone before the controller stops (its finalizer would hold the namespace).
-await eventually(
-  async () => (await admin.list<PostgresCluster>(Kind, { namespace: ns })).items.length === 0,
-  { description: 'every PostgresCluster of the bench deleted', timeoutMs: 180_000 },
-);
-await manager.stop();
-await admin.close();
-await tier.release();
+await finish();
 process.exit(0);
