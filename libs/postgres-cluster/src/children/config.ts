@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import { POSTGRES_PORT } from '@steward/postgres-cluster-api';
 import { ArchiveScript, BackupScript, RestoreWalScript, VerifyScript } from '../backup/scripts.js';
 import { InstanceScript } from './instance-script.js';
-import { clusterName, ConfigDirectory, ReplicationUser, SocketDirectory } from './names.js';
+import {
+  clusterName,
+  ConfigDirectory,
+  ReplicationUser,
+  SocketDirectory,
+  Superuser,
+} from './names.js';
 import { type RenderInput } from './render-input.js';
 
 /** File names in the ConfigMap (and in ConfigDirectory in the pods). */
@@ -103,14 +109,25 @@ export function renderPostgresqlConf(input: RenderInput): string {
  * connection) — and replication connections only as the replication role (`all` in the database
  * column does not cover them: the superuser cannot stream, clone or take a base backup over the
  * network). No trust, no md5.
+ *
+ * `superuserReplication`: a cluster made before the replication role has instances that still
+ * stream as the superuser (their template has no replication password): their replication line
+ * for the superuser stays until every instance runs a template with the role's password, so no
+ * standby is refused while the roll moves it. Dropped, and reloaded by the primary, after that.
  */
-export function renderHbaConf(): string {
+export function renderHbaConf(options: { superuserReplication?: boolean } = {}): string {
   return [
     '# Rendered by the Steward PostgresCluster controller.',
     '# TYPE  DATABASE     USER  ADDRESS  METHOD',
     'local   all          all            peer',
     'host    all          all   all      scram-sha-256',
     `host    replication  ${ReplicationUser}  all  scram-sha-256`,
+    ...(options.superuserReplication
+      ? [
+          '# Until every instance streams as the replication role (a cluster made before it):',
+          `host    replication  ${Superuser}  all  scram-sha-256`,
+        ]
+      : []),
     '',
   ].join('\n');
 }
@@ -119,7 +136,9 @@ export function renderHbaConf(): string {
 export function renderConfigFiles(input: RenderInput): Record<string, string> {
   return {
     [ConfigFiles.postgresql]: renderPostgresqlConf(input),
-    [ConfigFiles.hba]: renderHbaConf(),
+    [ConfigFiles.hba]: renderHbaConf({
+      ...(input.superuserReplication ? { superuserReplication: true } : {}),
+    }),
     [ConfigFiles.agent]: InstanceScript,
     ...(input.cluster.spec.backup
       ? {
@@ -134,9 +153,15 @@ export function renderConfigFiles(input: RenderInput): Record<string, string> {
   };
 }
 
-/** sha256 (16 hex) of the ConfigMap's data: the pod-template annotation that marks a roll. */
+/**
+ * sha256 (16 hex) of the ConfigMap's data: the pod-template annotation that marks a roll. Without
+ * pg_hba.conf: a changed one needs no restart — the serving primary reloads it once the kubelet
+ * has updated the mounted file (`reloadChangedHba`), and an instance reads it when it starts.
+ */
 export function configHash(files: Record<string, string>): string {
   const hash = createHash('sha256');
-  for (const key of Object.keys(files).sort()) hash.update(`${key}\0${files[key]}\0`);
+  for (const key of Object.keys(files).sort()) {
+    if (key !== ConfigFiles.hba) hash.update(`${key}\0${files[key]}\0`);
+  }
   return hash.digest('hex').slice(0, 16);
 }

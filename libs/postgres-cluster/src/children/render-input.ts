@@ -37,6 +37,11 @@ export interface RenderInput extends WorkloadRenderInput<PostgresCluster> {
    * none before the switch (the old primary's writes are held), the new one after.
    */
   readWriteSet?: string;
+  /**
+   * Some instance runs a template without the replication role's password (a cluster made before
+   * the role): pg_hba.conf keeps the superuser's replication line until none does.
+   */
+  superuserReplication?: boolean;
 }
 
 export type { ChildObject };

@@ -1,7 +1,9 @@
 import { type PostgresCluster } from '@steward/postgres-cluster-api';
 import { describe, expect, it } from 'vitest';
 import { RewindFunctions, ReplicationRole } from '../pg/index.js';
-import { renderHbaConf } from './config.js';
+import { predatesReplicationRole } from '../phases/children.js';
+import { type Pod } from '../pods.js';
+import { ConfigFiles, configHash, renderConfigFiles, renderHbaConf } from './config.js';
 import { PassFile, standbyConninfo } from './conninfo.js';
 import { renderChildren } from './index.js';
 import { ReplicationUser } from './names.js';
@@ -77,5 +79,44 @@ describe('the replication role (issue 27): streaming, cloning and rewinding with
     });
     // Never a literal password in the pod template.
     expect(pod.env.every((e) => !/PASSWORD/.test(e.name) || e.value === undefined)).toBe(true);
+  });
+
+  describe('a cluster made before it (its instances stream as the superuser)', () => {
+    const pod = (env: string[]): Pod =>
+      ({
+        metadata: { name: 'orders-1' },
+        spec: { containers: [{ name: 'postgres', env: env.map((name) => ({ name })) }] },
+      }) as unknown as Pod;
+
+    it('is known by the pod: an instance container without the replication password', () => {
+      expect(predatesReplicationRole(pod(['POSTGRES_PASSWORD']))).toBe(true);
+      expect(
+        predatesReplicationRole(pod(['POSTGRES_PASSWORD', 'STEWARD_REPLICATION_PASSWORD'])),
+      ).toBe(false);
+      // A pod not known by its spec is not taken for an old one.
+      expect(predatesReplicationRole({ metadata: { name: 'orders-2' } } as Pod)).toBe(false);
+    });
+
+    it('keeps the superuser’s replication line while such an instance runs, and only then', () => {
+      const replication = (hba: string) =>
+        hba
+          .split('\n')
+          .filter((l) => l && !l.startsWith('#'))
+          .map((l) => l.split(/\s+/))
+          .filter((r) => r[1] === 'replication')
+          .map((r) => r[2]);
+      expect(replication(renderHbaConf({ superuserReplication: true }))).toEqual([
+        'steward_replication',
+        'postgres',
+      ]);
+      const input = { cluster, image: 'pg:17', storage: { size: '1Gi' } };
+      const during = renderConfigFiles({ ...input, superuserReplication: true });
+      const after = renderConfigFiles(input);
+      expect(replication(during[ConfigFiles.hba]!)).toEqual(['steward_replication', 'postgres']);
+      expect(replication(after[ConfigFiles.hba]!)).toEqual(['steward_replication']);
+      // pg_hba.conf is reloaded by the primary, not rolled: dropping the line restarts nothing.
+      expect(configHash(during)).toBe(configHash(after));
+      expect(configHash({ ...after, [ConfigFiles.postgresql]: 'x' })).not.toBe(configHash(after));
+    });
   });
 });

@@ -34,6 +34,8 @@ import { type ChildObject, type RenderInput } from './render-input.js';
 export { ServerGid, ServerUid };
 /** The instance container's name in every pod. */
 export const InstanceContainerName = 'postgres';
+/** The instance container's variable holding the replication role's password (the agent's passfile). */
+export const ReplicationPasswordEnv = 'STEWARD_REPLICATION_PASSWORD';
 /** Every container of a PostgresCluster's pods (instances, backup and rehearsal Jobs). */
 export { ContainerSecurityContext };
 
@@ -93,7 +95,7 @@ export function renderStatefulSet(input: RenderInput): ChildObject {
       },
       // The agent's passfile: standbys stream, clone and rewind as the replication role.
       {
-        name: 'STEWARD_REPLICATION_PASSWORD',
+        name: ReplicationPasswordEnv,
         valueFrom: {
           secretKeyRef: { name: names.replicationSecret, key: SecretKeys.password },
         },

@@ -12,7 +12,12 @@ import {
 import { sourceDestinationOf, sourcePrefix } from '../backup/layout.js';
 import { childNames, renderChildren, SecretKeys, type RenderInput } from '../children/index.js';
 import { renderInstanceAccount } from '../children/instance-account.js';
-import { renderStatefulSet } from '../children/stateful-set.js';
+import {
+  InstanceContainerName,
+  renderStatefulSet,
+  ReplicationPasswordEnv,
+} from '../children/stateful-set.js';
+import { type Pod } from '../pods.js';
 import { type ResolvedPostgres } from '../resolve.js';
 import { type Cluster, type Context, type PhaseEnv } from './env.js';
 import { isActive } from '../upgrade/upgrade.js';
@@ -36,6 +41,19 @@ export interface ChildrenFacts {
 }
 
 /**
+ * The pod runs a template made before the replication role (its instance container has no
+ * replication password): its instance streams, clones and rewinds as the superuser.
+ */
+export function predatesReplicationRole(pod: Pod): boolean {
+  const spec = pod.spec as
+    { containers?: { name: string; env?: { name: string }[] }[] } | undefined;
+  const container = spec?.containers?.find((c) => c.name === InstanceContainerName);
+  return (
+    container !== undefined && !(container.env ?? []).some((e) => e.name === ReplicationPasswordEnv)
+  );
+}
+
+/**
  * The children a cluster is to have (pure): its two generated Secrets (created once), the
  * ConfigMap, four Services, the PDB, the NetworkPolicy and the StatefulSet of the set that serves —
  * and, during a major upgrade, the other set's StatefulSet (its image, size and — with `pullOf` —
@@ -53,6 +71,7 @@ export function desiredChildren(facts: ChildrenFacts): DesiredChild[] {
     instanceSet: topology.set,
     ...(topology.extra ? { primaryOnlyReads: true } : {}),
     ...(isActive(cluster.status?.upgrade) ? { readWriteSet: cluster.status!.upgrade!.toSet } : {}),
+    ...(topology.allPods.some(predatesReplicationRole) ? { superuserReplication: true } : {}),
     replicas: topology.statefulSetReplicas,
     ...(resolved.resources ? { resources: resolved.resources } : {}),
     storage: resolved.storage,
