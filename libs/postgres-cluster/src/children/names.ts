@@ -35,8 +35,9 @@ export type Role = (typeof Roles)[keyof typeof Roles];
 export const InstructionAnnotation = 'postgres.steward.dev/instruction';
 
 /**
- * Pod-template annotation: a hash of the rendered configuration (postgresql.conf, pg_hba.conf and
- * the agent). The instances read it at start; a changed hash marks the pods the controller rolls.
+ * Pod-template annotation: a hash of the rendered configuration (postgresql.conf and the agent's
+ * scripts; not pg_hba.conf, which the primary reloads). The instances read it at start; a changed
+ * hash marks the pods the controller rolls.
  */
 export const ConfigHashAnnotation = 'postgres.steward.dev/config-hash';
 
