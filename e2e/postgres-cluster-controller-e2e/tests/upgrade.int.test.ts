@@ -22,6 +22,7 @@ import { findCondition } from '@steward/conditions';
 import { type PostgresCluster, type PostgresClusterSpec } from '@steward/postgres-cluster-api';
 import {
   KubeClient,
+  Leases,
   PersistentVolumeClaims,
   Pods,
   StatefulSets,
@@ -399,6 +400,21 @@ describe('PostgresCluster major upgrades, the postgres-cluster-controller proces
     });
     expect(after.status!.systemIdentifier).not.toBe(oldSystem);
     expect(await serverVersion()).toBeGreaterThanOrEqual(170000);
+    // The new set fences itself on a Lease of its own, renewed by its primary.
+    expect(after.status!.fencing).toMatchObject({ mode: 'Lease', lease: `${name}-v17-primary` });
+    const renewed = async () =>
+      (
+        await admin.get<KubeObject & { spec: { holderIdentity: string; renewTime: string } }>(
+          Leases,
+          `${name}-v17-primary`,
+          ctx.ns,
+        )
+      ).spec;
+    const first = await renewed();
+    expect(first.holderIdentity).toBe(`${name}-v17-0`);
+    await eventually(async () => (await renewed()).renewTime !== first.renewTime, {
+      description: `${name}-v17-0 renews Lease ${name}-v17-primary`,
+    });
     // PostgreSQL 17's standby streams as the replication role too (it came with the dump's
     // globals; the bootstrap set its password and grants).
     expect(await streamingAs(`${name}-v17-0`, 1)).toEqual([

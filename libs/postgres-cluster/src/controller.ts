@@ -195,6 +195,7 @@ export function postgresClusterReconciler(deps: ReconcilerDeps): ObjectReconcile
       pg: deps.pg,
       jobs: deps.jobs,
       claims: deps.claims,
+      lease: deps.lease,
       now,
       emit,
     }),

@@ -1,4 +1,4 @@
-import { childNames, clusterName, clusterNamespace, commonLabels } from './names.js';
+import { childNames, clusterName, clusterNamespace, commonLabels, fenceLease } from './names.js';
 import { type ChildObject, type RenderInput } from './render-input.js';
 
 /** The env variable that gives an instance agent its Lease (its presence: the pod fences itself). */
@@ -12,17 +12,22 @@ export const FenceTokenSeconds = 3600;
 
 /**
  * `<name>-instance`: the instances' own ServiceAccount, its Role and RoleBinding. The Role allows
- * `get` and `patch` of the cluster's Lease `<name>-primary` (by resourceName) and nothing else: the
- * token in every instance's pod can renew its cluster's fence and do nothing else — not read a
- * Secret, not list a pod, not touch another cluster's Lease (docs/design/fencing.md).
+ * `get` and `patch` of the cluster's fence Leases (by resourceName: the serving set's
+ * `fenceLease(set)`, and during a major upgrade the other set's, `otherSets`) and nothing else:
+ * the token in every instance's pod can renew its cluster's fence and do nothing else — not read
+ * a Secret, not list a pod, not touch another cluster's Lease (docs/design/fencing.md).
  */
-export function renderInstanceAccount(input: RenderInput): {
+export function renderInstanceAccount(
+  input: RenderInput,
+  otherSets: string[] = [],
+): {
   serviceAccount: ChildObject;
   role: ChildObject;
   roleBinding: ChildObject;
 } {
   const name = clusterName(input.cluster);
   const names = childNames(name);
+  const sets = [input.instanceSet ?? names.statefulSet, ...otherSets];
   const metadata = {
     name: names.instanceAccount,
     namespace: clusterNamespace(input.cluster),
@@ -44,7 +49,7 @@ export function renderInstanceAccount(input: RenderInput): {
         {
           apiGroups: ['coordination.k8s.io'],
           resources: ['leases'],
-          resourceNames: [names.lease],
+          resourceNames: [...new Set(sets.map(fenceLease))].sort(),
           verbs: ['get', 'patch'],
         },
       ],

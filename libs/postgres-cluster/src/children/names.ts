@@ -86,6 +86,15 @@ export function upgradeInstanceSet(name: string, major: string): string {
   return `${name}-v${major}`;
 }
 
+/**
+ * The fence's Lease of an instance set (docs/design/fencing.md): `<set>-primary`, which the set's
+ * primary renews — `<name>-primary` for the first set, `<name>-v<major>-primary` after a major
+ * upgrade (each set's primary proves its role on a Lease of its own).
+ */
+export function fenceLease(set: string): string {
+  return `${set}-primary`;
+}
+
 /** The names of a PostgresCluster's children: all derive from `metadata.name` (at most 48). */
 export function childNames(name: string) {
   return {
@@ -94,9 +103,9 @@ export function childNames(name: string) {
     superuserSecret: `${name}-superuser`,
     replicationSecret: `${name}-replication`,
     appSecret: `${name}-app`,
-    /** The fence's Lease, which the primary renews (docs/design/fencing.md). */
-    lease: `${name}-primary`,
-    /** The instances' ServiceAccount, Role and RoleBinding: renew that Lease, nothing else. */
+    /** The first instance set's fence Lease (`fenceLease(name)`; docs/design/fencing.md). */
+    lease: fenceLease(name),
+    /** The instances' ServiceAccount, Role and RoleBinding: renew their Leases, nothing else. */
     instanceAccount: `${name}-instance`,
   };
 }

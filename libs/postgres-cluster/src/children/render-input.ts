@@ -25,11 +25,6 @@ export interface RenderInput extends WorkloadRenderInput<PostgresCluster> {
    * `<name>-v<major>`, whose selector and pods also carry the instance-set label.
    */
   instanceSet?: string;
-  /**
-   * The pods renew the fence's Lease (default true): false for a major upgrade's new instance set
-   * until it serves (the old primary holds the Lease meanwhile).
-   */
-  fence?: boolean;
   /** A second instance set runs (a major upgrade): `<name>-r` selects the primary only. */
   primaryOnlyReads?: boolean;
   /**

@@ -21,6 +21,7 @@ import {
   ConfigHashAnnotation,
   DataDirectory,
   DataVolumeName,
+  fenceLease,
   InstructionAnnotation,
   Labels,
   PgData,
@@ -74,19 +75,11 @@ export function renderStatefulSet(input: RenderInput): ChildObject {
     env: [
       { name: 'PGDATA', value: PgData },
       { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-      // Self-fencing: the agent renews this Lease with the pod's projected token — the first
-      // instance set's pods only. A major upgrade's set (`<name>-v<major>`) runs without it,
-      // before the switch (beside the held old primary, which holds the Lease) and after it
-      // (status.fencing None): fencing an upgraded cluster needs a Lease per set — not done.
-      ...(input.fence === false || set !== names.statefulSet
-        ? []
-        : [
-            { name: LeaseEnv, value: names.lease },
-            {
-              name: 'STEWARD_NAMESPACE',
-              valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } },
-            },
-          ]),
+      // Self-fencing: the agent renews its set's Lease with the pod's projected token — a major
+      // upgrade's set (`<name>-v<major>`) its own, from its first start (the controller takes it
+      // for the new instance before telling it to initdb), so nothing rolls at the switch.
+      { name: LeaseEnv, value: fenceLease(set) },
+      { name: 'STEWARD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
       {
         name: 'POSTGRES_PASSWORD',
         valueFrom: {

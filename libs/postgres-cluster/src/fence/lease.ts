@@ -1,6 +1,6 @@
 /**
- * The fence's Lease (docs/design/fencing.md): `<cluster>-primary`, which the primary's instance
- * agent renews and the controller takes for a new primary. What the controller reads of it (the
+ * The fence's Lease (docs/design/fencing.md): `<set>-primary` (`fenceLease`), which the serving
+ * instance set's primary renews and the controller takes for a new primary. What the controller reads of it (the
  * holder, and how long its current version has stood by this process's clock), how it is written
  * (created, or taken under a resourceVersion precondition), and the fence bound.
  */
@@ -15,7 +15,7 @@ import {
 } from '@steward/kube';
 import { controllerReference, durationMs } from '@steward/workload';
 import { LeaseEnv } from '../children/instance-account.js';
-import { childNames, clusterName, commonLabels } from '../children/names.js';
+import { commonLabels, currentInstanceSet, fenceLease } from '../children/names.js';
 import { type Cluster } from '../phases/env.js';
 import { type FenceInput, type LeaseTake } from '../plan/plan.js';
 import { type Pod } from '../pods.js';
@@ -100,19 +100,20 @@ export class LeaseMovedError extends Error {
 }
 
 /**
- * Takes the Lease for `take.holder`: creates it when `take.resourceVersion` is '' (none was
- * seen), otherwise replaces it under that resourceVersion — renewTime now, leaseTransitions + 1,
- * the bound as `leaseDurationSeconds`. Throws {@link LeaseMovedError} when it changed meanwhile.
+ * Takes the Lease `name` for `take.holder`: creates it when `take.resourceVersion` is '' (none
+ * was seen), otherwise replaces it under that resourceVersion — renewTime now, leaseTransitions
+ * + 1, the bound as `leaseDurationSeconds`. Throws {@link LeaseMovedError} when it changed
+ * meanwhile.
  */
 export async function takeLease(
   client: KubeClient,
   cluster: Cluster,
+  name: string,
   current: LeaseObject | undefined,
   take: LeaseTake,
   boundSeconds: number,
   now: Date,
 ): Promise<LeaseObject> {
-  const name = childNames(clusterName(cluster)).lease;
   const at = microTime(now);
   try {
     if (take.resourceVersion === '' || !current) {
@@ -153,6 +154,31 @@ export async function takeLease(
   }
 }
 
+/**
+ * A major upgrade's new instance (its set's first pod, before the switch) is given its set's
+ * Lease before it is told to initdb (its agent waits for it): taken from whatever it names — no
+ * primary of that set serves before the switch. Nothing is written when it names `pod` already.
+ */
+export async function holdNewSetLease(
+  client: KubeClient,
+  cluster: Cluster,
+  set: string,
+  pod: string,
+  current: LeaseObject | undefined,
+  now: Date,
+): Promise<void> {
+  if (current?.spec?.holderIdentity === pod) return;
+  await takeLease(
+    client,
+    cluster,
+    fenceLease(set),
+    current,
+    { holder: pod, resourceVersion: current?.metadata.resourceVersion ?? '' },
+    fenceBoundSeconds(cluster),
+    now,
+  );
+}
+
 /** A Lease's MicroTime (RFC 3339 with microseconds). */
 export function microTime(at: Date): string {
   return at.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
@@ -163,7 +189,7 @@ export function fencingStatus(
   cluster: Cluster,
   fences: boolean,
 ): NonNullable<PostgresClusterStatus['fencing']> {
-  const lease = childNames(clusterName(cluster)).lease;
+  const lease = fenceLease(currentInstanceSet(cluster));
   const bound = fenceBoundSeconds(cluster);
   return fences
     ? {

@@ -93,7 +93,7 @@ export function desiredChildren(facts: ChildrenFacts): DesiredChild[] {
   const extraStorage = extra ? facts.templateStorage(extra.set) : undefined;
   const extraPull = extra ? facts.pullOf?.(extra.version) : undefined;
   const { restore: _restore, existingTemplateStorage: _storage, ...base } = input;
-  const account = renderInstanceAccount(input);
+  const account = renderInstanceAccount(input, extra ? [extra.set] : []);
   const workload = desiredWorkload({
     generatedSecrets: [
       { name: names.superuserSecret, render: rendered.superuserSecret },
@@ -114,7 +114,6 @@ export function desiredChildren(facts: ChildrenFacts): DesiredChild[] {
         ? [
             renderStatefulSet({
               ...base,
-              fence: false,
               instanceSet: extra.set,
               image: extra.image,
               ...(extraPull ? { pull: extraPull } : {}),

@@ -18,6 +18,7 @@ import {
   bootstrapOf,
   childNames,
   conninfoHost,
+  fenceLease,
   InstructionAnnotation,
   Labels,
   Roles,
@@ -204,14 +205,14 @@ export async function instancesPhase(
   const earlier = memories.get(uid) ?? {};
   // The fence: the Lease as cached, how long its version has stood, and whether the primary's pod
   // renews it (a pod from before fencing does not: then failover.after decides, as before).
-  const names = childNames(cluster.metadata.name!);
-  const lease = env.lease(cluster.metadata.namespace!, names.lease);
+  const leaseName = fenceLease(topology.set);
+  const lease = env.lease(cluster.metadata.namespace!, leaseName);
   const primaryPod = topology.pods.find(
     (pod) => pod.metadata.name === (cluster.status?.primary ?? facts[0]?.name),
   );
   const bound = fenceBoundSeconds(cluster);
   // The watch's sight of the version, else this process's memory (a reconcile's sight).
-  const seen = env.leaseSeen?.(cluster.metadata.namespace!, names.lease);
+  const seen = env.leaseSeen?.(cluster.metadata.namespace!, leaseName);
   const sighting =
     seen && seen.resourceVersion === (lease?.metadata.resourceVersion ?? '') ? seen : earlier.lease;
   const fence = fenceInput(lease, sighting, bound, now, podFences(primaryPod));
@@ -231,7 +232,15 @@ export async function instancesPhase(
     // The Lease first: a renewal since it was read means the old primary is alive — nothing of
     // this plan is decided or carried out, and the next reconcile sees the renewal.
     try {
-      const taken = await takeLease(env.client, cluster, lease, plan.lease, bound, env.now());
+      const taken = await takeLease(
+        env.client,
+        cluster,
+        leaseName,
+        lease,
+        plan.lease,
+        bound,
+        env.now(),
+      );
       plan.memory.lease = {
         resourceVersion: taken.metadata.resourceVersion ?? '',
         since: env.now().toISOString(),

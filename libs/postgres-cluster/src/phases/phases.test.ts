@@ -1,5 +1,5 @@
 import { SwitchoverAnnotation, type PostgresCluster } from '@steward/postgres-cluster-api';
-import { StatefulSets, type ResourceType } from '@steward/kube';
+import { Roles, StatefulSets, type ResourceType } from '@steward/kube';
 import { compareMarks } from '@steward/workload';
 import { describe, expect, it } from 'vitest';
 import { type PlanHealth } from '../plan/plan.js';
@@ -514,6 +514,27 @@ describe('desiredChildren', () => {
     expect(sets.map((s) => [s.metadata.name, s.spec.replicas])).toEqual([
       ['db', 3],
       ['db-v17', 1],
+    ]);
+    // Each set's pods renew a fence Lease of their own, and the instances' Role may renew both.
+    const leaseOf = (set: unknown) =>
+      (
+        set as {
+          spec: {
+            template: { spec: { containers: { env: { name: string; value?: string }[] }[] } };
+          };
+        }
+      ).spec.template.spec.containers[0]!.env.find((e) => e.name === 'STEWARD_LEASE')?.value;
+    expect(sets.map((s) => leaseOf(s))).toEqual(['db-primary', 'db-v17-primary']);
+    const role = want.find((c) => c.resourceType === Roles)!.object as unknown as {
+      rules: { resources: string[]; resourceNames: string[]; verbs: string[] }[];
+    };
+    expect(role.rules).toEqual([
+      {
+        apiGroups: ['coordination.k8s.io'],
+        resources: ['leases'],
+        resourceNames: ['db-primary', 'db-v17-primary'],
+        verbs: ['get', 'patch'],
+      },
     ]);
   });
   it('while a major upgrade is under way, db-rw selects only the new set’s primary (none before the switch)', () => {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { type JobObject } from '../backup/reconcile.js';
 import { InstructionAnnotation, Labels } from '../children/names.js';
 import { type InstanceFacts } from '../plan/plan.js';
+import { type LeaseObject } from '../fence/lease.js';
 import { type Pod } from '../pods.js';
 import {
   planUpgrade,
@@ -429,7 +430,7 @@ const cases: Case[] = [
   {
     name: 'Provisioning, the new pod not instructed: instructs initdb, waits 1 s',
     facts: facts(record('Provisioning'), { pods: [...oldPods, pod('orders-v17-0', '10.0.1.1')] }),
-    actions: [{ type: 'instruct', pod: 'orders-v17-0', instruction: 'initdb' }],
+    actions: [{ type: 'instruct', pod: 'orders-v17-0', set: 'orders-v17', instruction: 'initdb' }],
     outcome: { requeueAfterMs: 1000 },
   },
   {
@@ -881,6 +882,7 @@ function harness(
     pods?: Pod[];
     termination?: string;
     toPull?: ImagePull;
+    lease?: LeaseObject;
   } = {},
 ) {
   const log: string[] = [];
@@ -947,6 +949,7 @@ function harness(
       },
     } as never,
     jobs: () => over.jobs ?? [],
+    lease: () => over.lease,
     claims: () =>
       ['data-orders-0', 'data-orders-v17-0'].map((name) => ({
         apiVersion: 'v1',
@@ -999,6 +1002,35 @@ describe('Upgrades.step carries the plan out', () => {
       'releaseConnections 10.0.1.1 app=-1,postgres=5',
       'write Switching over Restoring',
       'emit Normal UpgradeSwitching',
+    ]);
+  });
+
+  it('gives the new instance its set’s fence Lease before telling it to initdb (its agent waits for it)', async () => {
+    const provisioning = { pods: [...oldPods, pod('orders-v17-0', '10.0.1.1')] };
+    const { log, step, created } = harness(record('Provisioning'), provisioning);
+    await step();
+    expect(log).toEqual([
+      'create orders-v17-primary',
+      `patch orders-v17-0 {"metadata":{"annotations":{"postgres.steward.dev/instruction":"initdb"}}}`,
+    ]);
+    expect(created[0]).toMatchObject({
+      kind: 'Lease',
+      metadata: { name: 'orders-v17-primary', namespace: 'shop' },
+      spec: { holderIdentity: 'orders-v17-0', leaseDurationSeconds: 10 },
+    });
+    // Named already (a step retried after the patch failed): only the instruction.
+    const again = harness(record('Provisioning'), {
+      ...provisioning,
+      lease: {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name: 'orders-v17-primary', resourceVersion: '7' },
+        spec: { holderIdentity: 'orders-v17-0' },
+      },
+    });
+    await again.step();
+    expect(again.log).toEqual([
+      `patch orders-v17-0 {"metadata":{"annotations":{"postgres.steward.dev/instruction":"initdb"}}}`,
     ]);
   });
 

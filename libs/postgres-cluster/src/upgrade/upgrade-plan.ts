@@ -224,8 +224,11 @@ export type UpgradeAction =
   | { type: 'observe'; ip: string }
   /** Read the termination message of the Job's pod: answers `jobMessage`. */
   | { type: 'readJobOutcome'; job: JobObject }
-  /** Set the pod's instruction annotation (the new instance's agent runs initdb). */
-  | { type: 'instruct'; pod: string; instruction: 'initdb' }
+  /**
+   * Give the pod its set's fence Lease, then set its instruction annotation (the new instance's
+   * agent runs initdb once the Lease names it).
+   */
+  | { type: 'instruct'; pod: string; set: string; instruction: 'initdb' }
   /** Create the dump-and-restore Job (renderUpgradeJob), owned by the cluster. */
   | { type: 'createJob'; image: string; fromIp: string; toIp: string; generation: number }
   /** Remove the pod's role label (it leaves the Services); a pod gone is fine. */
@@ -421,7 +424,9 @@ function planProvisioning(facts: UpgradeFacts, u: UpgradeStatus): UpgradePlan {
   const ip = targetPod?.status?.podIP;
   if (!ip) return waiting(u, 1000);
   if (!targetPod.metadata.annotations?.[InstructionAnnotation])
-    return waiting(u, 1000, [{ type: 'instruct', pod: target, instruction: 'initdb' }]);
+    return waiting(u, 1000, [
+      { type: 'instruct', pod: target, set: u.toSet, instruction: 'initdb' },
+    ]);
   const view = facts.answers?.target;
   if (!view) return { replan: true, actions: [{ type: 'observe', ip }] };
   if (!view.reachable || view.inRecovery) return waiting(u, 1000);

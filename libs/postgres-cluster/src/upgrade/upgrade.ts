@@ -36,7 +36,8 @@ import {
 import { type ImagePull } from '@steward/workload';
 import { renderUpgradeJob } from '../backup/job.js';
 import { createOwnedJob, jobTerminationMessage, type JobObject } from '../backup/reconcile.js';
-import { InstructionAnnotation, Labels } from '../children/names.js';
+import { fenceLease, InstructionAnnotation, Labels } from '../children/names.js';
+import { holdNewSetLease, type LeaseObject } from '../fence/lease.js';
 import { type PgAdmin, type PgEndpoint } from '../pg/index.js';
 import { type InstanceFacts, type PlanHealth } from '../plan/plan.js';
 import { type Pod } from '../pods.js';
@@ -116,6 +117,8 @@ export interface UpgradesDeps {
   jobs: () => JobObject[];
   /** The claims of one cluster's pods (by its label). */
   claims: (namespace: string, cluster: string) => KubeObject[];
+  /** A Lease from the cache (the new instance set's fence Lease). */
+  lease: (namespace: string, name: string) => LeaseObject | undefined;
   now: () => Date;
   emit: (obj: Cluster, type: 'Normal' | 'Warning', reason: string, message: string) => void;
 }
@@ -210,6 +213,15 @@ export class Upgrades {
           };
           break;
         case 'instruct':
+          // The new instance fences itself from its first start: its set's Lease names it first.
+          await holdNewSetLease(
+            this.deps.client,
+            cluster,
+            action.set,
+            action.pod,
+            this.deps.lease(namespace!, fenceLease(action.set)),
+            this.deps.now(),
+          );
           await this.deps.client.mergePatch(Pods, action.pod, namespace, {
             metadata: { annotations: { [InstructionAnnotation]: action.instruction } },
           });
