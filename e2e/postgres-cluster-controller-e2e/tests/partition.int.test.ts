@@ -19,10 +19,10 @@ import { startChartedController, type ChartedController } from '@steward/testing
 import {
   acquireNodeTier,
   localImages,
+  socketFrom,
   type MultiNodeTier,
   type TestClient,
 } from '@steward/testing-node-tier';
-import { Socket } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -104,15 +104,7 @@ function directWriter(
         connectionTimeoutMillis: 1000,
         query_timeout: 2000,
         // Bound to the test client's address: the partition lets exactly that through.
-        stream: () => {
-          const socket = new Socket();
-          const connect = socket.connect.bind(socket) as (o: object) => Socket;
-          (socket as unknown as { connect: (port: number, host: string) => Socket }).connect = (
-            port: number,
-            host: string,
-          ) => connect({ port, host, localAddress: observer.address });
-          return socket;
-        },
+        stream: socketFrom(observer.address),
       });
       client.on('error', () => undefined);
       try {

@@ -17,7 +17,7 @@
 import { PostgresCluster } from '@steward/postgres-cluster-api';
 import { Pods } from '@steward/kube';
 import { eventually } from '@steward/testing';
-import { Socket } from 'node:net';
+import { socketFrom } from '@steward/testing-node-tier';
 import pg from 'pg';
 import { Labels, type Pod } from '../src/index.js';
 import { appLogin, seconds, startWriter, type Login } from './support.js';
@@ -49,15 +49,7 @@ function directWriter(login: Login, host: string, first: number) {
     {
       ...login,
       host,
-      stream: () => {
-        const socket = new Socket();
-        const connect = socket.connect.bind(socket) as (o: object) => Socket;
-        (socket as unknown as { connect: (port: number, host: string) => Socket }).connect = (
-          port,
-          h,
-        ) => connect({ port, host: h, localAddress: observer.address });
-        return socket;
-      },
+      stream: socketFrom(observer.address),
     },
     first,
   );

@@ -20,6 +20,7 @@ export {
   type TestClient,
   type TierNode,
 } from './multi-node-tier.js';
+export { socketFrom } from './test-client-socket.js';
 export type { DrainOptions, DrainResult } from './faults.js';
 export {
   appImage,
