@@ -129,6 +129,7 @@ async function run(r: number) {
   const fencedBy = Date.parse(failover.primaryFencedBy ?? '') - epoch(cut);
   await direct.stop();
   await tier.healNode(old.node);
+  console.error(`run ${r + 1}: healed; waiting for 3 of 3`);
   await ready(name);
   await service.stop();
   const lost = await missing(login, [...service.acked, ...direct.acked]);
@@ -148,6 +149,7 @@ async function run(r: number) {
   await failedOver(name, hangBefore.status?.failoverCount ?? 0);
   const hangWritable = await firstAfterGap(writer.acked, stop);
   await tier.startNode(hung.node);
+  console.error(`run ${r + 1}: node started again; waiting for 3 of 3`);
   await ready(name);
   await writer.stop();
   await admin.delete(Kind, name, ns).catch(() => undefined);

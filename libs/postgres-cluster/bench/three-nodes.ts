@@ -59,7 +59,14 @@ export async function threeNodeBench(namespace: string) {
             : undefined;
         },
         { description: `${name} Ready, 3 of 3`, timeoutMs: 300_000, intervalMs: 200 },
-      ),
+      ).catch(async (error: unknown) => {
+        // What the cluster said when it did not get there (a bench run is not repeated lightly).
+        const obj = await read(name).catch(() => undefined);
+        console.error(
+          `${name} not Ready: ${JSON.stringify({ conditions: obj?.status?.conditions, instances: obj?.status?.instances, failover: obj?.status?.failover }, null, 1)}`,
+        );
+        throw error;
+      }),
     async finish() {
       await eventually(
         async () => (await admin.list<PostgresCluster>(Kind, { namespace: ns })).items.length === 0,
