@@ -106,7 +106,10 @@ cat reports/node-tier-hold.log
 grep -q '^node tier Ready' reports/node-tier-hold.log || status=1
 
 step "tests: unit, integration and e2e, every project"
-npx nx run-many -t test --outputStyle=stream || status=1
+# Three projects at a time (nx.json's default is two, for lint/typecheck/build): the e2e suites
+# spend most of their time waiting — for pods, failovers, the three-node tier another suite holds —
+# so a third keeps the two cores busy. STEWARD_TEST_PARALLEL overrides it.
+npx nx run-many -t test --outputStyle=stream --parallel="${STEWARD_TEST_PARALLEL:-3}" || status=1
 
 step "node tier: stopped, nothing left on the host"
 kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
