@@ -1,0 +1,3 @@
+import { stewardVitestConfig } from '../../vitest.shared.ts';
+
+export default stewardVitestConfig('tls');
