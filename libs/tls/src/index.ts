@@ -12,3 +12,10 @@ export {
   type IssueOptions,
   type IssuedCertificate,
 } from './certificates.js';
+export {
+  CA_RENEW_FRACTION,
+  keepCertificates,
+  type CertificateSet,
+  type KeptCertificates,
+  type WantedCertificates,
+} from './keeper.js';
