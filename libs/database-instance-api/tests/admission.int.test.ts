@@ -44,7 +44,8 @@ const gcpSpec = {
 const kafkaSpec = {
   provider: 'kafka',
   kafka: {
-    bootstrapServers: ['kafka-0.kafka:9092'],
+    bootstrapServers: ['kafka-0.kafka:9093'],
+    tls: { secretRef: { namespace: 'kafka', name: 'ca' } },
     sasl: { mechanism: 'scram-sha-512', secretRef: { namespace: 'kafka', name: 'admin' } },
   },
 };
@@ -101,6 +102,20 @@ describe('ProviderProfile and DatabaseInstance CRDs from the chart, in a real AP
       }),
     );
     expect(kafka.spec.guardrails?.allowedDeletionPolicies).toEqual(['Retain']);
+    // SASL over TLS; and SASL in clear only when the profile says it accepts that.
+    expect(kafka.spec.kafka?.allowPlaintextSasl).toBe(false);
+    const plaintext = await client.create<ProviderProfile>(
+      ProviderProfile.resourceType,
+      profile('kafka-plaintext-sasl', {
+        provider: 'kafka',
+        kafka: {
+          bootstrapServers: ['kafka-0.kafka:9092'],
+          sasl: kafkaSpec.kafka.sasl,
+          allowPlaintextSasl: true,
+        },
+      }),
+    );
+    expect(plaintext.spec.kafka?.allowPlaintextSasl).toBe(true);
   });
 
   it('accepts a minimal DatabaseInstance and applies the safe defaults', async () => {
@@ -225,6 +240,26 @@ describe('ProviderProfile and DatabaseInstance CRDs from the chart, in a real AP
         kafka: { ...kafkaSpec.kafka, sasl: { ...kafkaSpec.kafka.sasl, mechanism: 'gssapi' } },
       },
       'Unsupported value: "gssapi"',
+    ],
+    [
+      'SASL without TLS (the password in clear), not allowed',
+      {
+        provider: 'kafka',
+        kafka: { bootstrapServers: kafkaSpec.kafka.bootstrapServers, sasl: kafkaSpec.kafka.sasl },
+      },
+      'spec.kafka.sasl without spec.kafka.tls sends the password in clear: set spec.kafka.tls (a Secret with ca.crt), or spec.kafka.allowPlaintextSasl: true to accept that',
+    ],
+    [
+      'SASL without TLS with allowPlaintextSasl: false',
+      {
+        provider: 'kafka',
+        kafka: {
+          bootstrapServers: kafkaSpec.kafka.bootstrapServers,
+          sasl: kafkaSpec.kafka.sasl,
+          allowPlaintextSasl: false,
+        },
+      },
+      'spec.kafka.allowPlaintextSasl: true to accept that',
     ],
     ['an unknown provider', { provider: 'azure' }, 'Unsupported value: "azure"'],
     [

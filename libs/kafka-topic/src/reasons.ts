@@ -11,6 +11,7 @@
  * | InvalidReplicationFactor | asks for at most as many replicas as the cluster has brokers |
  * | ProviderProfileNotFound, WrongProvider, InvalidProviderProfile | fixes `spec.providerProfileRef` or the profile |
  * | CredentialsNotFound, CredentialsInvalid | (platform team) fixes the profile's TLS/SASL Secrets |
+ * | PlaintextSasl | (platform team) adds `spec.kafka.tls` to the profile — SASL without TLS sends the password in clear — or sets `spec.kafka.allowPlaintextSasl: true` |
  * | Forbidden | (platform team) grants the profile's principal the ACLs on the topic |
  * | DeletionPolicyNotAllowed | uses a deletion policy the profile's guardrails allow |
  *
@@ -29,6 +30,8 @@ export const KafkaTopicReasons = {
   InvalidProviderProfile: 'InvalidProviderProfile',
   CredentialsNotFound: 'CredentialsNotFound',
   CredentialsInvalid: 'CredentialsInvalid',
+  /** The profile authenticates with SASL over a plaintext listener and does not allow it. */
+  PlaintextSasl: 'PlaintextSasl',
   Forbidden: 'Forbidden',
   DeletionPolicyNotAllowed: 'DeletionPolicyNotAllowed',
   /** The profile's `topicNamePolicy: NamespacePrefix` does not let this namespace name the topic. */

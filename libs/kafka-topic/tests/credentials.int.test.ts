@@ -71,9 +71,16 @@ beforeAll(async () => {
   await secret('sasl-incomplete', { username: user.username });
   await secret('ca', { 'ca.crt': kafka.caPem! });
   await secret('no-ca', {});
+  // SASL over TLS (SASL_SSL), as a profile must unless it allows plaintext SASL.
   await profile('sasl', {
+    bootstrapServers: kafka.saslTlsBootstrapServers,
+    tls: { secretRef: ref('ca') },
+    sasl: { mechanism: user.mechanism, secretRef: ref('sasl') },
+  });
+  await profile('sasl-plaintext-allowed', {
     bootstrapServers: kafka.saslBootstrapServers,
     sasl: { mechanism: user.mechanism, secretRef: ref('sasl') },
+    allowPlaintextSasl: true,
   });
   await profile('tls', {
     bootstrapServers: kafka.tlsBootstrapServers,
@@ -82,14 +89,17 @@ beforeAll(async () => {
   await profile('sasl-wrong', {
     bootstrapServers: kafka.saslBootstrapServers,
     sasl: { mechanism: user.mechanism, secretRef: ref('sasl-wrong') },
+    allowPlaintextSasl: true,
   });
   await profile('sasl-wrong-mechanism', {
     bootstrapServers: kafka.saslBootstrapServers,
     sasl: { mechanism: 'plain', secretRef: ref('sasl') },
+    allowPlaintextSasl: true,
   });
   await profile('sasl-incomplete', {
     bootstrapServers: kafka.saslBootstrapServers,
     sasl: { mechanism: user.mechanism, secretRef: ref('sasl-incomplete') },
+    allowPlaintextSasl: true,
   });
   await profile('tls-untrusted', {
     bootstrapServers: kafka.tlsBootstrapServers,
@@ -114,11 +124,14 @@ describe('kafkaCredentialsCheck against a broker with SASL (SCRAM-SHA-512) and T
   const run = async (name: string) =>
     check()(await admin.get<Profile>(Profiles, name), new AbortController().signal);
 
-  it.each(['sasl', 'tls'])('verifies the %s profile with one DescribeCluster', async (name) => {
-    const result = await run(name);
-    expect(result).toMatchObject({ ok: true });
-    expect(result.ok && result.message).toContain(`cluster ${kafka.clusterId}, 1 broker`);
-  });
+  it.each(['sasl', 'sasl-plaintext-allowed', 'tls'])(
+    'verifies the %s profile with one DescribeCluster',
+    async (name) => {
+      const result = await run(name);
+      expect(result).toMatchObject({ ok: true });
+      expect(result.ok && result.message).toContain(`cluster ${kafka.clusterId}, 1 broker`);
+    },
+  );
 
   it.each<[string, string, boolean | undefined, string]>([
     [

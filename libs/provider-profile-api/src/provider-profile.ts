@@ -143,44 +143,65 @@ const gcp = Type.Object(
   { description: 'GCP (Cloud SQL). Required when provider is gcp, forbidden otherwise.' },
 );
 
-const kafka = Type.Object(
-  {
-    bootstrapServers: Type.Array(
-      Type.String({ minLength: 3, maxLength: 261, pattern: '^\\S+:[0-9]{1,5}$' }),
-      {
-        minItems: 1,
-        maxItems: 32,
-        description: 'host:port of at least one broker.',
-      },
-    ),
-    tls: Type.Optional(
-      Type.Object(
+const kafka = withValidations(
+  Type.Object(
+    {
+      bootstrapServers: Type.Array(
+        Type.String({ minLength: 3, maxLength: 261, pattern: '^\\S+:[0-9]{1,5}$' }),
         {
-          secretRef: secretReference('A Secret with ca.crt (and tls.crt/tls.key for mutual TLS).'),
+          minItems: 1,
+          maxItems: 32,
+          description: 'host:port of at least one broker.',
         },
-        { description: 'Connect with TLS.' },
       ),
-    ),
-    topicNamePolicy: Type.Optional(
-      StringEnum(TopicNamePolicies, {
-        default: 'NamespacePrefix',
-        description:
-          'Which topics a KafkaTopic may manage through this profile. NamespacePrefix (default): only topics named <namespace>.<name> after the KafkaTopic’s own namespace (TopicNameNotAllowed otherwise), so namespaces sharing the cluster cannot reach each other’s topics. Any: every topic — for a profile bound to one namespace, or tenants that trust each other.',
-      }),
-    ),
-    sasl: Type.Optional(
-      Type.Object(
-        {
-          mechanism: StringEnum(SaslMechanisms),
-          secretRef: secretReference('A Secret with username and password.'),
-        },
-        { description: 'Authenticate with SASL.' },
+      tls: Type.Optional(
+        Type.Object(
+          {
+            secretRef: secretReference(
+              'A Secret with ca.crt (and tls.crt/tls.key for mutual TLS).',
+            ),
+          },
+          { description: 'Connect with TLS.' },
+        ),
       ),
-    ),
-  },
-  {
-    description: 'An existing Kafka cluster. Required when provider is kafka, forbidden otherwise.',
-  },
+      topicNamePolicy: Type.Optional(
+        StringEnum(TopicNamePolicies, {
+          default: 'NamespacePrefix',
+          description:
+            'Which topics a KafkaTopic may manage through this profile. NamespacePrefix (default): only topics named <namespace>.<name> after the KafkaTopic’s own namespace (TopicNameNotAllowed otherwise), so namespaces sharing the cluster cannot reach each other’s topics. Any: every topic — for a profile bound to one namespace, or tenants that trust each other.',
+        }),
+      ),
+      sasl: Type.Optional(
+        Type.Object(
+          {
+            mechanism: StringEnum(SaslMechanisms),
+            secretRef: secretReference('A Secret with username and password.'),
+          },
+          { description: 'Authenticate with SASL.' },
+        ),
+      ),
+      allowPlaintextSasl: Type.Optional(
+        Type.Boolean({
+          default: false,
+          description:
+            'SASL without tls sends the credentials (and every record) in clear: refused unless this is true. Set it only for brokers reached over a network you trust.',
+        }),
+      ),
+    },
+    {
+      description:
+        'An existing Kafka cluster. Required when provider is kafka, forbidden otherwise.',
+    },
+  ),
+  [
+    {
+      rule: '!has(self.sasl) || has(self.tls) || (has(self.allowPlaintextSasl) && self.allowPlaintextSasl)',
+      message:
+        'spec.kafka.sasl without spec.kafka.tls sends the password in clear: set spec.kafka.tls (a Secret with ca.crt), or spec.kafka.allowPlaintextSasl: true to accept that',
+      reason: 'FieldValueForbidden',
+      fieldPath: '.sasl',
+    },
+  ],
 );
 
 /** What a kubernetes size class gives each pod of a workload that names it in `spec.size`. */

@@ -107,6 +107,27 @@ describe('serverProperties', () => {
     });
   });
 
+  it('adds a SASL_SSL listener with both SASL and TLS: the same user, the same keystore', () => {
+    const props = parse(
+      serverProperties({
+        ...base,
+        ports: { ...base.ports, sasl: 9094, tls: 9095, saslTls: 9096 },
+        saslUser: { mechanism: 'scram-sha-512', username: 'alice', password: 's3cret!' },
+        tlsKeystoreFile: '/tmp/k/tls/broker-keystore.pem',
+      }),
+    );
+    expect(props['advertised.listeners']).toBe(
+      'PLAINTEXT://127.0.0.1:9092,SASL_PLAINTEXT://127.0.0.1:9094,SSL://127.0.0.1:9095,SASL_SSL://127.0.0.1:9096',
+    );
+    expect(props['listener.security.protocol.map']).toContain('SASL_SSL:SASL_SSL');
+    expect(props).toMatchObject({
+      'listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config':
+        'org.apache.kafka.common.security.scram.ScramLoginModule required;',
+      'listener.name.sasl_ssl.ssl.keystore.type': 'PEM',
+      'listener.name.sasl_ssl.ssl.keystore.location': '/tmp/k/tls/broker-keystore.pem',
+    });
+  });
+
   it('binds and advertises the client listeners on `host`, the controller staying on loopback', () => {
     const props = parse(
       serverProperties({

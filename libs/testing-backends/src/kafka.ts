@@ -38,7 +38,8 @@ export interface KafkaOptions extends ListenHostOption {
   sasl?: KafkaSaslUser;
   /**
    * Adds an SSL listener (`tlsBootstrapServers`) serving a certificate for `host`, 127.0.0.1 and
-   * localhost, signed by a throwaway CA (`caPem`). Clients are not asked for certificates.
+   * localhost, signed by a throwaway CA (`caPem`). Clients are not asked for certificates. With
+   * `sasl` too, a SASL_SSL listener as well (`saslTlsBootstrapServers`): the same user over TLS.
    */
   tls?: boolean;
   /** More `server.properties` lines; they win over the defaults (not over listeners or node id). */
@@ -50,7 +51,7 @@ export interface KafkaOptions extends ListenHostOption {
 }
 
 /** Which listener a client connects to. */
-export type KafkaListener = 'plaintext' | 'sasl' | 'tls';
+export type KafkaListener = 'plaintext' | 'sasl' | 'tls' | 'sasl-tls';
 
 /**
  * A single-node Apache Kafka broker (KRaft, combined broker and controller) on its `host`, owned by
@@ -63,6 +64,8 @@ export interface Kafka {
   readonly saslBootstrapServers?: string[];
   /** The SSL listener, when started with `tls`. */
   readonly tlsBootstrapServers?: string[];
+  /** The SASL_SSL listener, when started with both `sasl` and `tls`. */
+  readonly saslTlsBootstrapServers?: string[];
   /** The PEM of the CA that signed the SSL listener's certificate, when started with `tls`. */
   readonly caPem?: string;
   /** The user the SASL listener admits, when started with `sasl`. */
@@ -142,7 +145,10 @@ export async function startKafka(options: KafkaOptions = {}): Promise<Kafka> {
   try {
     if (options.tls) tls = await mintBrokerCertificate(join(dataDir, 'tls'), host);
     for (let attempt = 1; ; attempt++) {
-      ports = await brokerPorts({ sasl: !!options.sasl, tls: !!tls }, host);
+      ports = await brokerPorts(
+        { sasl: !!options.sasl, tls: !!tls, saslTls: !!options.sasl && !!tls },
+        host,
+      );
       await rm(join(dataDir, 'data'), { recursive: true, force: true });
       await writeFile(
         propertiesFile,
@@ -177,6 +183,7 @@ export async function startKafka(options: KafkaOptions = {}): Promise<Kafka> {
   const plaintext = [`${host}:${bound.plaintext}`];
   const sasl = bound.sasl === undefined ? undefined : [`${host}:${bound.sasl}`];
   const tlsServers = bound.tls === undefined ? undefined : [`${host}:${bound.tls}`];
+  const saslTls = bound.saslTls === undefined ? undefined : [`${host}:${bound.saslTls}`];
   let current: ManagedProcess = proc;
   let disposed = false;
   let paused = false;
@@ -196,6 +203,14 @@ export async function startKafka(options: KafkaOptions = {}): Promise<Kafka> {
       case 'tls':
         if (!tlsServers || !tls) throw new Error('steward: this broker has no TLS listener');
         return { brokers: [...tlsServers], ssl: { ca: [tls.caPem] } };
+      case 'sasl-tls':
+        if (!saslTls || !tls || !options.sasl)
+          throw new Error('steward: this broker has no SASL_SSL listener');
+        return {
+          brokers: [...saslTls],
+          ssl: { ca: [tls.caPem] },
+          sasl: { ...options.sasl } as KafkaConfig['sasl'],
+        };
     }
   };
   const kafka = (config: Partial<KafkaConfig> = {}): KafkaClient =>
@@ -240,6 +255,7 @@ export async function startKafka(options: KafkaOptions = {}): Promise<Kafka> {
     bootstrapServers: plaintext,
     ...(sasl ? { saslBootstrapServers: sasl, sasl: options.sasl } : {}),
     ...(tlsServers && tls ? { tlsBootstrapServers: tlsServers, caPem: tls.caPem } : {}),
+    ...(saslTls ? { saslTlsBootstrapServers: saslTls } : {}),
     clusterId,
     dataDir,
     logFile,
@@ -313,10 +329,12 @@ export interface BrokerPorts {
   controller: number;
   sasl?: number;
   tls?: number;
+  /** SASL over TLS: with both `sasl` and `tls`. */
+  saslTls?: number;
 }
 
 async function brokerPorts(
-  want: { sasl: boolean; tls: boolean },
+  want: { sasl: boolean; tls: boolean; saslTls?: boolean },
   host: string,
 ): Promise<BrokerPorts> {
   const taken = new Set<number>();
@@ -334,6 +352,7 @@ async function brokerPorts(
     controller: await next(defaultListenHost),
     ...(want.sasl ? { sasl: await next() } : {}),
     ...(want.tls ? { tls: await next() } : {}),
+    ...(want.saslTls ? { saslTls: await next() } : {}),
   };
 }
 
@@ -365,6 +384,7 @@ export function serverProperties(input: ServerPropertiesInput): string {
     listeners.push(['SASL_PLAINTEXT', host, ports.sasl, 'SASL_PLAINTEXT']);
   }
   if (ports.tls !== undefined) listeners.push(['SSL', host, ports.tls, 'SSL']);
+  if (ports.saslTls !== undefined) listeners.push(['SASL_SSL', host, ports.saslTls, 'SASL_SSL']);
   const advertised = listeners.filter(([name]) => name !== 'CONTROLLER');
   const endpoints = (of: typeof listeners): string =>
     of.map(([name, at, port]) => `${name}://${at}:${port}`).join(',');
@@ -410,15 +430,20 @@ export function serverProperties(input: ServerPropertiesInput): string {
   if (saslUser) {
     const mechanism = saslUser.mechanism.toUpperCase();
     fixed['sasl.enabled.mechanisms'] = mechanism;
-    fixed[`listener.name.sasl_plaintext.${saslUser.mechanism}.sasl.jaas.config`] =
+    const jaas =
       saslUser.mechanism === 'plain'
         ? `org.apache.kafka.common.security.plain.PlainLoginModule required user_${saslUser.username}="${saslUser.password}";`
         : 'org.apache.kafka.common.security.scram.ScramLoginModule required;';
+    fixed[`listener.name.sasl_plaintext.${saslUser.mechanism}.sasl.jaas.config`] = jaas;
+    if (ports.saslTls !== undefined)
+      fixed[`listener.name.sasl_ssl.${saslUser.mechanism}.sasl.jaas.config`] = jaas;
   }
   if (input.tlsKeystoreFile) {
-    fixed['listener.name.ssl.ssl.keystore.type'] = 'PEM';
-    fixed['listener.name.ssl.ssl.keystore.location'] = input.tlsKeystoreFile;
-    fixed['listener.name.ssl.ssl.client.auth'] = 'none';
+    for (const listener of ports.saslTls !== undefined ? ['ssl', 'sasl_ssl'] : ['ssl']) {
+      fixed[`listener.name.${listener}.ssl.keystore.type`] = 'PEM';
+      fixed[`listener.name.${listener}.ssl.keystore.location`] = input.tlsKeystoreFile;
+      fixed[`listener.name.${listener}.ssl.client.auth`] = 'none';
+    }
   }
   const all = { ...defaults, ...input.extra, ...fixed };
   return (

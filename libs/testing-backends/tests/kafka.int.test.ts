@@ -341,7 +341,7 @@ describe('a broker on another host address', () => {
   });
   afterAll(() => kafka?.[Symbol.asyncDispose]());
 
-  it.each<KafkaListener>(['plaintext', 'sasl', 'tls'])(
+  it.each<KafkaListener>(['plaintext', 'sasl', 'tls', 'sasl-tls'])(
     'listens on and advertises that address only: %s',
     async (listener) => {
       const { brokers } = kafka.clientConfig(listener);

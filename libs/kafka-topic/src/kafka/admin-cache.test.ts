@@ -65,6 +65,8 @@ const profile = (servers = ['k:9092'], uid = 'uid-1'): ProviderProfile =>
       kafka: {
         bootstrapServers: servers,
         sasl: { mechanism: 'plain', secretRef: { namespace: 'kafka', name: 'admin' } },
+        // A unit test's broker: no TLS here (PlaintextSasl is connection.test.ts's).
+        allowPlaintextSasl: true,
       },
     },
   }) as ProviderProfile;

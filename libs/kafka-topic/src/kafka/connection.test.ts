@@ -82,13 +82,19 @@ describe('kafkaConnectionFromProfile', () => {
     ],
     [
       'no SASL username',
-      { sasl: { mechanism: 'plain', secretRef: { namespace: 'kafka', name: 'admin' } } },
+      {
+        sasl: { mechanism: 'plain', secretRef: { namespace: 'kafka', name: 'admin' } },
+        allowPlaintextSasl: true,
+      },
       { sasl: saslSecret({ password: 'x' }) },
       'Secret kafka/admin named by ProviderProfile events has no key username',
     ],
     [
       'no SASL password',
-      { sasl: { mechanism: 'plain', secretRef: { namespace: 'kafka', name: 'admin' } } },
+      {
+        sasl: { mechanism: 'plain', secretRef: { namespace: 'kafka', name: 'admin' } },
+        allowPlaintextSasl: true,
+      },
       { sasl: saslSecret({ username: 'x' }) },
       'Secret kafka/admin named by ProviderProfile events has no key password',
     ],
@@ -97,6 +103,35 @@ describe('kafkaConnectionFromProfile', () => {
       reason: 'CredentialsNotFound',
       message,
     });
+  });
+
+  it('refuses SASL without TLS (the password in clear) as PlaintextSasl, unless the profile allows it', () => {
+    const sasl = { mechanism: 'scram-sha-512', secretRef: { namespace: 'kafka', name: 'admin' } };
+    const secrets = { sasl: saslSecret({ username: 'steward', password: 's3cret-pa55' }) };
+    const refused = failure(profile({ bootstrapServers: servers, sasl }), secrets);
+    expect(refused).toEqual({
+      reason: 'PlaintextSasl',
+      message:
+        'ProviderProfile events authenticates with SASL scram-sha-512 without TLS: the password would cross the network in clear. Add spec.kafka.tls (a Secret with ca.crt), or set spec.kafka.allowPlaintextSasl: true to accept that',
+    });
+    expect(refused.message).not.toContain('s3cret');
+    expect(
+      failure(profile({ bootstrapServers: servers, sasl, allowPlaintextSasl: false }), secrets)
+        .reason,
+    ).toBe('PlaintextSasl');
+  });
+
+  it('connects with SASL over plaintext when the profile sets allowPlaintextSasl: true', () => {
+    const connection = kafkaConnectionFromProfile(
+      profile({
+        bootstrapServers: servers,
+        sasl: { mechanism: 'plain', secretRef: { namespace: 'kafka', name: 'admin' } },
+        allowPlaintextSasl: true,
+      }),
+      { sasl: saslSecret({ username: 'steward', password: 'p' }) },
+    );
+    expect(connection.sasl).toEqual({ mechanism: 'plain', username: 'steward', password: 'p' });
+    expect(connection.ssl).toBeUndefined();
   });
 
   it('refuses a profile that is not a kafka profile', () => {

@@ -115,13 +115,20 @@ function missingKey(profile: ProviderProfile, secret: ReadSecret, key: string): 
 /**
  * The connection of a kafka profile, from its spec and its Secrets' data (pure). TLS: `ca.crt`
  * (optional), `tls.crt` and `tls.key` (both or neither); SASL: `username` and `password` with the
- * profile's mechanism. A missing key is `TerminalError('CredentialsNotFound')` naming it.
+ * profile's mechanism. A missing key is `TerminalError('CredentialsNotFound')` naming it; SASL
+ * without TLS is `TerminalError('PlaintextSasl')` unless the profile sets `allowPlaintextSasl`
+ * (a profile stored before admission refused it).
  */
 export function kafkaConnectionFromProfile(
   profile: ProviderProfile,
   secrets: KafkaSecrets,
 ): KafkaConnection {
   const kafka = kafkaBlock(profile);
+  if (kafka.sasl && !kafka.tls && kafka.allowPlaintextSasl !== true)
+    throw new TerminalError(
+      KafkaTopicReasons.PlaintextSasl,
+      `ProviderProfile ${profile.metadata.name} authenticates with SASL ${kafka.sasl.mechanism} without TLS: the password would cross the network in clear. Add spec.kafka.tls (a Secret with ca.crt), or set spec.kafka.allowPlaintextSasl: true to accept that`,
+    );
   const K = KafkaSecretKeys;
   const connection: KafkaConnection = {
     brokers: [...kafka.bootstrapServers],
