@@ -9,7 +9,9 @@
  * `status.failover.primaryFencedBy`; the new primary acknowledges its first write only after the
  * old one's last — the split-brain window is 0; every acknowledged row that is missing was
  * acknowledged by `primaryFencedBy`, and those acknowledged by `primaryLastSeenAt` lie within the
- * published byte bound; healed, the old primary rejoins as a standby. BENCHMARKS.md has the
+ * published byte bound; healed, the old primary rejoins as a standby. With synchronous replication
+ * (ANY 1 of two standbys) the same cut loses no acknowledged row at all (dataLossRisk None): the
+ * cut-off primary cannot acknowledge what no standby confirmed. BENCHMARKS.md has the
  * distribution over repeated runs (libs/postgres-cluster/bench/partition.ts).
  */
 import { type PostgresClusterSpec } from '@steward/postgres-cluster-api';
@@ -233,5 +235,86 @@ describe('PostgresCluster: a primary cut off by a partition fences itself', () =
       await tier.healNode(node).catch(() => undefined);
       await direct.stop();
     }
+  }, 900_000);
+
+  it('synchronous (ANY 1 of two standbys): the cut-off primary acknowledges nothing the new timeline lacks — no acknowledged row lost, dataLossRisk None, no overlap', async ({
+    annotate,
+  }) => {
+    await admin.delete(Kind, name, ctx.ns).catch(() => undefined);
+    const sync = 'cutoff-sync';
+    const { writer } = await readyWithLedger(sync, {
+      ...spec,
+      replication: { mode: 'sync', sync: { number: 1 } },
+    });
+    await eventually(
+      async () => ((await read(sync)).status?.synchronous?.connected === 2 ? true : undefined),
+      {
+        description: `${sync}: both standbys streaming as the primary sees them`,
+        timeoutMs: 60_000,
+      },
+    );
+    const before = await read(sync);
+    const from = before.status!.primary!;
+    const oldPod = await admin.get<FullPod & { spec?: { nodeName?: string } }>(Pods, from, ctx.ns);
+    const node = oldPod.spec!.nodeName!;
+    const app = await secretOf(`${sync}-app`);
+    const direct = directWriter(
+      {
+        host: oldPod.status!.podIP!,
+        user: app['username']!,
+        password: app['password']!,
+        database: app['database']!,
+      },
+      1_000_000_000,
+    );
+    await eventually(() => direct.acked.length >= 50, {
+      description: 'the direct writer committing on the old primary',
+      timeoutMs: 30_000,
+    });
+    const count = before.status?.failoverCount ?? 0;
+    const serviceBefore = writer.acked.length;
+    const cutAt = Date.now();
+    await tier.partitionNode(node, { allow: [observer] });
+    try {
+      const after = await eventually(
+        async () => {
+          const obj = await read(sync);
+          return (obj.status?.failoverCount ?? 0) > count &&
+            obj.status?.failover?.phase === 'Completed'
+            ? obj
+            : undefined;
+        },
+        { description: `${sync}: failed over off the partitioned ${node}`, ...long },
+      );
+      const failover = after.status!.failover!;
+      expect(failover.from).toBe(from);
+      expect(failover.dataLossRisk).toBe('None');
+      const to = after.status!.primary!;
+      const resumed = writer.acked.length;
+      await eventually(() => writer.acked.length >= resumed + 100, {
+        description: 'commits resume on the new primary through the Service',
+        timeoutMs: 60_000,
+      });
+      await sleep(2_000);
+      await direct.stop();
+      const oldLast = direct.acked.at(-1)!.at;
+      const firstNew = writer.acked.slice(serviceBefore).find((r) => r.at > cutAt + 1_000)?.at;
+      const overlapMs = firstNew === undefined ? 0 : Math.max(0, oldLast - firstNew);
+      expect(overlapMs).toBe(0);
+
+      await tier.healNode(node);
+      await settledOn(sync, to, failover.newTimeline!);
+      await writer.stop();
+      // Every commit the old primary acknowledged was on a standby first: none is missing.
+      const lost = await lostRows(sync, [...writer.acked, ...direct.acked]);
+      expect(lost).toEqual([]);
+      await annotate(
+        `partition of ${node}: the old primary's last ack ${oldLast - cutAt} ms after the cut, fenced by ${Date.parse(failover.primaryFencedBy!) - cutAt} ms; ${direct.acked.filter((r) => r.at > cutAt).length} rows acked on its side after the cut, ${writer.acked.length + direct.acked.length} acked in all, 0 lost; ${failover.message}`,
+      );
+    } finally {
+      await tier.healNode(node).catch(() => undefined);
+      await direct.stop();
+    }
+    await admin.delete(Kind, sync, ctx.ns).catch(() => undefined);
   }, 900_000);
 });
