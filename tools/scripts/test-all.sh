@@ -95,6 +95,10 @@ bash tools/node-tier/provisioner/test.sh >reports/provisioner-test.log 2>&1 || {
 grep -E '^(PASS|FAIL)' reports/provisioner-test.log | tail -n 3
 
 step "node tier: started once, shared by every suite (a lease each)"
+# Both tiers stay up between suites (the three-node one is held by one suite at a time: without
+# this it stopped 20 s after each and the next suite started it again, 1–2.5 min each time); they
+# are stopped below, once every test has run.
+export STEWARD_NODE_TIER_LINGER_MS=600000
 node --import tsx tools/scripts/node-tier.ts hold >reports/node-tier-hold.log 2>&1 &
 holder=$!
 for _ in $(seq 600); do

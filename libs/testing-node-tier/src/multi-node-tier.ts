@@ -39,6 +39,7 @@ import {
   type MultiNodeTierState,
   type MultiSupervisorConfig,
 } from './layout.js';
+import { defaultLingerMs } from './linger.js';
 import { networkLeftovers } from './netns.js';
 import type { NodeTier, NodeTierOptions } from './node-tier.js';
 
@@ -108,7 +109,7 @@ export async function acquireMultiNodeTier(options: MultiNodeTierOptions): Promi
     const config: MultiSupervisorConfig = {
       binaries,
       sandboxImage: pause!,
-      lingerMs: options.lingerMs ?? 20_000,
+      lingerMs: options.lingerMs ?? defaultLingerMs(),
       networkPolicy: options.networkPolicy ?? false,
     };
     let state: MultiNodeTierState;

@@ -18,6 +18,7 @@ import {
   type NodeTierBinaries,
 } from './binaries.js';
 import { missingPrivileges, NodeTierUnavailableError, processAlive, run } from './host.js';
+import { defaultLingerMs } from './linger.js';
 import {
   acquireMultiNodeTier,
   type MultiNodeTier,
@@ -110,7 +111,7 @@ async function acquireSingleNodeTier(options: NodeTierOptions): Promise<NodeTier
       {
         binaries,
         sandboxImage: pause!,
-        lingerMs: options.lingerMs ?? 20_000,
+        lingerMs: options.lingerMs ?? defaultLingerMs(),
       },
       options.readyTimeoutMs ?? 5 * 60_000,
     );
