@@ -134,6 +134,45 @@ export const DatabaseInstanceSpec = withValidations(
         { default: {} },
       ),
     ),
+    security: Type.Optional(
+      Type.Object(
+        {
+          storageEncrypted: Type.Optional(
+            Type.Boolean({
+              default: true,
+              description:
+                'Encrypt the storage at rest. RDS: StorageEncrypted with the account’s default KMS key, set at creation (an instance created unencrypted stays so: RDS cannot encrypt it in place; status.atProvider.storageEncrypted says). Cloud SQL always encrypts: false is refused.',
+            }),
+          ),
+          publiclyAccessible: Type.Optional(
+            Type.Boolean({
+              default: false,
+              description:
+                'RDS PubliclyAccessible: an address reachable from outside the VPC (still behind the security groups). Cloud SQL: true is refused (its instances are reached through authorized networks or the Cloud SQL Auth Proxy).',
+            }),
+          ),
+          deletionProtection: Type.Optional(
+            Type.Boolean({
+              default: true,
+              description:
+                'The provider refuses to delete the instance (RDS DeletionProtection, Cloud SQL deletionProtectionEnabled) — by hand or by another tool. With deletionPolicy Delete, deleting this object lifts it first: that field is the explicit consent.',
+            }),
+          ),
+          requireTLS: Type.Optional(
+            Type.Boolean({
+              default: true,
+              description:
+                'Cloud SQL: connections must use TLS (sslMode ENCRYPTED_ONLY). RDS: Steward does not manage parameter groups — PostgreSQL 15 and later refuse unencrypted connections by default (rds.force_ssl), MySQL does not; false is refused for aws.',
+            }),
+          ),
+        },
+        {
+          default: {},
+          description:
+            'Secure by default: opt out of a default explicitly, and only where the ProviderProfile’s guardrails.requireSecureDefaults allows.',
+        },
+      ),
+    ),
     deletionPolicy: Type.Optional(
       StringEnum(DeletionPolicies, {
         default: 'Retain',
@@ -209,6 +248,10 @@ export const DatabaseInstanceStatus = Type.Object({
         storageGiB: Type.Optional(Type.Integer({ minimum: 0 })),
         highAvailability: Type.Optional(Type.Boolean()),
         backupRetentionDays: Type.Optional(Type.Integer({ minimum: 0 })),
+        storageEncrypted: Type.Optional(Type.Boolean()),
+        publiclyAccessible: Type.Optional(Type.Boolean()),
+        deletionProtection: Type.Optional(Type.Boolean()),
+        requireTLS: Type.Optional(Type.Boolean()),
       },
       { description: 'What the provider reports, as last observed.' },
     ),

@@ -129,6 +129,13 @@ describe('ProviderProfile and DatabaseInstance CRDs from the chart, in a real AP
       adopt: false,
       highAvailability: false,
       backup: { retentionDays: 7 },
+      // Secure by default: opting out takes an explicit field.
+      security: {
+        storageEncrypted: true,
+        publiclyAccessible: false,
+        deletionProtection: true,
+        requireTLS: true,
+      },
     } satisfies Partial<DatabaseInstanceSpec>);
   });
 
@@ -262,6 +269,18 @@ describe('ProviderProfile and DatabaseInstance CRDs from the chart, in a real AP
       'spec.kafka.allowPlaintextSasl: true to accept that',
     ],
     ['an unknown provider', { provider: 'azure' }, 'Unsupported value: "azure"'],
+    [
+      'requireSecureDefaults on a kubernetes profile',
+      {
+        provider: 'kubernetes',
+        kubernetes: {
+          sizeClasses: { small: { cpu: '100m', memory: '128Mi' } },
+          images: [{ engine: 'postgres', version: '17', image: 'postgres:17' }],
+        },
+        guardrails: { requireSecureDefaults: true },
+      },
+      'spec.guardrails.requireSecureDefaults is for aws and gcp profiles',
+    ],
     [
       'a size class name that is not a DNS label',
       { ...awsSpec, sizeClasses: { Small: 'db.t3.micro' } },

@@ -33,6 +33,32 @@ const db = (spec: Partial<DatabaseInstance['spec']> = {}): DatabaseInstance =>
   }) as DatabaseInstance;
 
 describe('checkGuardrails', () => {
+  it('names every opt-out of the secure defaults, and allows them where the profile does not require the defaults', () => {
+    const open = db({
+      security: {
+        storageEncrypted: false,
+        publiclyAccessible: true,
+        deletionProtection: false,
+        requireTLS: false,
+      },
+    });
+    expect(checkGuardrails(profile({ guardrails: { requireSecureDefaults: true } }), open)).toEqual(
+      {
+        reason: 'InsecureSettingNotAllowed',
+        message:
+          'ProviderProfile aws-prod requires the secure defaults: remove spec.security.storageEncrypted: false, spec.security.publiclyAccessible: true, spec.security.deletionProtection: false, spec.security.requireTLS: false',
+      },
+    );
+    expect(checkGuardrails(profile(), open)).toBeUndefined();
+    // The defaults spelled out are no opt-out.
+    expect(
+      checkGuardrails(
+        profile({ guardrails: { requireSecureDefaults: true } }),
+        db({ security: { storageEncrypted: true, publiclyAccessible: false } }),
+      ),
+    ).toBeUndefined();
+  });
+
   it.each([
     [
       'a kafka profile',
@@ -51,6 +77,12 @@ describe('checkGuardrails', () => {
       profile({ guardrails: { requireFinalSnapshot: true } }),
       db({ finalSnapshot: false }),
       'FinalSnapshotRequired',
+    ],
+    [
+      'an opt-out of the secure defaults where the profile requires them',
+      profile({ guardrails: { requireSecureDefaults: true } }),
+      db({ security: { deletionProtection: false } }),
+      'InsecureSettingNotAllowed',
     ],
     ['a size the profile does not define', profile(), db({ size: 'huge' }), 'UnknownSize'],
     [

@@ -8,7 +8,8 @@ export interface GuardrailViolation {
     | 'DeletionPolicyNotAllowed'
     | 'FinalSnapshotRequired'
     | 'SizeNotAllowed'
-    | 'UnknownSize';
+    | 'UnknownSize'
+    | 'InsecureSettingNotAllowed';
   message: string;
 }
 
@@ -43,6 +44,14 @@ export function checkGuardrails(
       message: `ProviderProfile ${name} requires a final snapshot: remove spec.finalSnapshot: false`,
     };
   }
+  if (guardrails.requireSecureDefaults) {
+    const insecure = insecureSettings(obj);
+    if (insecure.length)
+      return {
+        reason: 'InsecureSettingNotAllowed',
+        message: `ProviderProfile ${name} requires the secure defaults: remove ${insecure.join(', ')}`,
+      };
+  }
   const size = obj.spec.size;
   const override =
     profile.spec.provider === 'aws'
@@ -64,4 +73,15 @@ export function checkGuardrails(
     };
   }
   return undefined;
+}
+
+/** The spec.security opt-outs of a DatabaseInstance, as `field: value` (empty: none). */
+export function insecureSettings(obj: DatabaseInstance): string[] {
+  const s = obj.spec.security ?? {};
+  return [
+    ...(s.storageEncrypted === false ? ['spec.security.storageEncrypted: false'] : []),
+    ...(s.publiclyAccessible === true ? ['spec.security.publiclyAccessible: true'] : []),
+    ...(s.deletionProtection === false ? ['spec.security.deletionProtection: false'] : []),
+    ...(s.requireTLS === false ? ['spec.security.requireTLS: false'] : []),
+  ];
 }

@@ -1,5 +1,6 @@
 import {
   CreateDBInstanceCommand,
+  DeleteDBInstanceCommand,
   DescribeDBInstancesCommand,
   DescribeDBSnapshotsCommand,
   type DBInstance,
@@ -184,7 +185,15 @@ describe('the AWS RDS provider under the managed reconciler (real API server + m
       externalName: id('orders'),
       providerState: 'available',
       endpoint: { host: expect.stringMatching(new RegExp(`^${id('orders')}\\.`)), port: 5432 },
-      atProvider: { status: 'available', instanceClass: 'db.t3.micro', storageGiB: 20 },
+      atProvider: {
+        status: 'available',
+        instanceClass: 'db.t3.micro',
+        storageGiB: 20,
+        // Secure by default (spec.security), as RDS reports it.
+        storageEncrypted: true,
+        publiclyAccessible: false,
+        deletionProtection: true,
+      },
     });
     const { DBInstances } = await rds.send(new DescribeDBInstancesCommand({}));
     const ours = DBInstances!.filter((i) => i.DBInstanceIdentifier === id('orders'));
@@ -196,6 +205,9 @@ describe('the AWS RDS provider under the managed reconciler (real API server + m
       MultiAZ: false,
       BackupRetentionPeriod: 7,
       MasterUsername: 'steward',
+      StorageEncrypted: true,
+      PubliclyAccessible: false,
+      DeletionProtection: true,
     });
     expect(tag(ours[0], RdsTags.ownerUid)).toBe(created.metadata.uid);
     expect(tag(ours[0], RdsTags.namespace)).toBe(ns);
@@ -256,10 +268,19 @@ describe('the AWS RDS provider under the managed reconciler (real API server + m
     expect(count('DeleteDBInstance')).toBe(0);
   });
 
-  it('with deletionPolicy Delete, takes a final snapshot and deletes the instance', async () => {
+  it('with deletionPolicy Delete, lifts the deletion protection, takes a final snapshot and deletes the instance', async () => {
     run();
     await create('doomed', { deletionPolicy: 'Delete' });
     await ready('doomed');
+    // Protected: RDS itself refuses to delete it (moto as RDS).
+    await expect(
+      rds.send(
+        new DeleteDBInstanceCommand({
+          DBInstanceIdentifier: id('doomed'),
+          SkipFinalSnapshot: true,
+        }),
+      ),
+    ).rejects.toThrow(/protect/i);
     await admin.delete(Dbis, 'doomed', ns);
     await eventually(() => gone('doomed'), { description: 'object gone' });
     expect(await instance('doomed')).toBeUndefined();

@@ -194,7 +194,20 @@ describe('DatabaseInstance on Cloud SQL (local Cloud SQL Admin API, real client,
         storageGiB: 10,
         highAvailability: false,
         backupRetentionDays: 7,
+        // Secure by default (spec.security), as Cloud SQL reports it.
+        storageEncrypted: true,
+        deletionProtection: true,
+        requireTLS: true,
       },
+    });
+    const settings = only!.resource['settings'] as {
+      deletionProtectionEnabled: boolean;
+      ipConfiguration: { sslMode: string; ipv4Enabled: boolean };
+    };
+    expect(settings.deletionProtectionEnabled).toBe(true);
+    expect(settings.ipConfiguration).toMatchObject({
+      sslMode: 'ENCRYPTED_ONLY',
+      ipv4Enabled: true,
     });
     expect(requestsFor('instances.insert', 'orders')).toHaveLength(1);
     // The root password went to Cloud SQL and nowhere else.
@@ -253,12 +266,17 @@ describe('DatabaseInstance on Cloud SQL (local Cloud SQL Admin API, real client,
     expect(requestsFor('instances.delete', 'kept')).toHaveLength(0);
   });
 
-  it('deletes with deletionPolicy Delete, taking a FINAL backup by default', async () => {
+  it('deletes with deletionPolicy Delete, lifting the deletion protection first and taking a FINAL backup by default', async () => {
     run();
     await create('doomed', { deletionPolicy: 'Delete' });
     await ready('doomed');
     await admin.delete(Kind, 'doomed', ns);
     await gone('doomed');
+    // The protection was lifted by a patch before the delete (Cloud SQL refuses it otherwise).
+    const patches = requestsFor('instances.patch', 'doomed');
+    expect(
+      patches.map((r) => (r.body as { settings?: Record<string, unknown> }).settings),
+    ).toContainEqual(expect.objectContaining({ deletionProtectionEnabled: false }));
     expect(instance('doomed')).toBeUndefined();
     expect(api.backups().filter((b) => b.instance === instanceName('doomed'))).toEqual([
       expect.objectContaining({ type: 'FINAL', status: 'SUCCESSFUL' }),

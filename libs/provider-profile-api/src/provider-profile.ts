@@ -629,6 +629,12 @@ export const ProviderProfileSpec = withValidations(
                 'When true, referencing resources may not set finalSnapshot: false (DatabaseInstance). Refused on a kubernetes profile.',
             }),
           ),
+          requireSecureDefaults: Type.Optional(
+            Type.Boolean({
+              description:
+                'When true, referencing DatabaseInstances may not opt out of spec.security’s defaults (storageEncrypted: false, publiclyAccessible: true, deletionProtection: false, requireTLS: false): the controller refuses them with InsecureSettingNotAllowed. Absent: false. Refused on a kubernetes profile.',
+            }),
+          ),
           allowedSizes: Type.Optional(
             Type.Array(Type.String({ maxLength: 63, pattern: SIZE_NAME_PATTERN }), {
               maxItems: 32,
@@ -668,6 +674,11 @@ export const ProviderProfileSpec = withValidations(
       rule: "self.provider != 'kubernetes' || !has(self.guardrails) || !has(self.guardrails.requireFinalSnapshot) || !self.guardrails.requireFinalSnapshot",
       message:
         'spec.guardrails.requireFinalSnapshot is for aws and gcp profiles (DatabaseInstance final snapshots): in-cluster workloads take no final snapshot, so a kubernetes profile cannot require one',
+    },
+    {
+      rule: "self.provider != 'kubernetes' || !has(self.guardrails) || !has(self.guardrails.requireSecureDefaults)",
+      message:
+        'spec.guardrails.requireSecureDefaults is for aws and gcp profiles (DatabaseInstance spec.security)',
     },
   ],
 );

@@ -17,6 +17,10 @@ export interface DesiredRdsInstance {
   backupRetentionPeriod: number;
   dbSubnetGroupName?: string;
   vpcSecurityGroupIds?: string[];
+  /** Set at creation only (RDS cannot encrypt an instance in place). */
+  storageEncrypted: boolean;
+  publiclyAccessible: boolean;
+  deletionProtection: boolean;
 }
 
 /**
@@ -103,6 +107,14 @@ export function desiredRdsInstance(
     throw invalid(`spec.providerOverrides.aws.iops is required with storage type ${storageType}`);
   }
 
+  const security = spec.security ?? {};
+  if (security.requireTLS === false) {
+    throw new TerminalError(
+      RdsReasons.Unsupported,
+      'spec.security.requireTLS: false is not supported by the aws provider: Steward does not manage RDS parameter groups (rds.force_ssl, require_secure_transport); remove it',
+    );
+  }
+
   return {
     engine,
     engineVersion: spec.version,
@@ -116,5 +128,8 @@ export function desiredRdsInstance(
     ...(aws.vpcSecurityGroupIds?.length
       ? { vpcSecurityGroupIds: [...aws.vpcSecurityGroupIds].sort() }
       : {}),
+    storageEncrypted: security.storageEncrypted ?? true,
+    publiclyAccessible: security.publiclyAccessible ?? false,
+    deletionProtection: security.deletionProtection ?? true,
   };
 }

@@ -37,7 +37,33 @@ describe('desiredRdsInstance', () => {
       storageType: 'gp2',
       multiAZ: false,
       backupRetentionPeriod: 7,
+      // Secure by default (spec.security): encrypted, not public, protected from deletion.
+      storageEncrypted: true,
+      publiclyAccessible: false,
+      deletionProtection: true,
     });
+  });
+
+  it('takes spec.security’s explicit opt-outs, and refuses requireTLS: false (no parameter groups)', () => {
+    expect(
+      desiredRdsInstance(
+        dbi({
+          security: {
+            storageEncrypted: false,
+            publiclyAccessible: true,
+            deletionProtection: false,
+          },
+        }),
+        config,
+      ),
+    ).toMatchObject({
+      storageEncrypted: false,
+      publiclyAccessible: true,
+      deletionProtection: false,
+    });
+    expect(() => desiredRdsInstance(dbi({ security: { requireTLS: false } }), config)).toThrow(
+      'spec.security.requireTLS: false is not supported by the aws provider',
+    );
   });
 
   it('lets providerOverrides.aws.instanceClass win over size', () => {
@@ -74,6 +100,9 @@ describe('planModification', () => {
     StorageType: 'gp2',
     MultiAZ: false,
     BackupRetentionPeriod: 7,
+    StorageEncrypted: true,
+    PubliclyAccessible: false,
+    DeletionProtection: true,
     ...over,
   });
 
@@ -99,6 +128,16 @@ describe('planModification', () => {
       MultiAZ: true,
       BackupRetentionPeriod: 1,
     });
+  });
+
+  it('turns deletion protection on and public access off on an instance that lacks them (never its encryption: RDS cannot change it)', () => {
+    const desired = desiredRdsInstance(dbi(), config);
+    expect(
+      planModification(
+        desired,
+        actual({ DeletionProtection: false, PubliclyAccessible: true, StorageEncrypted: false }),
+      ),
+    ).toEqual({ DeletionProtection: true, PubliclyAccessible: false });
   });
 
   it('counts pending modifications as applied, so it never asks twice', () => {

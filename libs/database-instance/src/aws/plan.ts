@@ -12,13 +12,15 @@ export interface RdsModification {
   MultiAZ?: boolean;
   BackupRetentionPeriod?: number;
   VpcSecurityGroupIds?: string[];
+  PubliclyAccessible?: boolean;
+  DeletionProtection?: boolean;
 }
 
 /**
  * What must change on `actual` to match `desired`. Values RDS has accepted but not applied yet
  * (`PendingModifiedValues`) count as applied, so a modification is never requested twice. Only
- * fields ModifyDBInstance can change in place are compared; engine, version and subnet group are
- * set at create. Pure.
+ * fields ModifyDBInstance can change in place are compared; engine, version, subnet group and
+ * storage encryption are set at create. Pure.
  */
 export function planModification(desired: DesiredRdsInstance, actual: DBInstance): RdsModification {
   const pending = actual.PendingModifiedValues ?? {};
@@ -37,6 +39,10 @@ export function planModification(desired: DesiredRdsInstance, actual: DBInstance
   const retention = pending.BackupRetentionPeriod ?? actual.BackupRetentionPeriod;
   if (retention !== desired.backupRetentionPeriod)
     plan.BackupRetentionPeriod = desired.backupRetentionPeriod;
+  if ((actual.PubliclyAccessible ?? false) !== desired.publiclyAccessible)
+    plan.PubliclyAccessible = desired.publiclyAccessible;
+  if ((actual.DeletionProtection ?? false) !== desired.deletionProtection)
+    plan.DeletionProtection = desired.deletionProtection;
   if (desired.vpcSecurityGroupIds) {
     const current = (actual.VpcSecurityGroups ?? []).map((g) => g.VpcSecurityGroupId ?? '').sort();
     if (current.join(',') !== desired.vpcSecurityGroupIds.join(','))

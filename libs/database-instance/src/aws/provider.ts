@@ -222,6 +222,9 @@ class RdsExternalClient implements ExternalClient<
               ...(desired.vpcSecurityGroupIds
                 ? { VpcSecurityGroupIds: desired.vpcSecurityGroupIds }
                 : {}),
+              StorageEncrypted: desired.storageEncrypted,
+              PubliclyAccessible: desired.publiclyAccessible,
+              DeletionProtection: desired.deletionProtection,
               MasterUsername: username,
               MasterUserPassword: password,
               CopyTagsToSnapshot: true,
@@ -304,6 +307,21 @@ class RdsExternalClient implements ExternalClient<
         Reasons.ExternalResourceOwnedElsewhere,
         `RDS instance ${id} is not tagged as this object's (${RdsTags.ownerUid}): it is not deleted`,
       );
+    }
+    if (instance.DBInstanceStatus !== 'deleting' && instance.DeletionProtection) {
+      // deletionPolicy Delete is the explicit consent: the protection (against deletion by hand
+      // or by another tool) is lifted first, then the instance deleted on a later reconcile.
+      await rdsCall('ModifyDBInstance', () =>
+        this.rds.send(
+          new ModifyDBInstanceCommand({
+            DBInstanceIdentifier: id,
+            ApplyImmediately: true,
+            DeletionProtection: false,
+          }),
+          { abortSignal: signal },
+        ),
+      );
+      return { done: false };
     }
     if (instance.DBInstanceStatus !== 'deleting') {
       const snapshot =

@@ -67,6 +67,15 @@ export function observedStatus(instance: DBInstance): Record<string, unknown> {
       ...(instance.BackupRetentionPeriod !== undefined
         ? { backupRetentionDays: instance.BackupRetentionPeriod }
         : {}),
+      ...(instance.StorageEncrypted !== undefined
+        ? { storageEncrypted: instance.StorageEncrypted }
+        : {}),
+      ...(instance.PubliclyAccessible !== undefined
+        ? { publiclyAccessible: instance.PubliclyAccessible }
+        : {}),
+      ...(instance.DeletionProtection !== undefined
+        ? { deletionProtection: instance.DeletionProtection }
+        : {}),
     },
   };
 }

@@ -26,6 +26,7 @@ import {
   OwnerLabels,
   patchSettings,
   settingsDrift,
+  sslSatisfies,
 } from './instance-settings.js';
 import { cloudSqlInstanceName } from './instance-name.js';
 import { cloudSqlProviderState } from './provider-state.js';
@@ -55,6 +56,7 @@ const enums = {
     unknown
   >,
   ipAddressType: protos.google.cloud.sql.v1.SqlIpAddressType as unknown as Record<string, unknown>,
+  sslMode: protos.google.cloud.sql.v1.IpConfiguration.SslMode as unknown as Record<string, unknown>,
   databaseVersion: protos.google.cloud.sql.v1.SqlDatabaseVersion as unknown as Record<
     string,
     unknown
@@ -182,7 +184,7 @@ class CloudSqlClient implements ExternalClient<DatabaseInstance, DesiredInstance
     const rawState = enumName(enums.state, instance.state);
     const activation = enumName(enums.activation, instance.settings?.activationPolicy);
     const state = cloudSqlProviderState(rawState, activation, operationType);
-    const actual = actualSettings(instance, enums.availability);
+    const actual = actualSettings(instance, enums.availability, enums.sslMode);
     const mark = ownerMark(actual.labels);
 
     // While the object is being deleted (no `desired`) nothing is compared, so deletion never
@@ -203,6 +205,10 @@ class CloudSqlClient implements ExternalClient<DatabaseInstance, DesiredInstance
         storageGiB: actual.dataDiskSizeGb,
         highAvailability: actual.availabilityType === 'REGIONAL',
         backupRetentionDays: actual.backupsEnabled ? (actual.retainedBackups ?? 0) : 0,
+        // Cloud SQL encrypts every instance's storage; it has no public-access switch of its own.
+        storageEncrypted: true,
+        deletionProtection: actual.deletionProtection,
+        requireTLS: sslSatisfies(actual.sslMode, 'ENCRYPTED_ONLY'),
       },
     };
     if (address?.ipAddress) {
@@ -276,14 +282,18 @@ class CloudSqlClient implements ExternalClient<DatabaseInstance, DesiredInstance
     // While an operation runs (or the instance is not RUNNABLE) Cloud SQL refuses a change with
     // ABORTED / FAILED_PRECONDITION; the reconciler polls again soon, and the change goes then.
     if (seen.operationType || enumName(enums.state, seen.instance.state) !== 'RUNNABLE') return;
-    if (!patchSettings(desired, actualSettings(seen.instance, enums.availability))) return;
+    if (!patchSettings(desired, actualSettings(seen.instance, enums.availability, enums.sslMode)))
+      return;
     // observe read the instance before the operations: an operation (ours) that ended between
     // the two reads left the instance seen without its change and no operation running. Looked
     // at again, operations first, so that a change already made is never sent a second time.
     if (await this.operationInProgress(name)) return;
     const fresh = await this.getInstance(name);
     if (!fresh || enumName(enums.state, fresh.state) !== 'RUNNABLE') return;
-    const settings = patchSettings(desired, actualSettings(fresh, enums.availability));
+    const settings = patchSettings(
+      desired,
+      actualSettings(fresh, enums.availability, enums.sslMode),
+    );
     if (!settings) return;
     // 10 ABORTED (another operation started meanwhile) propagates and is retried with backoff.
     await this.call('instances.patch', () =>
@@ -309,6 +319,18 @@ class CloudSqlClient implements ExternalClient<DatabaseInstance, DesiredInstance
     const state = enumName(enums.state, seen.instance.state);
     // Already being deleted, or busy with something else: wait for it.
     if (state === 'PENDING_DELETE' || seen.operationType) return { done: false };
+    if (seen.instance.settings?.deletionProtectionEnabled?.value === true) {
+      // deletionPolicy Delete is the explicit consent: the protection is lifted first (an
+      // operation), and the instance deleted once that is done.
+      await this.call('instances.patch', () =>
+        this.instances.patch({
+          project: this.project,
+          instance: name,
+          body: { settings: { deletionProtectionEnabled: { value: false } } },
+        }),
+      );
+      return { done: false };
+    }
     const finalBackup = obj.spec.finalSnapshot !== false;
     if (finalBackup && state !== 'RUNNABLE') {
       throw new TerminalError(

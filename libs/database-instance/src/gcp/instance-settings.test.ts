@@ -40,6 +40,9 @@ const inSync = (over: Partial<ActualSettings> = {}): ActualSettings => ({
   backupsEnabled: true,
   retainedBackups: 7,
   labels: { [OwnerLabels.uid]: '0b7c-uid' },
+  deletionProtection: true,
+  sslMode: 'ENCRYPTED_ONLY',
+  ipConfiguration: { ipv4Enabled: { value: true }, sslMode: 'ENCRYPTED_ONLY' },
   ...over,
 });
 
@@ -68,6 +71,9 @@ describe('desiredInstance', () => {
         'steward-owner-name': 'orders_v2',
         'managed-by': 'steward',
       },
+      // Secure by default (spec.security): protected from deletion, TLS only.
+      deletionProtection: true,
+      sslMode: 'ENCRYPTED_ONLY',
     });
   });
 
@@ -84,6 +90,18 @@ describe('desiredInstance', () => {
       { providerOverrides: { aws: { instanceClass: 'db.t3.micro' } } },
       'Unsupported',
       /providerOverrides\.aws/,
+    ],
+    [
+      'unencrypted storage (Cloud SQL always encrypts)',
+      { security: { storageEncrypted: false } },
+      'Unsupported',
+      /storageEncrypted: false is not supported by Cloud SQL/,
+    ],
+    [
+      'public access',
+      { security: { publiclyAccessible: true } },
+      'Unsupported',
+      /publiclyAccessible: true is not supported/,
     ],
   ])('refuses %s with a terminal reason', (_, spec, reason, message) => {
     const error = terminal(() => desiredInstance(db(spec), config));
@@ -104,6 +122,14 @@ describe('settingsDrift and patchSettings', () => {
     ['backups off', { backupsEnabled: false }, ['backupConfiguration']],
     ['retention', { retainedBackups: 3 }, ['backupConfiguration']],
     ['missing owner label', { labels: { team: 'x' } }, ['userLabels']],
+    ['deletion protection off', { deletionProtection: false }, ['deletionProtectionEnabled']],
+    ['plaintext allowed', { sslMode: 'ALLOW_UNENCRYPTED_AND_ENCRYPTED' }, ['ipConfiguration']],
+    ['sslMode unset', { sslMode: 'SSL_MODE_UNSPECIFIED' }, ['ipConfiguration']],
+    [
+      'client certificates required (stricter) is not drift',
+      { sslMode: 'TRUSTED_CLIENT_CERTIFICATE_REQUIRED' },
+      [],
+    ],
   ])('%s', (_, actual, drift) => {
     expect(settingsDrift(desired, inSync(actual))).toEqual(drift);
   });
@@ -113,6 +139,35 @@ describe('settingsDrift and patchSettings', () => {
     expect(patchSettings(desired, inSync({ dataDiskSizeGb: 10, labels: { team: 'x' } }))).toEqual({
       dataDiskSizeGb: { value: 20 },
       userLabels: { team: 'x', ...desired.labels },
+    });
+  });
+
+  it('requires TLS and deletion protection on an instance without them, keeping its other IP settings', () => {
+    const ip = { ipv4Enabled: { value: true }, authorizedNetworks: [{ value: '10.0.0.0/8' }] };
+    expect(
+      patchSettings(
+        desired,
+        inSync({
+          deletionProtection: false,
+          sslMode: 'ALLOW_UNENCRYPTED_AND_ENCRYPTED',
+          ipConfiguration: { ...ip, sslMode: 'ALLOW_UNENCRYPTED_AND_ENCRYPTED' },
+        }),
+      ),
+    ).toEqual({
+      deletionProtectionEnabled: { value: true },
+      ipConfiguration: { ...ip, sslMode: 'ENCRYPTED_ONLY' },
+    });
+    // Opted out: plaintext allowed again, and no protection.
+    const open = desiredInstance(
+      db({ security: { requireTLS: false, deletionProtection: false } }),
+      config,
+    );
+    expect(patchSettings(open, inSync())).toEqual({
+      deletionProtectionEnabled: { value: false },
+      ipConfiguration: {
+        ipv4Enabled: { value: true },
+        sslMode: 'ALLOW_UNENCRYPTED_AND_ENCRYPTED',
+      },
     });
   });
 

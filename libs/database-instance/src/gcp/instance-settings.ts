@@ -34,6 +34,9 @@ export interface DesiredInstance {
   /** Automated backups kept (one a day); 0 turns them off. */
   retainedBackups: number;
   labels: Record<string, string>;
+  deletionProtection: boolean;
+  /** ENCRYPTED_ONLY with spec.security.requireTLS (the default). */
+  sslMode: 'ENCRYPTED_ONLY' | 'ALLOW_UNENCRYPTED_AND_ENCRYPTED';
 }
 
 /** The settings this provider manages, as the instance has them. */
@@ -44,6 +47,10 @@ export interface ActualSettings {
   backupsEnabled: boolean;
   retainedBackups: number | undefined;
   labels: Record<string, string>;
+  deletionProtection: boolean;
+  sslMode: string;
+  /** The instance's whole ipConfiguration (a patch of it sends it back with sslMode changed). */
+  ipConfiguration: NonNullable<ISettings['ipConfiguration']>;
 }
 
 /** A label value Cloud SQL accepts: lowercase, `[a-z0-9_-]`, at most 63 characters. */
@@ -94,6 +101,17 @@ export function desiredInstance(
       `spec.size ${spec.size ?? '(unset)'} is not a size class of the ProviderProfile (known: ${Object.keys(config.sizeClasses).join(', ') || 'none'}); set a known size or spec.providerOverrides.gcp.tier`,
     );
   }
+  const security = spec.security ?? {};
+  if (security.storageEncrypted === false)
+    throw new TerminalError(
+      'Unsupported',
+      'spec.security.storageEncrypted: false is not supported by Cloud SQL, which always encrypts storage; remove it',
+    );
+  if (security.publiclyAccessible === true)
+    throw new TerminalError(
+      'Unsupported',
+      'spec.security.publiclyAccessible: true is not supported by the gcp provider (Cloud SQL instances are reached through authorized networks or the Cloud SQL Auth Proxy); remove it',
+    );
   const retention = spec.backup?.retentionDays ?? 7;
   return {
     databaseVersion,
@@ -105,6 +123,8 @@ export function desiredInstance(
     availabilityType: spec.highAvailability ? 'REGIONAL' : 'ZONAL',
     retainedBackups: retention,
     labels: ownerLabels(obj),
+    deletionProtection: security.deletionProtection ?? true,
+    sslMode: security.requireTLS === false ? 'ALLOW_UNENCRYPTED_AND_ENCRYPTED' : 'ENCRYPTED_ONLY',
   };
 }
 
@@ -126,6 +146,7 @@ export function enumName(enumObject: Record<string, unknown>, value: unknown): s
 export function actualSettings(
   instance: IDatabaseInstance,
   availabilityTypes: Record<string, unknown>,
+  sslModes: Record<string, unknown> = {},
 ): ActualSettings {
   const settings = instance.settings ?? {};
   const backup = settings.backupConfiguration ?? {};
@@ -136,6 +157,9 @@ export function actualSettings(
     backupsEnabled: backup.enabled?.value === true,
     retainedBackups: num(backup.backupRetentionSettings?.retainedBackups?.value),
     labels: { ...(settings.userLabels ?? {}) },
+    deletionProtection: settings.deletionProtectionEnabled?.value === true,
+    sslMode: enumName(sslModes, settings.ipConfiguration?.sslMode),
+    ipConfiguration: { ...(settings.ipConfiguration ?? {}) },
   };
 }
 
@@ -152,6 +176,9 @@ export function settingsDrift(desired: DesiredInstance, actual: ActualSettings):
   )
     drift.push('backupConfiguration');
   if (actual.labels[OwnerLabels.uid] !== desired.labels[OwnerLabels.uid]) drift.push('userLabels');
+  if (actual.deletionProtection !== desired.deletionProtection)
+    drift.push('deletionProtectionEnabled');
+  if (!sslSatisfies(actual.sslMode, desired.sslMode)) drift.push('ipConfiguration');
   return drift;
 }
 
@@ -183,6 +210,8 @@ export function insertBody(name: string, desired: DesiredInstance): IDatabaseIns
       availabilityType: desired.availabilityType,
       backupConfiguration: backupConfiguration(desired.retainedBackups),
       userLabels: desired.labels,
+      deletionProtectionEnabled: { value: desired.deletionProtection },
+      ipConfiguration: { ipv4Enabled: { value: true }, sslMode: desired.sslMode },
     },
   };
 }
@@ -206,5 +235,20 @@ export function patchSettings(
   if (drift.includes('backupConfiguration'))
     patch.backupConfiguration = backupConfiguration(desired.retainedBackups);
   if (drift.includes('userLabels')) patch.userLabels = { ...actual.labels, ...desired.labels };
+  if (drift.includes('deletionProtectionEnabled'))
+    patch.deletionProtectionEnabled = { value: desired.deletionProtection };
+  if (drift.includes('ipConfiguration'))
+    patch.ipConfiguration = { ...actual.ipConfiguration, sslMode: desired.sslMode };
   return patch;
+}
+
+/**
+ * Whether the instance's sslMode is what `wanted` asks: TLS required is met by ENCRYPTED_ONLY and
+ * by the stricter TRUSTED_CLIENT_CERTIFICATE_REQUIRED (never loosened); an opt-out by exactly
+ * ALLOW_UNENCRYPTED_AND_ENCRYPTED.
+ */
+export function sslSatisfies(actual: string, wanted: DesiredInstance['sslMode']): boolean {
+  return wanted === 'ENCRYPTED_ONLY'
+    ? actual === 'ENCRYPTED_ONLY' || actual === 'TRUSTED_CLIENT_CERTIFICATE_REQUIRED'
+    : actual === 'ALLOW_UNENCRYPTED_AND_ENCRYPTED';
 }
