@@ -132,45 +132,75 @@ function directWriter(
   };
 }
 
+/**
+ * `cluster`'s primary, its node, and a client on its side (`directWriter`) committing straight to
+ * it — once it has 50 rows acknowledged.
+ */
+async function writingOnPrimary(cluster: string) {
+  const before = await read(cluster);
+  const from = before.status!.primary!;
+  const oldPod = await admin.get<FullPod & { spec?: { nodeName?: string } }>(Pods, from, ctx.ns);
+  const app = await secretOf(`${cluster}-app`);
+  const direct = directWriter(
+    {
+      host: oldPod.status!.podIP!,
+      user: app['username']!,
+      password: app['password']!,
+      database: app['database']!,
+    },
+    1_000_000_000,
+  );
+  await eventually(() => direct.acked.length >= 50, {
+    description: 'the direct writer committing on the old primary',
+    timeoutMs: 30_000,
+  });
+  return { before, from, node: oldPod.spec!.nodeName!, direct };
+}
+
+/** `cluster` once a failover after the `count`th, off the partitioned `node`, has completed. */
+const failedOverOff = (cluster: string, count: number, node: string) =>
+  eventually(
+    async () => {
+      const obj = await read(cluster);
+      return (obj.status?.failoverCount ?? 0) > count && obj.status?.failover?.phase === 'Completed'
+        ? obj
+        : undefined;
+    },
+    { description: `${cluster}: failed over off the partitioned ${node}`, ...long },
+  );
+
+/**
+ * The split-brain window: how long after the new primary's first acknowledgement through the
+ * Service (the first more than 1 s after the cut) the old primary's side still got one.
+ */
+function overlapOf(
+  direct: { acked: { at: number }[] },
+  service: { acked: { at: number }[] },
+  serviceBefore: number,
+  cutAt: number,
+) {
+  const oldLast = direct.acked.at(-1)!.at;
+  const firstNew = service.acked.slice(serviceBefore).find((r) => r.at > cutAt + 1_000)?.at;
+  return {
+    oldLast,
+    firstNew,
+    overlapMs: firstNew === undefined ? 0 : Math.max(0, oldLast - firstNew),
+  };
+}
+
 describe('PostgresCluster: a primary cut off by a partition fences itself', () => {
   it('stops acknowledging before primaryFencedBy, no overlap with the new primary, losses within the published bound; healed, it rejoins as a standby', async ({
     annotate,
   }) => {
     const { writer } = await readyWithLedger(name, spec);
-    const before = await read(name);
-    const from = before.status!.primary!;
+    const { before, from, node, direct } = await writingOnPrimary(name);
     expect(before.status?.fencing).toMatchObject({ mode: 'Lease', boundSeconds: 10 });
-    const oldPod = await admin.get<FullPod & { spec?: { nodeName?: string } }>(Pods, from, ctx.ns);
-    const node = oldPod.spec!.nodeName!;
-    const app = await secretOf(`${name}-app`);
-    const direct = directWriter(
-      {
-        host: oldPod.status!.podIP!,
-        user: app['username']!,
-        password: app['password']!,
-        database: app['database']!,
-      },
-      1_000_000_000,
-    );
-    await eventually(() => direct.acked.length >= 50, {
-      description: 'the direct writer committing on the old primary',
-      timeoutMs: 30_000,
-    });
     const count = before.status?.failoverCount ?? 0;
     const serviceBefore = writer.acked.length;
     const cutAt = Date.now();
     await tier.partitionNode(node, { allow: [observer] });
     try {
-      const after = await eventually(
-        async () => {
-          const obj = await read(name);
-          return (obj.status?.failoverCount ?? 0) > count &&
-            obj.status?.failover?.phase === 'Completed'
-            ? obj
-            : undefined;
-        },
-        { description: `${name}: failed over off the partitioned ${node}`, ...long },
-      );
+      const after = await failedOverOff(name, count, node);
       const failover = after.status!.failover!;
       expect(failover.from).toBe(from);
       const to = after.status!.primary!;
@@ -182,12 +212,9 @@ describe('PostgresCluster: a primary cut off by a partition fences itself', () =
       });
       // The old primary's side: its last acknowledgement, before the fence.
       await sleep(2_000);
-      const oldLast = direct.acked.at(-1)!.at;
+      const { oldLast, firstNew, overlapMs } = overlapOf(direct, writer, serviceBefore, cutAt);
       const fencedBy = Date.parse(failover.primaryFencedBy!);
       expect(oldLast).toBeLessThanOrEqual(fencedBy);
-      // The new primary's first acknowledgement through the Service after the cut.
-      const firstNew = writer.acked.slice(serviceBefore).find((r) => r.at > cutAt + 1_000)?.at;
-      const overlapMs = firstNew === undefined ? 0 : Math.max(0, oldLast - firstNew);
       expect(overlapMs).toBe(0);
       await direct.stop();
 
@@ -253,39 +280,13 @@ describe('PostgresCluster: a primary cut off by a partition fences itself', () =
         timeoutMs: 60_000,
       },
     );
-    const before = await read(sync);
-    const from = before.status!.primary!;
-    const oldPod = await admin.get<FullPod & { spec?: { nodeName?: string } }>(Pods, from, ctx.ns);
-    const node = oldPod.spec!.nodeName!;
-    const app = await secretOf(`${sync}-app`);
-    const direct = directWriter(
-      {
-        host: oldPod.status!.podIP!,
-        user: app['username']!,
-        password: app['password']!,
-        database: app['database']!,
-      },
-      1_000_000_000,
-    );
-    await eventually(() => direct.acked.length >= 50, {
-      description: 'the direct writer committing on the old primary',
-      timeoutMs: 30_000,
-    });
+    const { before, from, node, direct } = await writingOnPrimary(sync);
     const count = before.status?.failoverCount ?? 0;
     const serviceBefore = writer.acked.length;
     const cutAt = Date.now();
     await tier.partitionNode(node, { allow: [observer] });
     try {
-      const after = await eventually(
-        async () => {
-          const obj = await read(sync);
-          return (obj.status?.failoverCount ?? 0) > count &&
-            obj.status?.failover?.phase === 'Completed'
-            ? obj
-            : undefined;
-        },
-        { description: `${sync}: failed over off the partitioned ${node}`, ...long },
-      );
+      const after = await failedOverOff(sync, count, node);
       const failover = after.status!.failover!;
       expect(failover.from).toBe(from);
       expect(failover.dataLossRisk).toBe('None');
@@ -297,9 +298,7 @@ describe('PostgresCluster: a primary cut off by a partition fences itself', () =
       });
       await sleep(2_000);
       await direct.stop();
-      const oldLast = direct.acked.at(-1)!.at;
-      const firstNew = writer.acked.slice(serviceBefore).find((r) => r.at > cutAt + 1_000)?.at;
-      const overlapMs = firstNew === undefined ? 0 : Math.max(0, oldLast - firstNew);
+      const { oldLast, overlapMs } = overlapOf(direct, writer, serviceBefore, cutAt);
       expect(overlapMs).toBe(0);
 
       await tier.healNode(node);

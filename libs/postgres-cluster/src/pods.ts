@@ -1,9 +1,20 @@
 import { podsByOrdinal, type WorkloadPod } from '@steward/workload';
-import { InstructionAnnotation, Labels } from './children/index.js';
+import { InstanceContainerName, InstructionAnnotation, Labels } from './children/index.js';
 import { type InstanceFacts, type InstanceView } from './plan/plan.js';
 
 /** The parts of a Pod the controller reads. */
 export type Pod = WorkloadPod;
+
+/**
+ * The names of the variables the pod's instance container was given — what its template says it
+ * runs (the fence's Lease, the replication password) — or undefined when its spec is not known.
+ */
+export function instanceEnvNames(pod: Pod | undefined): string[] | undefined {
+  const spec = pod?.spec as
+    { containers?: { name: string; env?: { name: string }[] }[] } | undefined;
+  const container = spec?.containers?.find((c) => c.name === InstanceContainerName);
+  return container && (container.env ?? []).map((e) => e.name);
+}
 
 /**
  * Every pod of the cluster as the plan sees it: Kubernetes facts (IP, readiness, role label,

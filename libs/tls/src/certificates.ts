@@ -77,7 +77,7 @@ export async function createCertificateAuthority(
   const keys = await generateKeys();
   const spki = await publicKeyInfo(keys.publicKey);
   const keyId = await keyIdentifier(spki);
-  const certificate = baseCertificate(options.commonName, options.commonName, spki, options);
+  const certificate = baseCertificate(options.commonName, undefined, spki, options);
   certificate.extensions = [
     basicConstraints(true),
     keyUsage(KeyUsageBits.keyCertSign | KeyUsageBits.cRLSign),
@@ -99,12 +99,13 @@ export async function issueCertificate(options: IssueOptions): Promise<IssuedCer
     false,
     ['sign'],
   );
-  const caSpki = pkijs.Certificate.fromBER(caFacts.raw).subjectPublicKeyInfo;
+  const caCertificate = pkijs.Certificate.fromBER(caFacts.raw);
   const keys = await generateKeys();
   const spki = await publicKeyInfo(keys.publicKey);
   const certificate = baseCertificate(
     options.commonName,
-    commonNameOf(caFacts),
+    // The issuer is the CA's subject exactly as it is encoded there (chain building compares them).
+    caCertificate.subject,
     spki,
     options,
     // Never beyond the CA's own validity: a chain is only as valid as its shortest link.
@@ -116,7 +117,7 @@ export async function issueCertificate(options: IssueOptions): Promise<IssuedCer
     keyUsage(KeyUsageBits.digitalSignature),
     extKeyUsage(options.usage),
     subjectKeyIdentifier(await keyIdentifier(spki)),
-    authorityKeyIdentifier(await keyIdentifier(caSpki)),
+    authorityKeyIdentifier(await keyIdentifier(caCertificate.subjectPublicKeyInfo)),
     ...(dnsNames.length ? [subjectAltName(dnsNames)] : []),
   ];
   await certificate.sign(caKey, Hash);
@@ -200,9 +201,10 @@ async function keyIdentifier(spki: pkijs.PublicKeyInfo): Promise<ArrayBuffer> {
   return subtle.digest('SHA-1', spki.subjectPublicKey.valueBlock.valueHexView);
 }
 
+/** A certificate for `subject`, issued by `issuer` (the issuer's own subject; none: self-issued). */
 function baseCertificate(
   subject: string,
-  issuer: string,
+  issuer: pkijs.RelativeDistinguishedNames | undefined,
   spki: pkijs.PublicKeyInfo,
   validity: { validityDays: number; now?: Date },
   notAfterCap?: Date,
@@ -213,7 +215,8 @@ function baseCertificate(
   certificate.version = 2;
   certificate.serialNumber = new asn1js.Integer({ valueHex: serial() });
   certificate.subject.typesAndValues.push(cn(subject));
-  certificate.issuer.typesAndValues.push(cn(issuer));
+  if (issuer) certificate.issuer = issuer;
+  else certificate.issuer.typesAndValues.push(cn(subject));
   certificate.notBefore.value = new Date(now.getTime() - SkewMs);
   const notAfter = new Date(now.getTime() + validity.validityDays * DayMs);
   certificate.notAfter.value =

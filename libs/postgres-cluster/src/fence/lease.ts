@@ -18,7 +18,7 @@ import { LeaseEnv } from '../children/instance-account.js';
 import { commonLabels, currentInstanceSet, fenceLease } from '../children/names.js';
 import { type Cluster } from '../phases/env.js';
 import { type FenceInput, type LeaseTake } from '../plan/plan.js';
-import { type Pod } from '../pods.js';
+import { instanceEnvNames, type Pod } from '../pods.js';
 
 /** A coordination.k8s.io/v1 Lease, as far as the fence reads and writes it. */
 export interface LeaseObject extends KubeObject {
@@ -49,9 +49,7 @@ export function fenceBoundSeconds(cluster: Cluster): number {
 
 /** Whether a pod's instance agent fences itself (its template gives it the Lease). */
 export function podFences(pod: Pod | undefined): boolean {
-  const containers = (pod?.spec as { containers?: { env?: { name: string }[] }[] } | undefined)
-    ?.containers;
-  return containers?.some((c) => c.env?.some((e) => e.name === LeaseEnv)) ?? false;
+  return instanceEnvNames(pod)?.includes(LeaseEnv) ?? false;
 }
 
 /** When this process first saw the Lease's current version (a plan memory's `lease`). */

@@ -12,12 +12,8 @@ import {
 import { sourceDestinationOf, sourcePrefix } from '../backup/layout.js';
 import { childNames, renderChildren, SecretKeys, type RenderInput } from '../children/index.js';
 import { renderInstanceAccount } from '../children/instance-account.js';
-import {
-  InstanceContainerName,
-  renderStatefulSet,
-  ReplicationPasswordEnv,
-} from '../children/stateful-set.js';
-import { type Pod } from '../pods.js';
+import { renderStatefulSet, ReplicationPasswordEnv } from '../children/stateful-set.js';
+import { instanceEnvNames, type Pod } from '../pods.js';
 import { type ResolvedPostgres } from '../resolve.js';
 import { type Cluster, type Context, type PhaseEnv } from './env.js';
 import { isActive } from '../upgrade/upgrade.js';
@@ -45,12 +41,8 @@ export interface ChildrenFacts {
  * replication password): its instance streams, clones and rewinds as the superuser.
  */
 export function predatesReplicationRole(pod: Pod): boolean {
-  const spec = pod.spec as
-    { containers?: { name: string; env?: { name: string }[] }[] } | undefined;
-  const container = spec?.containers?.find((c) => c.name === InstanceContainerName);
-  return (
-    container !== undefined && !(container.env ?? []).some((e) => e.name === ReplicationPasswordEnv)
-  );
+  const env = instanceEnvNames(pod);
+  return env !== undefined && !env.includes(ReplicationPasswordEnv);
 }
 
 /**
